@@ -1,0 +1,1 @@
+"""Structural selections over the cached tree-sitter tree (``textDocument/selectionRange`` for now)."""

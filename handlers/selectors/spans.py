@@ -1,0 +1,40 @@
+"""Node spans as users see them: a node's bytes with trailing whitespace trimmed.
+
+tree-sitter often ends block-like nodes (Python ``block``, YAML ``block_mapping``) after the newline and
+indentation that follow them; selecting that would grab the next line's indent, so every range Tether shows
+is trimmed. Same-span wrappers (an ``expression_statement`` around a ``call``) are one step, not two.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+WHITESPACE = b" \t\r\n\f\v"
+
+
+def trimmed_span(text: bytes, node: Node) -> tuple[int, int]:
+    """``(start, end)`` byte span of ``node`` without trailing whitespace (never before its start)."""
+    start, end = node.start_byte, node.end_byte
+    while end > start and text[end - 1] in WHITESPACE:
+        end -= 1
+    return start, end
+
+
+def expansion(text: bytes, root: Node, offset: int) -> list[tuple[int, int]]:
+    """Spans for expand-selection at ``offset``, innermost first, each containing the previous.
+
+    A cursor in whitespace right after a token starts from that token (as editors pick the word to the
+    left). Spans that do not contain the cursor are skipped; the result is never empty.
+    """
+    offset = max(0, min(offset, len(text)))
+    probe = offset
+    if probe > 0 and (probe == len(text) or text[probe] in WHITESPACE) and text[probe - 1] not in WHITESPACE:
+        probe -= 1
+    node: Node | None = root.descendant_for_byte_range(probe, probe)
+    spans: list[tuple[int, int]] = []
+    while node is not None:
+        span = trimmed_span(text, node)
+        if span[0] <= offset <= span[1] and (not spans or span != spans[-1]):
+            spans.append(span)
+        node = node.parent
+    return spans or [(offset, offset)]

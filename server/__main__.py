@@ -1,0 +1,56 @@
+"""``tether-lsp``: the language server (stdio by default, ``--tcp``, ``--ws``) and its subcommands.
+
+Nothing but the protocol is written to stdout when serving; logs go to stderr or ``--log-file``.
+Subcommands: ``tether-lsp demo [DIR]`` runs a scripted headless LSP session against a real server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__, logs
+
+SUBCOMMANDS = ("demo",)
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tether-lsp",
+        description="Tether language server. Subcommands: demo [DIR] (a scripted session over the examples).",
+    )
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
+    transport.add_argument("--tcp", action="store_true", help="serve over TCP")
+    transport.add_argument("--ws", action="store_true", help="serve over WebSocket (needs tether-lsp[ws])")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind for --tcp/--ws (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=2087, help="port for --tcp/--ws (default 2087)")
+    parser.add_argument("--log-file", help="write logs to this file instead of stderr")
+    parser.add_argument("--log-level", default="info", choices=sorted(logs.LEVELS), help="default: info")
+    parser.add_argument("--version", action="version", version=f"tether-lsp {__version__}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "demo":
+        from .demo import main as demo_main
+
+        return demo_main(args[1:])
+    options = _serve_parser().parse_args(args)
+    logs.configure(options.log_level, options.log_file)
+    from .app import create_server
+
+    server = create_server()
+    if options.tcp:
+        server.start_tcp(options.host, options.port)
+    elif options.ws:
+        server.start_ws(options.host, options.port)
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

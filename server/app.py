@@ -1,0 +1,342 @@
+"""Builds the Tether language server: the runtime state every feature shares, and the document lifecycle.
+
+``TetherServer`` owns the text model (:mod:`server.documents`), the parse cache (:mod:`server.syntax`),
+the negotiated position encoding, the validated settings and the (lazily opened) database. Document
+notifications are the only writers and stay small (STYLE.md 2): apply the change, reparse incrementally,
+tell listeners. Features never register themselves on import: :func:`create_server` calls
+``handlers.register(server)``, the one router that lists every method.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from . import __version__, logs
+from .documents import ContentChange, Document, DocumentStore
+from .errors import TetherError, to_jsonrpc
+from .positions import Encoding, Pos
+from .protocol import TetherProtocol, make_converter, register_method
+from .settings import DatabaseSettings, LogSettings, Settings, extract_tether, parse
+from .storage import Database, open_database
+from .syntax import Snapshot, SyntaxCache
+
+log = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class DocumentEvent:
+    """What happened to a document; listeners run after the snapshot is updated."""
+
+    kind: str  # "open" | "change" | "close" | "save"
+    uri: str
+    snapshot: Snapshot | None
+
+
+def uri_to_path(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return Path(unquote(parsed.path))
+
+
+class TetherServer(LanguageServer):
+    """The language server and the state shared by all features."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "tether-lsp",
+            __version__,
+            protocol_cls=TetherProtocol,
+            converter_factory=make_converter,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.documents = DocumentStore()
+        self.syntax = SyntaxCache()
+        self.encoding = Encoding.UTF16
+        self.settings: Settings = parse()[0]
+        self.workspace_root: Path | None = None
+        self.document_listeners: list[Callable[[DocumentEvent], None]] = []
+        self.settings_listeners: list[Callable[[Settings], None]] = []
+        self._init_options: Any = None
+        self._database: Database | None = None
+        self._db_lock = threading.Lock()
+        self._reported_error = False
+        self.client_log = logs.ClientLogHandler(self._log_to_client)
+
+    # --- registration helpers ----------------------------------------------------------------------
+
+    def handler(
+        self,
+        method: str,
+        params: type[Any] | None = None,
+        result: type[Any] | None = None,
+        *,
+        options: Any = None,
+        custom: bool | None = None,
+    ) -> Callable[[F], F]:
+        """Register a request/notification handler; :class:`TetherError` becomes its JSON-RPC error.
+
+        Custom (``tether/*``) methods get their params/result classes registered with the protocol.
+        """
+        is_custom = method.startswith("tether/") if custom is None else custom
+        if is_custom:
+            register_method(method, params, result, request=True)
+
+        def decorate(fn: F) -> F:
+            if inspect.iscoroutinefunction(fn):
+
+                @functools.wraps(fn)
+                async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                    try:
+                        return await fn(*args, **kwargs)
+                    except TetherError as exc:
+                        raise to_jsonrpc(exc) from exc
+
+                wrapped: Callable[..., Any] = async_wrapper
+            else:
+
+                @functools.wraps(fn)
+                def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
+                    try:
+                        return fn(*args, **kwargs)
+                    except TetherError as exc:
+                        raise to_jsonrpc(exc) from exc
+
+                wrapped = sync_wrapper
+            self.feature(method, options)(wrapped)
+            return fn
+
+        return decorate
+
+    def notification(self, method: str, params: type[Any]) -> Callable[[F], F]:
+        """Register a custom client -> server notification with typed params."""
+        register_method(method, params, None, request=False)
+        return self.handler(method, custom=False)
+
+    # --- state for features ------------------------------------------------------------------------
+
+    def snapshot(self, uri: str, version: int | None = None) -> Snapshot | None:
+        """The snapshot of an open document (its current version unless ``version`` is given)."""
+        return self.syntax.get(uri, version)
+
+    def document(self, uri: str) -> Document | None:
+        return self.documents.get(uri)
+
+    def database(self) -> Database:
+        """The database (opened and migrated on first use); raises StorageError when it cannot be."""
+        with self._db_lock:
+            if self._database is None:
+                url = self.settings.section(DatabaseSettings).url
+                db = open_database(url, self.workspace_root)
+                try:
+                    db.migrate()
+                except Exception:
+                    db.close()
+                    raise
+                log.info("storage: %s", db.redacted_url)
+                self._database = db
+            return self._database
+
+    def apply_settings(self, *sources: Any) -> None:
+        settings, warnings = parse(*sources)
+        for warning in warnings:
+            log.warning("%s", warning)
+        previous = self.settings
+        self.settings = settings
+        logs.attach_client_handler(self.client_log, settings.section(LogSettings).level)
+        if previous.section(DatabaseSettings) != settings.section(DatabaseSettings):
+            with self._db_lock:
+                if self._database is not None:
+                    self._database.close()
+                    self._database = None
+        for listener in self.settings_listeners:
+            listener(settings)
+
+    # --- errors and logs ---------------------------------------------------------------------------
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log every out-of-band failure; tell the user once per session, never a popup per error."""
+        log.error("internal error (%s): %s", getattr(source, "__name__", source), error)
+        if self._reported_error:
+            return
+        self._reported_error = True
+        try:
+            self.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Error,
+                    message="Tether hit an internal error; it keeps running. See the Tether log for details.",
+                )
+            )
+        except Exception:  # pragma: no cover - transport gone
+            pass
+
+    def _log_to_client(self, level: int, message: str) -> None:
+        kind = (
+            types.MessageType.Error
+            if level >= logging.ERROR
+            else types.MessageType.Warning
+            if level >= logging.WARNING
+            else types.MessageType.Info
+            if level >= logging.INFO
+            else types.MessageType.Log
+        )
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+
+def _content_changes(params: types.DidChangeTextDocumentParams) -> list[ContentChange]:
+    changes: list[ContentChange] = []
+    for change in params.content_changes:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            r = change.range
+            span = (Pos(r.start.line, r.start.character), Pos(r.end.line, r.end.character))
+            changes.append(ContentChange(change.text, span))
+        else:
+            changes.append(ContentChange(change.text))
+    return changes
+
+
+def _watch_parent(pid: int) -> None:
+    """Exit when the editor that started us is gone (no orphaned servers)."""
+
+    def loop() -> None:
+        while True:
+            time.sleep(2)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                log.warning("parent process %d is gone; exiting", pid)
+                os._exit(0)
+            except PermissionError:
+                pass
+
+    threading.Thread(target=loop, name="parent-watch", daemon=True).start()
+
+
+def register_lifecycle(server: TetherServer) -> None:
+    """initialize / configuration / document sync: the feature-agnostic part of the protocol."""
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
+        ls.client_log.bind(asyncio.get_event_loop())
+        general = params.capabilities.general
+        offered = [str(e) for e in (general.position_encodings or [])] if general else []
+        ls.encoding = Encoding(offered[0]) if offered else Encoding.UTF16
+        root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
+        ls.workspace_root = uri_to_path(root) if root else (Path(params.root_path) if params.root_path else None)
+        ls._init_options = params.initialization_options
+        ls.apply_settings(extract_tether(params.initialization_options))
+        if params.process_id and params.process_id != os.getpid():
+            _watch_parent(params.process_id)
+        log.info("tether-lsp %s: position encoding %s, root %s", __version__, ls.encoding, ls.workspace_root)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: TetherServer, _params: types.InitializedParams) -> None:
+        caps = ls.client_capabilities.workspace
+        if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
+            try:
+                await ls.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(id="tether-config", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+                        ]
+                    )
+                )
+            except Exception as exc:  # the client refused: settings still come from initializationOptions
+                log.info("client did not accept didChangeConfiguration registration: %s", exc)
+        await _pull_configuration(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurationParams) -> None:
+        if not await _pull_configuration(ls):
+            pushed = extract_tether(params.settings, bare=False)
+            if pushed is not None:
+                ls.apply_settings(extract_tether(ls._init_options), pushed)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        doc = ls.documents.open(item.uri, item.language_id, item.version, item.text)
+        snapshot = ls.syntax.open(doc)
+        _emit(ls, DocumentEvent("open", item.uri, snapshot))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri, version = params.text_document.uri, params.text_document.version
+        doc = ls.documents.get(uri)
+        if doc is None:
+            log.warning("didChange for %s, which is not open: ignored", uri)
+            return
+        if doc.apply(version, _content_changes(params), ls.encoding) is None:
+            log.warning("didChange for %s version %d ignored: not newer than version %d", uri, version, doc.version)
+            return
+        snapshot = ls.syntax.update(doc)
+        _emit(ls, DocumentEvent("change", uri, snapshot))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.documents.close(uri)
+        ls.syntax.close(uri)
+        _emit(ls, DocumentEvent("close", uri, None))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
+    def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
+        _emit(ls, DocumentEvent("save", params.text_document.uri, ls.snapshot(params.text_document.uri)))
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: TetherServer, *_args: Any) -> None:
+        with ls._db_lock:
+            if ls._database is not None:
+                ls._database.close()
+                ls._database = None
+        logs.detach(ls.client_log)
+
+
+def _emit(ls: TetherServer, event: DocumentEvent) -> None:
+    for listener in ls.document_listeners:
+        try:
+            listener(event)
+        except Exception:  # one feature failing never fails another
+            log.exception("document listener %r failed on %s %s", listener, event.kind, event.uri)
+
+
+async def _pull_configuration(ls: TetherServer) -> bool:
+    """Re-read ``workspace/configuration`` section ``tether``; False when the client cannot answer."""
+    caps = ls.client_capabilities.workspace
+    if not (caps and caps.configuration):
+        return False
+    try:
+        result = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="tether")])
+        )
+    except Exception as exc:
+        log.warning("workspace/configuration failed: %s", exc)
+        return False
+    pulled = result[0] if result else None
+    ls.apply_settings(extract_tether(ls._init_options), pulled if isinstance(pulled, dict) else None)
+    return True
+
+
+def create_server() -> TetherServer:
+    from handlers import register
+
+    server = TetherServer()
+    register_lifecycle(server)
+    register(server)
+    return server

@@ -1,0 +1,243 @@
+"""The text model: every open document as immutable versions of bytes, with the exact edits between them.
+
+Why own it (STYLE.md 4): pygls' document re-splits the whole text on each access; Tether keeps the UTF-8
+bytes of each version plus a :class:`~server.positions.LineIndex`, applies LSP content changes directly,
+and records each change as a :class:`ByteEdit` — the same byte offsets feed ``Tree.edit`` for incremental
+reparsing, and features that place things across versions (markers, inline edits) replay them.
+
+Rules:
+* Line endings are kept exactly as sent (CRLF stays CRLF).
+* Versions never go backwards: a change whose version is not newer than the current one is ignored (the
+  caller logs a warning).
+* History is bounded per document: the last :data:`MAX_VERSIONS` versions or :data:`MAX_HISTORY_BYTES`
+  of text, whichever is smaller; the current version is always kept.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from .positions import Encoding, LineIndex, Pos, point_after
+
+MAX_VERSIONS = 64
+MAX_HISTORY_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ByteEdit:
+    """One replacement in a text, in bytes of the text *before* it, with tree-sitter points."""
+
+    start: int
+    old_end: int
+    new_end: int
+    start_point: tuple[int, int]
+    old_end_point: tuple[int, int]
+    new_end_point: tuple[int, int]
+    new_text: bytes
+
+    def apply(self, text: bytes) -> bytes:
+        return text[: self.start] + self.new_text + text[self.old_end :]
+
+
+@dataclass(frozen=True, slots=True)
+class ContentChange:
+    """An LSP content change as plain data: ``span`` None means the whole text is replaced."""
+
+    text: str
+    span: tuple[Pos, Pos] | None = None
+
+
+class TextVersion:
+    """One immutable version of a document's text."""
+
+    __slots__ = ("version", "text", "edits", "_index", "_str")
+
+    def __init__(self, version: int, text: bytes, edits: tuple[ByteEdit, ...] = (), index: LineIndex | None = None):
+        self.version = version
+        self.text = text
+        #: The edits that turn the previous version's text into this one, in order (empty for the first).
+        self.edits = edits
+        self._index = index
+        self._str: str | None = None
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    @property
+    def string(self) -> str:
+        """The text decoded (invalid UTF-8 cannot arrive over JSON, so this never fails)."""
+        if self._str is None:
+            self._str = self.text.decode("utf-8", errors="replace")
+        return self._str
+
+    def drop_caches(self) -> None:
+        """Forget derived data once this version is history (it is rebuilt on demand)."""
+        self._index = None
+        self._str = None
+
+    def __repr__(self) -> str:
+        return f"TextVersion(version={self.version}, bytes={len(self.text)})"
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix of two byte strings (binary search over C-level slice compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _char_start(text: bytes, offset: int) -> int:
+    while 0 < offset < len(text) and (text[offset] & 0xC0) == 0x80:
+        offset -= 1
+    return offset
+
+
+def minimal_edit(old: bytes, new: bytes, old_index: LineIndex) -> ByteEdit:
+    """The narrowest single edit turning ``old`` into ``new`` (on character boundaries)."""
+    prefix = _char_start(old, _common_prefix(old, new))
+    suffix = _common_suffix(old, new, min(len(old), len(new)) - prefix)
+    # Keep the suffix on a character boundary too.
+    while suffix > 0 and (old[len(old) - suffix] & 0xC0) == 0x80:
+        suffix -= 1
+    old_end, new_end = len(old) - suffix, len(new) - suffix
+    return make_edit(old_index, prefix, old_end, new[prefix:new_end])
+
+
+def make_edit(old_index: LineIndex, start: int, old_end: int, new_text: bytes) -> ByteEdit:
+    start_point = old_index.point_of(start)
+    return ByteEdit(
+        start=start,
+        old_end=old_end,
+        new_end=start + len(new_text),
+        start_point=start_point,
+        old_end_point=old_index.point_of(old_end),
+        new_end_point=point_after(start_point, new_text),
+        new_text=new_text,
+    )
+
+
+def apply_changes(
+    current: TextVersion, changes: Iterable[ContentChange], encoding: Encoding
+) -> tuple[bytes, tuple[ByteEdit, ...], LineIndex]:
+    """Apply LSP content changes in order; returns the new text, its edits and its line index."""
+    text, index = current.text, current.index
+    edits: list[ByteEdit] = []
+    for change in changes:
+        if change.span is None:
+            new_text = change.text.encode("utf-8")
+            edit = minimal_edit(text, new_text, index)
+        else:
+            start = index.offset_of(change.span[0], encoding)
+            end = index.offset_of(change.span[1], encoding)
+            if end < start:  # an inverted range: treat it as the range it spans
+                start, end = end, start
+            edit = make_edit(index, start, end, change.text.encode("utf-8"))
+            new_text = edit.apply(text)
+        edits.append(edit)
+        text = new_text
+        index = LineIndex(text)
+    return text, tuple(edits), index
+
+
+class Document:
+    """An open document: its language id and a bounded history of versions."""
+
+    def __init__(self, uri: str, language_id: str, version: int, text: str) -> None:
+        self.uri = uri
+        self.language_id = language_id
+        self._history: deque[TextVersion] = deque([TextVersion(version, text.encode("utf-8"))])
+        self._history_bytes = len(self._history[0].text)
+
+    @property
+    def current(self) -> TextVersion:
+        return self._history[-1]
+
+    @property
+    def version(self) -> int:
+        return self._history[-1].version
+
+    def versions(self) -> Sequence[TextVersion]:
+        """The kept versions, oldest first."""
+        return tuple(self._history)
+
+    def get(self, version: int) -> TextVersion | None:
+        for item in reversed(self._history):
+            if item.version == version:
+                return item
+        return None
+
+    def edits_since(self, version: int) -> Iterator[ByteEdit] | None:
+        """The edits from ``version`` to the current one, or None when ``version`` is not kept."""
+        kept = [v.version for v in self._history]
+        if version not in kept:
+            return None
+        start = kept.index(version) + 1
+        return (edit for item in list(self._history)[start:] for edit in item.edits)
+
+    def apply(self, version: int, changes: Sequence[ContentChange], encoding: Encoding) -> TextVersion | None:
+        """Apply a didChange; returns the new version, or None when ``version`` is not newer."""
+        if version <= self.version:
+            return None
+        text, edits, index = apply_changes(self.current, changes, encoding)
+        self._push(TextVersion(version, text, edits, index))
+        return self.current
+
+    def _push(self, item: TextVersion) -> None:
+        self.current.drop_caches()
+        self._history.append(item)
+        self._history_bytes += len(item.text)
+        while len(self._history) > 1 and (
+            len(self._history) > MAX_VERSIONS or self._history_bytes > MAX_HISTORY_BYTES
+        ):
+            self._history_bytes -= len(self._history.popleft().text)
+
+
+class DocumentStore:
+    """All open documents by uri."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, Document] = {}
+
+    def open(self, uri: str, language_id: str, version: int, text: str) -> Document:
+        doc = Document(uri, language_id, version, text)
+        self._docs[uri] = doc
+        return doc
+
+    def close(self, uri: str) -> Document | None:
+        return self._docs.pop(uri, None)
+
+    def get(self, uri: str) -> Document | None:
+        return self._docs.get(uri)
+
+    def rename(self, old_uri: str, new_uri: str) -> None:
+        doc = self._docs.pop(old_uri, None)
+        if doc is not None:
+            doc.uri = new_uri
+            self._docs[new_uri] = doc
+
+    def __iter__(self) -> Iterator[Document]:
+        return iter(list(self._docs.values()))
+
+    def __len__(self) -> int:
+        return len(self._docs)

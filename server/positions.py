@@ -1,0 +1,228 @@
+"""Positions: LSP ``Position`` <-> byte offset <-> tree-sitter point, in one place.
+
+Why one module: LSP counts characters in the negotiated *position encoding* (UTF-16 code units unless the
+client offers UTF-8 or UTF-32), tree-sitter and the text model count UTF-8 bytes. Every conversion in Tether
+goes through here so the rules are the same everywhere:
+
+* Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (LSP); a line's *content* excludes its terminator.
+* A ``character`` past the end of its line is clamped to the line's content end (as LSP says), and one that
+  falls inside a multi-byte character (or between the halves of a surrogate pair) is rounded down to the
+  start of that character.
+* A ``line`` at or past the line count is clamped to the end of the document in lenient mode
+  (``strict=False``, used for edits sent by editors) and raises :class:`PositionOutOfRange` in strict mode
+  (used where the protocol says the request is invalid).
+* tree-sitter points count rows at ``\\n`` only and columns in bytes; they are derived from byte offsets.
+"""
+
+from __future__ import annotations
+
+import bisect
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+from lsprotocol import types
+
+
+class Encoding(enum.StrEnum):
+    """A position encoding as named on the wire (``general.positionEncodings``)."""
+
+    UTF8 = "utf-8"
+    UTF16 = "utf-16"
+    UTF32 = "utf-32"
+
+
+#: The server's preference: bytes are what tree-sitter speaks, so UTF-8 costs nothing to convert.
+PREFERENCE: tuple[Encoding, ...] = (Encoding.UTF8, Encoding.UTF32, Encoding.UTF16)
+
+
+def choose_encoding(offered: Iterable[str] | None) -> Encoding:
+    """Pick the encoding to use given the client's offer (UTF-16 when it offers nothing we know)."""
+    offered_set = set(offered or ())
+    for encoding in PREFERENCE:
+        if encoding.value in offered_set:
+            return encoding
+    return Encoding.UTF16
+
+
+class PositionOutOfRange(ValueError):
+    """A position whose line does not exist in the document (strict conversions only)."""
+
+    def __init__(self, line: int, line_count: int) -> None:
+        super().__init__(f"line {line} is out of range (the document has {line_count} lines)")
+        self.line = line
+        self.line_count = line_count
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """An LSP position (0-based line, character in the negotiated encoding)."""
+
+    line: int
+    character: int
+
+
+def _units(text: str, encoding: Encoding) -> int:
+    """Length of ``text`` in the units of ``encoding``."""
+    if encoding is Encoding.UTF32:
+        return len(text)
+    if encoding is Encoding.UTF8:
+        return len(text.encode("utf-8"))
+    # UTF-16: one unit per BMP character, two for the rest.
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+class LineIndex:
+    """Byte offsets of line starts for one immutable text.
+
+    Built once per text version (``bytes.split`` + ``accumulate`` run in C: about 0.3 ms for 10,000
+    lines) and used for every conversion on that version.
+    """
+
+    __slots__ = ("_text", "starts", "_has_lone_cr", "_ts_starts")
+
+    def __init__(self, text: bytes) -> None:
+        self._text = text
+        parts = text.split(b"\n")
+        # Start of each line after a "\n"; the first line starts at 0.
+        starts = [0, *accumulate(len(p) + 1 for p in parts[:-1])]
+        self._has_lone_cr = b"\r" in text and text.count(b"\r") != text.count(b"\r\n")
+        self._ts_starts: list[int] | None = None
+        if self._has_lone_cr:
+            self._ts_starts = starts
+            starts = self._split_lone_cr(text)
+        self.starts: list[int] = starts
+
+    @staticmethod
+    def _split_lone_cr(text: bytes) -> list[int]:
+        starts = [0]
+        i, n = 0, len(text)
+        while i < n:
+            c = text[i]
+            if c == 0x0A:
+                starts.append(i + 1)
+            elif c == 0x0D:
+                if i + 1 < n and text[i + 1] == 0x0A:
+                    i += 1
+                starts.append(i + 1)
+            i += 1
+        return starts
+
+    @property
+    def text(self) -> bytes:
+        return self._text
+
+    @property
+    def line_count(self) -> int:
+        return len(self.starts)
+
+    def line_of(self, offset: int) -> int:
+        """The line containing byte ``offset`` (an offset at a line's start belongs to that line)."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def line_bounds(self, line: int) -> tuple[int, int]:
+        """Byte span of the *content* of ``line`` (terminator excluded)."""
+        start = self.starts[line]
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self._text)
+        if end > start and self._text[end - 1] == 0x0A:
+            end -= 1
+            if end > start and self._text[end - 1] == 0x0D:
+                end -= 1
+        elif end > start and self._text[end - 1] == 0x0D and line + 1 < len(self.starts):
+            end -= 1
+        return start, end
+
+    # --- LSP position -> byte offset -------------------------------------------------------------
+
+    def offset_of(self, pos: Pos, encoding: Encoding, *, strict: bool = False) -> int:
+        """Byte offset of an LSP position (see the module docstring for clamping rules)."""
+        line, character = pos.line, pos.character
+        if line < 0 or character < 0:
+            raise ValueError("positions are non-negative")
+        if line >= len(self.starts):
+            if strict:
+                raise PositionOutOfRange(line, len(self.starts))
+            return len(self._text)
+        start, end = self.line_bounds(line)
+        content = self._text[start:end]
+        if encoding is Encoding.UTF8:
+            if character >= len(content):
+                return end
+            # Round down to a character boundary (skip UTF-8 continuation bytes).
+            off = character
+            while off > 0 and (content[off] & 0xC0) == 0x80:
+                off -= 1
+            return start + off
+        if content.isascii():
+            return start + min(character, len(content))
+        decoded = content.decode("utf-8", errors="surrogateescape")
+        units = 0
+        consumed_bytes = 0
+        for ch in decoded:
+            width = 2 if encoding is Encoding.UTF16 and ord(ch) > 0xFFFF else 1
+            if units + width > character:
+                break
+            units += width
+            consumed_bytes += _utf8_len(ch)
+        return start + consumed_bytes
+
+    # --- byte offset -> LSP position -------------------------------------------------------------
+
+    def position_of(self, offset: int, encoding: Encoding) -> Pos:
+        """LSP position of a byte offset (clamped into its line's content; rounded down to a char start)."""
+        offset = max(0, min(offset, len(self._text)))
+        line = self.line_of(offset)
+        start, end = self.line_bounds(line)
+        offset = min(offset, end)
+        while start < offset < end and (self._text[offset] & 0xC0) == 0x80:
+            offset -= 1
+        segment = self._text[start:offset]
+        if encoding is Encoding.UTF8 or segment.isascii():
+            return Pos(line, len(segment))
+        return Pos(line, _units(segment.decode("utf-8", errors="replace"), encoding))
+
+    # --- tree-sitter points ----------------------------------------------------------------------
+
+    def point_of(self, offset: int) -> tuple[int, int]:
+        """tree-sitter point ``(row, byte column)`` of a byte offset (rows split at ``\\n`` only)."""
+        starts = self._ts_starts if self._ts_starts is not None else self.starts
+        row = bisect.bisect_right(starts, offset) - 1
+        return row, offset - starts[row]
+
+    def end_point(self) -> tuple[int, int]:
+        return self.point_of(len(self._text))
+
+
+def _utf8_len(ch: str) -> int:
+    cp = ord(ch)
+    if cp < 0x80:
+        return 1
+    if cp < 0x800:
+        return 2
+    if cp < 0x10000:
+        return 3
+    return 4
+
+
+def point_after(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
+    """tree-sitter point reached after inserting ``inserted`` at point ``start``."""
+    newlines = inserted.count(b"\n")
+    if newlines == 0:
+        return start[0], start[1] + len(inserted)
+    return start[0] + newlines, len(inserted) - inserted.rfind(b"\n") - 1
+
+
+def _lsp_position(index: LineIndex, offset: int, encoding: Encoding) -> types.Position:
+    p = index.position_of(offset, encoding)
+    return types.Position(line=p.line, character=p.character)
+
+
+def lsp_range(index: LineIndex, start: int, end: int, encoding: Encoding) -> types.Range:
+    """A byte span of ``index``'s text as an LSP ``Range`` in ``encoding``."""
+    return types.Range(start=_lsp_position(index, start, encoding), end=_lsp_position(index, end, encoding))
+
+
+def lsp_offset(index: LineIndex, position: types.Position, encoding: Encoding, *, strict: bool = False) -> int:
+    """An LSP ``Position`` as a byte offset of ``index``'s text."""
+    return index.offset_of(Pos(position.line, position.character), encoding, strict=strict)

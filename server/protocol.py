@@ -1,0 +1,237 @@
+"""The typed wire protocol: custom ``tether/*`` methods as attrs classes, validated in one place.
+
+Why a ``LanguageServerProtocol`` subclass (STYLE.md 8):
+* pygls structures custom params into untyped objects unless ``get_message_type`` names a class; here each
+  custom method registers its params (and result) attrs classes, camelCase on the wire.
+* pygls drops a request whose params fail to structure *without answering it* (the client would hang).
+  :meth:`TetherProtocol.structure_message` turns that into a ``-32602`` response whose message names the
+  bad field, for standard and custom methods alike.
+* The converter is strict about JSON types: a boolean is not a number, ``1.5`` is not an integer, ``5`` is
+  not a string (cattrs would otherwise coerce silently).
+* Document sync is owned by :mod:`server.documents`; pygls' own copy of each document is not kept.
+* The position encoding follows Tether's preference (utf-8, then utf-32, then utf-16).
+"""
+
+from __future__ import annotations
+
+import logging
+import typing
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from .errors import INVALID_PARAMS, camel, INVALID_REQUEST, StrictTypeError, describe_structure_error
+from .positions import PREFERENCE
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A custom method: its params class (None: any JSON), result class, and whether it is a request."""
+
+    method: str
+    params: type[Any] | None
+    result: type[Any] | None
+    request: bool
+
+
+_METHODS: dict[str, MethodSpec] = {}
+_MESSAGE_TYPES: dict[str, type[Any]] = {}
+
+
+def register_method(method: str, params: type[Any] | None, result: type[Any] | None = None, *, request: bool = True) -> None:
+    """Declare a custom method's types (called by each feature's ``lsp.py``)."""
+    _METHODS[method] = MethodSpec(method, params, result, request)
+    _MESSAGE_TYPES.pop(method, None)
+
+
+def _message_type(spec: MethodSpec) -> type[Any]:
+    cached = _MESSAGE_TYPES.get(spec.method)
+    if cached is not None:
+        return cached
+    fields: dict[str, Any] = {}
+    if spec.request:
+        fields["id"] = attrs.field(type=typing.Union[int, str])
+    params_type = spec.params if spec.params is not None else typing.Any
+    fields["params"] = attrs.field(type=params_type) if spec.params is not None else attrs.field(type=params_type, default=None)
+    fields["method"] = attrs.field(type=str, default=spec.method)
+    fields["jsonrpc"] = attrs.field(type=str, default="2.0")
+    name = "".join(part[:1].upper() + part[1:] for part in spec.method.replace("/", "_").split("_"))
+    cls = attrs.make_class(name + ("Request" if spec.request else "Notification"), fields)
+    _MESSAGE_TYPES[spec.method] = cls
+    return cls
+
+
+# --- the converter ------------------------------------------------------------------------------------
+
+
+def _strict_int(value: Any, _: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise StrictTypeError(f"expected an integer, got {_json_repr(value)}")
+    return value
+
+
+def _strict_float(value: Any, _: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise StrictTypeError(f"expected a number, got {_json_repr(value)}")
+    return float(value)
+
+
+def _strict_str(value: Any, _: Any) -> str:
+    if not isinstance(value, str):
+        raise StrictTypeError(f"expected a string, got {_json_repr(value)}")
+    return value
+
+
+def _strict_bool(value: Any, _: Any) -> bool:
+    if not isinstance(value, bool):
+        raise StrictTypeError(f"expected a boolean, got {_json_repr(value)}")
+    return value
+
+
+def _json_repr(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return repr(value)
+
+
+def _is_tether_class(cls: type[Any]) -> bool:
+    return attrs.has(cls) and cls.__module__.split(".", 1)[0] in {"server", "handlers", "tests"}
+
+
+def make_converter() -> cattrs.Converter:
+    """lsprotocol's converter, made strict about JSON primitives, with hooks for Tether's attrs classes.
+
+    Tether classes keep ``None`` fields on the wire (``range: null`` is meaningful) unless a field is
+    declared with ``metadata={"omit_none": True}``.
+    """
+    converter = get_converter(cattrs.Converter())
+    converter.register_structure_hook(int, _strict_int)
+    converter.register_structure_hook(float, _strict_float)
+    converter.register_structure_hook(str, _strict_str)
+    converter.register_structure_hook(bool, _strict_bool)
+
+    def unstructure_factory(cls: type[Any]) -> Any:
+        overrides = {
+            a.name: override(rename=camel(a.name), omit_if_default=bool(a.metadata.get("omit_none")))
+            for a in attrs.fields(cls)
+        }
+        return make_dict_unstructure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
+
+    def structure_factory(cls: type[Any]) -> Any:
+        overrides = {a.name: override(rename=camel(a.name)) for a in attrs.fields(cls)}
+        return make_dict_structure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
+
+    converter.register_unstructure_hook_factory(_is_tether_class, unstructure_factory)
+    converter.register_structure_hook_factory(_is_tether_class, structure_factory)
+    return converter
+
+
+# --- the protocol ---------------------------------------------------------------------------------------
+
+
+@attrs.define
+class _Rejected:
+    """A request whose params did not structure: answered with -32602 instead of being dispatched."""
+
+    id: int | str
+    method: str
+    message: str
+    field: str
+    jsonrpc: str = "2.0"
+
+
+class TetherProtocol(LanguageServerProtocol):
+    """pygls' LSP protocol with Tether's typed custom methods and strict, answering validation."""
+
+    def get_message_type(self, method: str) -> type[Any] | None:
+        spec = _METHODS.get(method)
+        if spec is not None:
+            return _message_type(spec)
+        return super().get_message_type(method)
+
+    def get_result_type(self, method: str) -> type[Any] | None:
+        spec = _METHODS.get(method)
+        if spec is not None:
+            return spec.result
+        return super().get_result_type(method)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        if "jsonrpc" not in data:
+            return data
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            cause = exc.__cause__ if exc.__cause__ is not None else exc
+            method = data.get("method")
+            if not isinstance(method, str):
+                raise
+            field, reason = describe_structure_error(cause)
+            if "id" in data and isinstance(data["id"], (int, str)) and not isinstance(data["id"], bool):
+                return _Rejected(id=data["id"], method=method, message=f"{field}: {reason}", field=field)
+            log.warning("ignoring %s notification: %s: %s", method, field, reason)
+            return None
+
+    def handle_message(self, message: Any) -> None:
+        if message is None:
+            return
+        if isinstance(message, _Rejected):
+            log.info("rejected %s: %s", message.method, message.message)
+            self._send_response(
+                message.id,
+                error=types.ResponseError(
+                    code=INVALID_PARAMS,
+                    message=message.message,
+                    data={"kind": "invalidParams", "field": message.field, "method": message.method},
+                ),
+            )
+            return
+        method = getattr(message, "method", None)
+        msg_id = getattr(message, "id", None)
+        if self._shutdown and method not in (None, types.EXIT) and msg_id is not None:
+            self._send_response(
+                msg_id,
+                error=types.ResponseError(code=INVALID_REQUEST, message="the server is shutting down"),
+            )
+            return
+        super().handle_message(message)
+
+    # Position encoding: Tether's preference order, not the client's.
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        general = params.capabilities.general
+        if general is not None and general.position_encodings:
+            offered = {str(e) for e in general.position_encodings}
+            general.position_encodings = [types.PositionEncodingKind(e.value) for e in PREFERENCE if e.value in offered]
+        return (yield from super().lsp_initialize(params))
+
+    # Document sync: the text model lives in server.documents; only the user handlers run.
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None

@@ -1,0 +1,94 @@
+"""Shared test helpers: start the real server over stdio, open documents, send raw requests."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import uuid
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def server_env(tmp_home: Path | None = None, **extra: str) -> dict[str, str]:
+    """Environment for a server under test: isolated data dir, no user git config."""
+    env = dict(os.environ)
+    home = tmp_home or Path(os.environ.get("TETHER_TEST_HOME", "/tmp/tether-test-home"))
+    env.update(
+        {
+            "XDG_DATA_HOME": str(home / "data"),
+            "GIT_CONFIG_GLOBAL": "/dev/null",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+def server_config(**env: str) -> ClientServerConfig:
+    return ClientServerConfig(server_command=[sys.executable, "-m", "server"], server_env=server_env(**env))
+
+
+def capabilities(encodings: list[str] | None = None, configuration: bool = False) -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=encodings) if encodings else None,
+        workspace=types.WorkspaceClientCapabilities(
+            configuration=configuration,
+            did_change_configuration=types.DidChangeConfigurationClientCapabilities(dynamic_registration=False),
+        ),
+    )
+
+
+def open_doc(client: LanguageClient, uri: str, text: str, language_id: str = "python", version: int = 1) -> None:
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id=language_id, version=version, text=text)
+        )
+    )
+
+
+def change_doc(
+    client: LanguageClient,
+    uri: str,
+    version: int,
+    text: str,
+    start: tuple[int, int] | None = None,
+    end: tuple[int, int] | None = None,
+) -> None:
+    change: Any
+    if start is None:
+        change = types.TextDocumentContentChangeWholeDocument(text=text)
+    else:
+        end = end or start
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(*start), end=types.Position(*end)), text=text
+        )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
+        )
+    )
+
+
+async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
+    """Send params exactly as given (dicts, wrong types and all); the result comes back as plain JSON."""
+    protocol = client.protocol
+    msg_id = str(uuid.uuid4())
+    future: Future[Any] = Future()
+    protocol._request_futures[msg_id] = future
+    protocol._result_types[msg_id] = None
+    protocol._send_data(JsonRPCRequestMessage(id=msg_id, method=method, params=params, jsonrpc="2.0"))
+    return await asyncio.wrap_future(future)
+
+
+def raw_notify(client: LanguageClient, method: str, params: Any) -> None:
+    client.protocol._send_data(JsonRPCNotification(method=method, params=params, jsonrpc="2.0"))
