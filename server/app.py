@@ -10,6 +10,7 @@ tell listeners. Features never register themselves on import: :func:`create_serv
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import logging
@@ -22,12 +23,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
 
+import attrs
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from . import __version__, logs
 from .documents import ContentChange, Document, DocumentStore
-from .errors import TetherError, to_jsonrpc
+from .errors import InvalidParams, TetherError, to_jsonrpc
 from .positions import Encoding, Pos
 from .protocol import TetherProtocol, make_converter, register_method
 from .settings import DatabaseSettings, LogSettings, Settings, extract_tether, parse
@@ -46,6 +48,29 @@ class DocumentEvent:
     kind: str  # "open" | "change" | "close" | "save"
     uri: str
     snapshot: Snapshot | None
+
+
+@attrs.define
+class TextDocumentParams:
+    """``{textDocument: {uri}}``: the params of requests about one document."""
+
+    text_document: types.TextDocumentIdentifier
+
+
+@attrs.define
+class DocumentInfo:
+    """What the server holds for an open document (``tether/documentInfo``; used by the demo and status bars)."""
+
+    uri: str
+    version: int
+    language_id: str
+    language: str | None
+    bytes: int
+    lines: int
+    parse_ms: float
+    node_count: int
+    has_syntax_errors: bool
+    position_encoding: str
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -176,15 +201,13 @@ class TetherServer(LanguageServer):
         if self._reported_error:
             return
         self._reported_error = True
-        try:
+        with contextlib.suppress(Exception):  # the transport may be gone
             self.window_show_message(
                 types.ShowMessageParams(
                     type=types.MessageType.Error,
                     message="Tether hit an internal error; it keeps running. See the Tether log for details.",
                 )
             )
-        except Exception:  # pragma: no cover - transport gone
-            pass
 
     def _log_to_client(self, level: int, message: str) -> None:
         kind = (
@@ -298,6 +321,26 @@ def register_lifecycle(server: TetherServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
     def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
         _emit(ls, DocumentEvent("save", params.text_document.uri, ls.snapshot(params.text_document.uri)))
+
+    @server.handler("tether/documentInfo", TextDocumentParams, DocumentInfo)
+    def document_info(ls: TetherServer, params: TextDocumentParams) -> DocumentInfo:
+        uri = params.text_document.uri
+        doc, snapshot = ls.documents.get(uri), ls.snapshot(uri)
+        if doc is None or snapshot is None:
+            raise InvalidParams("textDocument.uri", f"{uri} is not an open document", kind="unknownDocument")
+        tree = snapshot.tree
+        return DocumentInfo(
+            uri=uri,
+            version=snapshot.version,
+            language_id=doc.language_id,
+            language=snapshot.language,
+            bytes=len(snapshot.text),
+            lines=snapshot.index.line_count,
+            parse_ms=round(snapshot.parse_ms, 3),
+            node_count=tree.root_node.descendant_count if tree else 0,
+            has_syntax_errors=bool(tree and tree.root_node.has_error),
+            position_encoding=ls.encoding.value,
+        )
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: TetherServer, *_args: Any) -> None:

@@ -52,7 +52,7 @@ class ContentChange:
 class TextVersion:
     """One immutable version of a document's text."""
 
-    __slots__ = ("version", "text", "edits", "_index", "_str")
+    __slots__ = ("_index", "_str", "edits", "text", "version")
 
     def __init__(self, version: int, text: bytes, edits: tuple[ByteEdit, ...] = (), index: LineIndex | None = None):
         self.version = version
@@ -207,9 +207,7 @@ class Document:
         self.current.drop_caches()
         self._history.append(item)
         self._history_bytes += len(item.text)
-        while len(self._history) > 1 and (
-            len(self._history) > MAX_VERSIONS or self._history_bytes > MAX_HISTORY_BYTES
-        ):
+        while len(self._history) > 1 and (len(self._history) > MAX_VERSIONS or self._history_bytes > MAX_HISTORY_BYTES):
             self._history_bytes -= len(self._history.popleft().text)
 
 

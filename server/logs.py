@@ -94,5 +94,3 @@ def attach_client_handler(handler: ClientLogHandler, level: str) -> None:
 
 def detach(handler: logging.Handler) -> None:
     logging.getLogger().removeHandler(handler)
-
-

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -80,7 +80,7 @@ class LineIndex:
     lines) and used for every conversion on that version.
     """
 
-    __slots__ = ("_text", "starts", "_has_lone_cr", "_ts_starts")
+    __slots__ = ("_has_lone_cr", "_text", "_ts_starts", "starts")
 
     def __init__(self, text: bytes) -> None:
         self._text = text

@@ -28,7 +28,7 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from .errors import INVALID_PARAMS, camel, INVALID_REQUEST, StrictTypeError, describe_structure_error
+from .errors import INVALID_PARAMS, INVALID_REQUEST, StrictTypeError, camel, describe_structure_error
 from .positions import PREFERENCE
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,9 @@ _METHODS: dict[str, MethodSpec] = {}
 _MESSAGE_TYPES: dict[str, type[Any]] = {}
 
 
-def register_method(method: str, params: type[Any] | None, result: type[Any] | None = None, *, request: bool = True) -> None:
+def register_method(
+    method: str, params: type[Any] | None, result: type[Any] | None = None, *, request: bool = True
+) -> None:
     """Declare a custom method's types (called by each feature's ``lsp.py``)."""
     _METHODS[method] = MethodSpec(method, params, result, request)
     _MESSAGE_TYPES.pop(method, None)
@@ -60,9 +62,12 @@ def _message_type(spec: MethodSpec) -> type[Any]:
         return cached
     fields: dict[str, Any] = {}
     if spec.request:
-        fields["id"] = attrs.field(type=typing.Union[int, str])
+        message_id: Any = int | str
+        fields["id"] = attrs.field(type=message_id)
     params_type = spec.params if spec.params is not None else typing.Any
-    fields["params"] = attrs.field(type=params_type) if spec.params is not None else attrs.field(type=params_type, default=None)
+    fields["params"] = (
+        attrs.field(type=params_type) if spec.params is not None else attrs.field(type=params_type, default=None)
+    )
     fields["method"] = attrs.field(type=str, default=spec.method)
     fields["jsonrpc"] = attrs.field(type=str, default="2.0")
     name = "".join(part[:1].upper() + part[1:] for part in spec.method.replace("/", "_").split("_"))
@@ -159,13 +164,13 @@ class _Rejected:
 class TetherProtocol(LanguageServerProtocol):
     """pygls' LSP protocol with Tether's typed custom methods and strict, answering validation."""
 
-    def get_message_type(self, method: str) -> type[Any] | None:
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         spec = _METHODS.get(method)
         if spec is not None:
             return _message_type(spec)
         return super().get_message_type(method)
 
-    def get_result_type(self, method: str) -> type[Any] | None:
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         spec = _METHODS.get(method)
         if spec is not None:
             return spec.result

@@ -81,9 +81,7 @@ def _flatten(raw: Mapping[str, Any], leaves: Mapping[str, Any], prefix: str = ""
 
 def _leaf_keys() -> dict[str, tuple[str, type[Any], str]]:
     """Every known dotted key -> (section name, section class, field name)."""
-    return {
-        f"{name}.{f.name}": (name, cls, f.name) for name, cls in _SECTIONS.items() for f in dataclasses.fields(cls)
-    }
+    return {f"{name}.{f.name}": (name, cls, f.name) for name, cls in _SECTIONS.items() for f in dataclasses.fields(cls)}
 
 
 def _type_name(tp: Any) -> str:

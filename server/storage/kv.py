@@ -65,6 +65,8 @@ class KeyValueStore:
     def items(self, namespace: str) -> dict[str, Any]:
         with self.db.transaction() as conn:
             rows = conn.execute(
-                select(kv_table.c.key, kv_table.c.value).where(kv_table.c.namespace == namespace).order_by(kv_table.c.key)
+                select(kv_table.c.key, kv_table.c.value)
+                .where(kv_table.c.namespace == namespace)
+                .order_by(kv_table.c.key)
             ).all()
         return {row.key: json.loads(row.value) for row in rows}

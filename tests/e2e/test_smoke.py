@@ -5,7 +5,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.helpers import capabilities, raw_request, open_doc, server_config
+from tests.helpers import capabilities, open_doc, raw_request, server_config
 
 
 @pytest_lsp.fixture(config=server_config())

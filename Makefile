@@ -1,0 +1,36 @@
+# Tether: the two commands are `make demo` and `make test` (see README.md). Both set up what they need.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PYTHON ?= python3
+
+.PHONY: demo test lint unit e2e bench venv system-deps clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[dev,postgres,ws]"
+	@touch $@
+
+venv: $(STAMP)
+
+system-deps:
+	@bash scripts/ensure-system-deps.sh
+
+demo: venv
+	$(VENV)/bin/tether-lsp demo examples
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+test: venv system-deps
+	@bash scripts/run-tests.sh
+
+bench: venv
+	$(PY) benchmarks/syntax.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

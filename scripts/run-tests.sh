@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The whole suite, tier by tier, with a one-line summary each. Called by `make test` (and so by CI).
+#
+# pytest exits 5 when it collected nothing: a tier that must have tests fails then, unless a selection was
+# asked for on purpose (TESTS_K, a pytest -k expression), in which case an empty tier is reported, not failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+export PATH="$PWD/$VENV/bin:$PATH"
+export TETHER_REQUIRE_POSTGRES=1
+export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
+
+summaries=()
+failed=0
+
+tier() {
+  local name=$1; shift
+  local start=$SECONDS
+  "$@"
+  local rc=$?
+  local took=$((SECONDS - start))
+  if [ $rc -eq 0 ]; then
+    summaries+=("PASS  $name (${took}s)")
+  elif [ $rc -eq 5 ] && [ -n "${TESTS_K:-}" ]; then
+    summaries+=("EMPTY $name: no test matched TESTS_K=${TESTS_K} (${took}s)")
+  elif [ $rc -eq 5 ]; then
+    summaries+=("FAIL  $name: no tests collected, and this tier must have tests")
+    failed=1
+  else
+    summaries+=("FAIL  $name (exit $rc, ${took}s)")
+    failed=1
+  fi
+}
+
+pytest_tier() {
+  local k=()
+  [ -n "${TESTS_K:-}" ] && k=(-k "$TESTS_K")
+  python -m pytest -q -p no:cacheprovider "${k[@]}" "$@"
+}
+
+tier "lint (ruff check, ruff format --check, mypy)" bash -c 'ruff check . && ruff format --check . && mypy'
+tier "unit tests" pytest_tier tests/unit
+tier "end-to-end tests over stdio" pytest_tier tests/e2e
+
+echo
+echo "== summary =="
+printf '%s\n' "${summaries[@]}"
+exit $failed
