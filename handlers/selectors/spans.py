@@ -12,6 +12,10 @@ from tree_sitter import Node
 WHITESPACE = b" \t\r\n\f\v"
 
 
+def _is_word(byte: int) -> bool:
+    return byte >= 0x80 or byte == 0x5F or 0x30 <= byte <= 0x39 or 0x41 <= byte <= 0x5A or 0x61 <= byte <= 0x7A
+
+
 def trimmed_span(text: bytes, node: Node) -> tuple[int, int]:
     """``(start, end)`` byte span of ``node`` without trailing whitespace (never before its start)."""
     start, end = node.start_byte, node.end_byte
@@ -23,12 +27,12 @@ def trimmed_span(text: bytes, node: Node) -> tuple[int, int]:
 def expansion(text: bytes, root: Node, offset: int) -> list[tuple[int, int]]:
     """Spans for expand-selection at ``offset``, innermost first, each containing the previous.
 
-    A cursor in whitespace right after a token starts from that token (as editors pick the word to the
-    left). Spans that do not contain the cursor are skipped; the result is never empty.
+    A cursor right after a word, before whitespace or punctuation, starts from that word (as editors pick
+    the word to the left). Spans that do not contain the cursor are skipped; the result is never empty.
     """
     offset = max(0, min(offset, len(text)))
     probe = offset
-    if probe > 0 and (probe == len(text) or text[probe] in WHITESPACE) and text[probe - 1] not in WHITESPACE:
+    if probe > 0 and (probe == len(text) or not _is_word(text[probe])) and _is_word(text[probe - 1]):
         probe -= 1
     node: Node | None = root.descendant_for_byte_range(probe, probe)
     spans: list[tuple[int, int]] = []

@@ -1,0 +1,114 @@
+"""documents.py: applying changes, CRLF, the bounded history, versions never going backwards."""
+
+from __future__ import annotations
+
+import pytest
+
+from server import documents
+from server.documents import ContentChange, Document, DocumentStore, minimal_edit
+from server.positions import Encoding, LineIndex, Pos
+
+
+def change(text: str, start: tuple[int, int], end: tuple[int, int] | None = None) -> ContentChange:
+    return ContentChange(text, (Pos(*start), Pos(*(end or start))))
+
+
+def test_incremental_changes_in_utf16_with_non_ascii() -> None:
+    doc = Document("file:///a.py", "python", 1, "x = '🚀'\ny = 'café'\n")
+    doc.apply(2, [change("東京", (0, 7), (0, 7))], Encoding.UTF16)  # after the emoji (2 units)
+    assert doc.current.string == "x = '🚀東京'\ny = 'café'\n"
+    doc.apply(3, [change("", (1, 5), (1, 9)), change("Z", (0, 0))], Encoding.UTF16)
+    assert doc.current.string == "Zx = '🚀東京'\ny = ''\n"
+    assert doc.version == 3
+    assert len(doc.current.edits) == 2
+
+
+def test_same_change_in_utf8_units() -> None:
+    doc = Document("file:///a.py", "python", 1, "é = 1\n")
+    doc.apply(2, [change("x", (0, 2))], Encoding.UTF8)
+    assert doc.current.string == "éx = 1\n"
+
+
+def test_full_text_change_records_the_minimal_edit() -> None:
+    doc = Document("file:///a.py", "python", 1, "alpha\nbeta\ngamma\n")
+    doc.apply(2, [ContentChange("alpha\nBETA!\ngamma\n")], Encoding.UTF16)
+    (edit,) = doc.current.edits
+    assert (edit.start, edit.old_end, edit.new_text) == (6, 10, b"BETA!")
+    assert edit.start_point == (1, 0)
+    assert edit.new_end_point == (1, 5)
+
+
+def test_minimal_edit_stays_on_character_boundaries() -> None:
+    old, new = "é".encode(), "è".encode()  # share the first UTF-8 byte
+    edit = minimal_edit(old, new, LineIndex(old))
+    assert (edit.start, edit.old_end, edit.new_text) == (0, 2, new)
+
+
+def test_crlf_is_kept() -> None:
+    doc = Document("file:///a.py", "python", 1, "a\r\nb\r\n")
+    doc.apply(2, [change("x\r\ny", (1, 0), (1, 1))], Encoding.UTF16)
+    assert doc.current.text == b"a\r\nx\r\ny\r\n"
+
+
+def test_older_or_equal_version_is_ignored() -> None:
+    doc = Document("file:///a.py", "python", 5, "a")
+    assert doc.apply(5, [change("b", (0, 0))], Encoding.UTF16) is None
+    assert doc.apply(3, [change("b", (0, 0))], Encoding.UTF16) is None
+    assert doc.current.string == "a"
+    assert doc.apply(6, [change("b", (0, 0))], Encoding.UTF16) is not None
+
+
+def test_out_of_range_change_is_clamped() -> None:
+    doc = Document("file:///a.py", "python", 1, "ab\n")
+    doc.apply(2, [change("!", (0, 99))], Encoding.UTF16)
+    doc.apply(3, [change("?", (42, 0))], Encoding.UTF16)
+    assert doc.current.string == "ab!\n?"
+
+
+def test_history_keeps_the_last_64_versions() -> None:
+    doc = Document("file:///a.py", "python", 0, "")
+    for v in range(1, 101):
+        doc.apply(v, [change("x", (0, 0))], Encoding.UTF16)
+    kept = [v.version for v in doc.versions()]
+    assert kept == list(range(37, 101))
+    assert doc.get(36) is None
+    assert doc.get(50) is not None and doc.get(50).string == "x" * 50  # type: ignore[union-attr]
+
+
+def test_history_is_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    big = "y" * 700_000
+    doc = Document("file:///a.py", "python", 1, big)
+    for v in range(2, 6):
+        doc.apply(v, [change("x", (0, 0))], Encoding.UTF16)
+    kept = [v.version for v in doc.versions()]
+    assert kept == [4, 5]  # 3 versions would exceed 2 MiB
+    assert sum(len(v.text) for v in doc.versions()) <= documents.MAX_HISTORY_BYTES
+    huge = Document("file:///b.py", "python", 1, "z" * (3 * 1024 * 1024))
+    huge.apply(2, [change("x", (0, 0))], Encoding.UTF16)
+    assert [v.version for v in huge.versions()] == [2]  # the current version is always kept
+
+
+def test_edits_since_replays_to_the_current_text() -> None:
+    doc = Document("file:///a.py", "python", 1, "one\ntwo\n")
+    doc.apply(2, [change("1", (0, 0), (0, 3))], Encoding.UTF16)
+    doc.apply(3, [change("zwei", (1, 0), (1, 3)), change("\n", (2, 0))], Encoding.UTF16)
+    base = doc.get(1)
+    assert base is not None
+    text = base.text
+    edits = doc.edits_since(1)
+    assert edits is not None
+    for edit in edits:
+        text = edit.apply(text)
+    assert text == doc.current.text
+    assert doc.edits_since(99) is None
+
+
+def test_store_open_close_rename() -> None:
+    store = DocumentStore()
+    store.open("file:///a.py", "python", 1, "a")
+    store.rename("file:///a.py", "file:///b.py")
+    assert store.get("file:///a.py") is None
+    b = store.get("file:///b.py")
+    assert b is not None and b.uri == "file:///b.py"
+    assert store.close("file:///b.py") is b
+    assert len(store) == 0

@@ -1,0 +1,134 @@
+"""positions.py: encoding negotiation, conversions, clamping — with accents, CJK, emoji, CRLF, empty lines."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from server.positions import Encoding, LineIndex, Pos, PositionOutOfRange, choose_encoding, point_after
+
+TEXT = "café = 1\r\n東京 = '🚀x'\n\nlast"
+
+
+@pytest.mark.parametrize(
+    ("offered", "expected"),
+    [
+        (None, Encoding.UTF16),
+        ([], Encoding.UTF16),
+        (["utf-16"], Encoding.UTF16),
+        (["utf-16", "utf-8"], Encoding.UTF8),  # the server's preference wins over the client's order
+        (["utf-32", "utf-16"], Encoding.UTF32),
+        (["utf-32", "utf-8"], Encoding.UTF8),
+        (["latin-1"], Encoding.UTF16),
+    ],
+)
+def test_choose_encoding(offered: list[str] | None, expected: Encoding) -> None:
+    assert choose_encoding(offered) is expected
+
+
+@pytest.mark.parametrize(
+    ("pos", "encoding", "expected_text_before"),
+    [
+        (Pos(0, 4), Encoding.UTF16, "café"),
+        (Pos(0, 5), Encoding.UTF8, "café"),  # é is 2 bytes
+        (Pos(0, 4), Encoding.UTF32, "café"),
+        (Pos(1, 2), Encoding.UTF16, "café = 1\r\n東京"),
+        (Pos(1, 6), Encoding.UTF8, "café = 1\r\n東京"),
+        (Pos(1, 8), Encoding.UTF16, "café = 1\r\n東京 = '🚀"),  # emoji = surrogate pair = 2 units
+        (Pos(1, 7), Encoding.UTF32, "café = 1\r\n東京 = '🚀"),
+        (Pos(1, 7), Encoding.UTF16, "café = 1\r\n東京 = '"),  # inside a surrogate pair: rounded down
+        (Pos(1, 4), Encoding.UTF8, "café = 1\r\n東"),  # inside 京 (bytes 3..5): rounded down
+        (Pos(0, 99), Encoding.UTF16, "café = 1"),  # past the line end: clamped before \r\n
+        (Pos(2, 5), Encoding.UTF16, "café = 1\r\n東京 = '🚀x'\n"),  # empty line
+        (Pos(3, 4), Encoding.UTF16, "café = 1\r\n東京 = '🚀x'\n\nlast"),
+        (Pos(9, 0), Encoding.UTF16, TEXT),  # lenient: past the last line = end of document
+    ],
+)
+def test_offset_of(pos: Pos, encoding: Encoding, expected_text_before: str) -> None:
+    index = LineIndex(TEXT.encode())
+    assert index.offset_of(pos, encoding) == len(expected_text_before.encode())
+
+
+def test_strict_rejects_missing_line_but_clamps_character() -> None:
+    index = LineIndex(TEXT.encode())
+    with pytest.raises(PositionOutOfRange, match="line 4 is out of range"):
+        index.offset_of(Pos(4, 0), Encoding.UTF16, strict=True)
+    assert index.offset_of(Pos(0, 50), Encoding.UTF16, strict=True) == len(b"caf\xc3\xa9 = 1")
+
+
+def test_line_terminators() -> None:
+    index = LineIndex(b"a\r\nb\rc\nd")
+    assert index.line_count == 4  # \r\n, lone \r and \n all end lines (LSP)
+    assert [index.line_bounds(i) for i in range(4)] == [(0, 1), (3, 4), (5, 6), (7, 8)]
+    # tree-sitter rows split at \n only
+    assert index.point_of(5) == (1, 2)
+    assert index.point_of(7) == (2, 0)
+
+
+def test_empty_text() -> None:
+    index = LineIndex(b"")
+    assert index.line_count == 1
+    assert index.offset_of(Pos(0, 3), Encoding.UTF16) == 0
+    assert index.position_of(0, Encoding.UTF16) == Pos(0, 0)
+
+
+def test_position_of_inside_crlf_is_line_end() -> None:
+    index = LineIndex(b"ab\r\ncd")
+    assert index.position_of(3, Encoding.UTF16) == Pos(0, 2)
+
+
+def test_point_after() -> None:
+    assert point_after((2, 3), b"xy") == (2, 5)
+    assert point_after((2, 3), "é\nab".encode()) == (3, 2)
+
+
+PIECES = st.sampled_from(["a", "é", "東", "🚀", "\n", "\r\n", " ", "x = 1", "", "ñandú", "👩‍👩‍👧"])
+texts = st.lists(PIECES, max_size=40).map("".join)
+encodings = st.sampled_from(list(Encoding))
+
+
+def _units(s: str, enc: Encoding) -> int:
+    if enc is Encoding.UTF8:
+        return len(s.encode())
+    if enc is Encoding.UTF16:
+        return len(s.encode("utf-16-le")) // 2
+    return len(s)
+
+
+@given(texts, encodings)
+def test_round_trip_every_character_boundary(text: str, encoding: Encoding) -> None:
+    """Every character boundary maps to a position and back to the same byte offset."""
+    data = text.encode()
+    index = LineIndex(data)
+    offset = 0
+    for ch in text:
+        pos = index.position_of(offset, encoding)
+        if data[offset - 1 : offset + 1] != b"\r\n":  # between \r and \n is no position at all
+            assert index.offset_of(pos, encoding) == offset
+        offset += len(ch.encode())
+    end = index.position_of(len(data), encoding)
+    assert index.offset_of(end, encoding) == len(data)
+
+
+@given(texts, encodings)
+def test_positions_match_an_independent_computation(text: str, encoding: Encoding) -> None:
+    """Position of each line end computed by hand from str.splitlines agrees with LineIndex."""
+    data = text.encode()
+    index = LineIndex(data)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    assert index.line_count == len(lines)
+    for number, line in enumerate(lines):
+        end = index.offset_of(Pos(number, 10_000), encoding)
+        assert index.position_of(end, encoding) == Pos(number, _units(line, encoding))
+
+
+@given(texts, st.integers(min_value=0, max_value=200), encodings)
+def test_any_offset_maps_to_a_valid_position(text: str, offset: int, encoding: Encoding) -> None:
+    data = text.encode()
+    index = LineIndex(data)
+    pos = index.position_of(offset, encoding)
+    back = index.offset_of(pos, encoding)
+    assert 0 <= back <= len(data)
+    assert back <= max(offset, 0) or offset > len(data)
+    data[:back].decode()  # always on a character boundary

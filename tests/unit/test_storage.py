@@ -1,0 +1,197 @@
+"""storage/: the same tests on a real SQLite file and a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Column, Integer, Table, Text, select
+
+from server.storage import (
+    Database,
+    KeyValueStore,
+    Migration,
+    StorageError,
+    default_sqlite_path,
+    metadata,
+    register_migrations,
+)
+from server.storage import database as database_mod
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    if request.param == "sqlite":
+        database = Database.sqlite(tmp_path / "nested" / "tether.db")
+    else:
+        database = Database(request.getfixturevalue("postgres_url"))
+    yield database
+    database.close()
+
+
+def test_migrate_creates_schema_and_is_idempotent(db: Database) -> None:
+    assert db.migrate()["core"] == 1
+    assert db.migrate()["core"] == 1  # second run applies nothing
+    other = Database(db.url)  # a second server on the same database
+    try:
+        assert other.migrate()["core"] == 1
+    finally:
+        other.close()
+
+
+def test_key_value_round_trip_with_non_ascii(db: Database) -> None:
+    db.migrate()
+    kv = KeyValueStore(db)
+    assert kv.get("ns", "k") is None
+    assert kv.put("ns", "k", {"prompt": "café 東京 🚀", "n": [1, 2]}) is True
+    assert kv.put("ns", "k", {"n": [1, 2], "prompt": "café 東京 🚀"}) is False  # unchanged: nothing written
+    assert kv.get("ns", "k") == {"prompt": "café 東京 🚀", "n": [1, 2]}
+    kv.put("ns", "j", 3)
+    kv.put("other", "k", 4)
+    assert kv.items("ns") == {"j": 3, "k": {"prompt": "café 東京 🚀", "n": [1, 2]}}
+    assert kv.delete("ns", "k") is True
+    assert kv.delete("ns", "k") is False
+    assert kv.items("ns") == {"j": 3}
+
+
+def test_a_failed_transaction_changes_nothing(db: Database) -> None:
+    db.migrate()
+    kv = KeyValueStore(db)
+    kv.put("ns", "a", 1)
+    from server.storage.kv import kv_table
+
+    with pytest.raises(StorageError), db.transaction() as conn:
+        conn.execute(kv_table.update().values(value='"changed"'))
+        conn.execute(kv_table.insert().values(namespace="ns", key="a", value="1", updated_at=None))  # PK clash
+    assert kv.get("ns", "a") == 1
+
+
+def test_forward_migrations_of_a_component(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(database_mod, "_MIGRATIONS", dict(database_mod._MIGRATIONS))
+    table = Table("demo_items", metadata, Column("id", Integer, primary_key=True), Column("body", Text))
+    try:
+        steps = [Migration(1, "items", lambda conn: table.create(conn))]
+        register_migrations("demo", steps)
+        assert db.migrate()["demo"] == 1
+        with db.transaction() as conn:
+            conn.execute(table.insert().values(id=1, body="kept"))
+
+        def add_column(conn: object) -> None:
+            getattr(conn, "exec_driver_sql")("ALTER TABLE demo_items ADD COLUMN extra INTEGER DEFAULT 7")
+
+        register_migrations("demo", [*steps, Migration(2, "extra column", add_column)])
+        assert db.migrate()["demo"] == 2
+        with db.transaction() as conn:
+            rows = conn.exec_driver_sql("SELECT id, body, extra FROM demo_items").all()
+        assert [tuple(r) for r in rows] == [(1, "kept", 7)]
+    finally:
+        metadata.remove(table)
+
+
+def test_a_newer_schema_is_refused(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    db.migrate()
+    from server.storage.database import schema_table
+
+    with db.transaction() as conn:
+        conn.execute(schema_table.update().where(schema_table.c.component == "core").values(version=99))
+    with pytest.raises(StorageError, match="newer than this server's"):
+        db.migrate()
+
+
+def test_misnumbered_migrations_are_rejected() -> None:
+    with pytest.raises(ValueError, match="numbered 1..n"):
+        register_migrations("bad", [Migration(2, "x", lambda c: None)])
+
+
+def test_concurrent_writers_do_not_lose_updates(db: Database) -> None:
+    db.migrate()
+    kv = KeyValueStore(db)
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            for i in range(10):
+                kv.put("w", f"{n}-{i}", i)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(kv.items("w")) == 40
+
+
+def test_sqlite_locked_database_is_a_storage_error(tmp_path: Path) -> None:
+    path = tmp_path / "locked.db"
+    db = Database(f"sqlite:///{path}", busy_timeout_ms=100)
+    db.migrate()
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StorageError, match="locked") as info:
+            KeyValueStore(db).put("ns", "k", 1)
+        assert info.value.code == -32803 and info.value.data["kind"] == "storage"
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert KeyValueStore(db).put("ns", "k", 1) is True  # works again once the lock is gone
+    db.close()
+
+
+def test_unreachable_postgres_is_a_storage_error() -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens here once closed
+    db = Database(f"postgresql+psycopg://tether:secret@127.0.0.1:{port}/x", busy_timeout_ms=1000)
+    with pytest.raises(StorageError) as info:
+        db.migrate()
+    assert "secret" not in info.value.message
+    assert "secret" not in db.redacted_url
+    db.close()
+
+
+def test_unsupported_url() -> None:
+    with pytest.raises(StorageError, match="unsupported database URL scheme"):
+        Database("mysql://x")
+
+
+def test_wal_mode(tmp_path: Path) -> None:
+    db = Database.sqlite(tmp_path / "w.db")
+    with db.transaction() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    db.close()
+
+
+def test_default_location(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    assert default_sqlite_path(repo / "src") == repo / ".git" / "tether" / "tether.db"
+    # a worktree shares the main clone's database
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "init"], check=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    wt = tmp_path / "wt"
+    subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", str(wt)], check=True)
+    assert default_sqlite_path(wt) == (repo / ".git" / "tether" / "tether.db").resolve()
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    path = default_sqlite_path(outside)
+    assert path.name == "tether.db" and ".git" not in path.parts
+
+
+def test_select_works_through_core(db: Database) -> None:
+    db.migrate()
+    from server.storage.database import schema_table
+
+    with db.transaction() as conn:
+        assert conn.execute(select(schema_table.c.version).where(schema_table.c.component == "core")).scalar() == 1
