@@ -49,7 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.start_ws(options.host, options.port)
     else:
         server.start_io()
-    return 0
+    # LSP: exit code 0 after shutdown, 1 when the client left (exit or EOF) without asking for it.
+    return 0 if server.protocol._shutdown else 1
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import inspect
 import logging
 import os
@@ -26,6 +27,7 @@ from urllib.parse import unquote, urlparse
 import attrs
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from tree_sitter import Tree
 
 from . import __version__, logs
 from .documents import ContentChange, Document, DocumentStore
@@ -58,6 +60,13 @@ class TextDocumentParams:
 
 
 @attrs.define
+class DocumentInfoParams:
+    text_document: types.TextDocumentIdentifier
+    #: Also hash the text and every node of the tree (costly on big files; for tests and diagnostics).
+    detail: bool = False
+
+
+@attrs.define
 class DocumentInfo:
     """What the server holds for an open document (``tether/documentInfo``; used by the demo and status bars)."""
 
@@ -71,6 +80,25 @@ class DocumentInfo:
     node_count: int
     has_syntax_errors: bool
     position_encoding: str
+    text_sha256: str | None = None
+    tree_sha256: str | None = None
+
+
+def tree_digest(tree: Tree) -> str:
+    """A hash of every node's type, byte span and start point, in pre-order."""
+    digest = hashlib.sha256()
+    cursor = tree.walk()
+    while True:
+        node = cursor.node
+        assert node is not None
+        digest.update(f"{node.type}:{node.start_byte}:{node.end_byte}:{node.start_point};".encode())
+        if cursor.goto_first_child() or cursor.goto_next_sibling():
+            continue
+        while cursor.goto_parent():
+            if cursor.goto_next_sibling():
+                break
+        else:
+            return digest.hexdigest()
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -322,8 +350,8 @@ def register_lifecycle(server: TetherServer) -> None:
     def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
         _emit(ls, DocumentEvent("save", params.text_document.uri, ls.snapshot(params.text_document.uri)))
 
-    @server.handler("tether/documentInfo", TextDocumentParams, DocumentInfo)
-    def document_info(ls: TetherServer, params: TextDocumentParams) -> DocumentInfo:
+    @server.handler("tether/documentInfo", DocumentInfoParams, DocumentInfo)
+    def document_info(ls: TetherServer, params: DocumentInfoParams) -> DocumentInfo:
         uri = params.text_document.uri
         doc, snapshot = ls.documents.get(uri), ls.snapshot(uri)
         if doc is None or snapshot is None:
@@ -340,7 +368,16 @@ def register_lifecycle(server: TetherServer) -> None:
             node_count=tree.root_node.descendant_count if tree else 0,
             has_syntax_errors=bool(tree and tree.root_node.has_error),
             position_encoding=ls.encoding.value,
+            text_sha256=hashlib.sha256(snapshot.text).hexdigest() if params.detail else None,
+            tree_sha256=tree_digest(tree) if params.detail and tree else None,
         )
+
+    if os.environ.get("TETHER_TEST_HOOKS") == "1":
+
+        @server.handler("tether/debug/raise", None, None)
+        def debug_raise(ls: TetherServer, params: Any) -> None:
+            """Test hook: an unexpected exception inside a handler (must become -32603, server alive)."""
+            raise RuntimeError("boom (test hook)")
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: TetherServer, *_args: Any) -> None:

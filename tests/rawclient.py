@@ -1,0 +1,95 @@
+"""A minimal synchronous JSON-RPC client over a server's stdio, for what pytest-lsp cannot send:
+invalid JSON, requests after shutdown, exit without shutdown, a vanished parent process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from queue import Empty, Queue
+from typing import Any
+
+from tests.helpers import server_env
+
+
+class RawServer:
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "server", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env or server_env(),
+        )
+        self.messages: Queue[dict[str, Any]] = Queue()
+        self._next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self.stderr = b""
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr += line
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value.strip())
+            if length is None:
+                return
+            self.messages.put(json.loads(out.read(length)))
+
+    def send_bytes(self, body: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+    def request(self, method: str, params: Any = None, timeout: float = 10) -> dict[str, Any]:
+        self._next_id += 1
+        msg_id = self._next_id
+        self.send({"id": msg_id, "method": method, "params": params})
+        return self.wait_for(lambda m: m.get("id") == msg_id and "method" not in m, timeout)
+
+    def notify(self, method: str, params: Any = None) -> None:
+        self.send({"method": method, "params": params})
+
+    def wait_for(self, predicate: Any, timeout: float = 10) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no matching message from the server")
+            try:
+                message = self.messages.get(timeout=left)
+            except Empty:
+                continue
+            if message.get("method") and "id" in message:  # a server -> client request: answer null
+                self.send({"id": message["id"], "result": None})
+            if predicate(message):
+                return message
+
+    def initialize(self, **params: Any) -> dict[str, Any]:
+        result = self.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}, **params})
+        self.notify("initialized", {})
+        return result
+
+    def close(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        return self.proc.wait(timeout=10)
