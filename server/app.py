@@ -208,11 +208,11 @@ class TetherServer(LanguageServer):
 
     def apply_settings(self, *sources: Any) -> None:
         settings, warnings = parse(*sources)
-        for warning in warnings:
-            log.warning("%s", warning)
         previous = self.settings
         self.settings = settings
         logs.attach_client_handler(self.client_log, settings.section(LogSettings).level)
+        for warning in warnings:
+            log.warning("%s", warning)
         if previous.section(DatabaseSettings) != settings.section(DatabaseSettings):
             with self._db_lock:
                 if self._database is not None:
@@ -286,7 +286,7 @@ def register_lifecycle(server: TetherServer) -> None:
     def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
         ls.client_log.bind(asyncio.get_event_loop())
         general = params.capabilities.general
-        offered = [str(e) for e in (general.position_encodings or [])] if general else []
+        offered = [str(getattr(e, "value", e)) for e in (general.position_encodings or [])] if general else []
         ls.encoding = Encoding(offered[0]) if offered else Encoding.UTF16
         root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
         ls.workspace_root = uri_to_path(root) if root else (Path(params.root_path) if params.root_path else None)

@@ -186,7 +186,11 @@ class TetherProtocol(LanguageServerProtocol):
             method = data.get("method")
             if not isinstance(method, str):
                 raise
-            field, reason = describe_structure_error(cause)
+            params = data.get("params")
+            if not isinstance(params, dict):
+                field, reason = "params", f"expected an object, got {_json_repr(params)}"
+            else:
+                field, reason = describe_structure_error(cause)
             if "id" in data and isinstance(data["id"], (int, str)) and not isinstance(data["id"], bool):
                 return _Rejected(id=data["id"], method=method, message=f"{field}: {reason}", field=field)
             log.warning("ignoring %s notification: %s: %s", method, field, reason)
@@ -221,7 +225,7 @@ class TetherProtocol(LanguageServerProtocol):
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
         general = params.capabilities.general
         if general is not None and general.position_encodings:
-            offered = {str(e) for e in general.position_encodings}
+            offered = {getattr(e, "value", e) for e in general.position_encodings}
             general.position_encodings = [types.PositionEncodingKind(e.value) for e in PREFERENCE if e.value in offered]
         return (yield from super().lsp_initialize(params))
 

@@ -72,7 +72,9 @@ class PostgresServer:
         if r.returncode != 0:
             raise RuntimeError(f"initdb failed: {r.stderr.strip() or r.stdout.strip()}")
         opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
-        r = self._run(str(self.bindir / "pg_ctl"), "-D", str(data), "-l", str(self.dir / "log"), "-w", "-o", opts, "start")
+        r = self._run(
+            str(self.bindir / "pg_ctl"), "-D", str(data), "-l", str(self.dir / "log"), "-w", "-o", opts, "start"
+        )
         if r.returncode != 0:
             log = (self.dir / "log").read_text(errors="replace") if (self.dir / "log").exists() else ""
             raise RuntimeError(f"pg_ctl start failed: {r.stderr.strip()} {log[-2000:]}")

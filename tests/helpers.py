@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 
-def server_env(tmp_home: Path | None = None, **extra: str) -> dict[str, str]:
+def server_env(extra: dict[str, str] | None = None, tmp_home: Path | None = None) -> dict[str, str]:
     """Environment for a server under test: isolated data dir, no user git config."""
     env = dict(os.environ)
     home = tmp_home or Path(os.environ.get("TETHER_TEST_HOME", "/tmp/tether-test-home"))
@@ -30,12 +30,12 @@ def server_env(tmp_home: Path | None = None, **extra: str) -> dict[str, str]:
             "PYTHONUNBUFFERED": "1",
         }
     )
-    env.update(extra)
+    env.update(extra or {})
     return env
 
 
 def server_config(**env: str) -> ClientServerConfig:
-    return ClientServerConfig(server_command=[sys.executable, "-m", "server"], server_env=server_env(**env))
+    return ClientServerConfig(server_command=[sys.executable, "-m", "server"], server_env=server_env(env))
 
 
 def capabilities(encodings: list[str] | None = None, configuration: bool = False) -> types.ClientCapabilities:
@@ -87,7 +87,16 @@ async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
     protocol._request_futures[msg_id] = future
     protocol._result_types[msg_id] = None
     protocol._send_data(JsonRPCRequestMessage(id=msg_id, method=method, params=params, jsonrpc="2.0"))
-    return await asyncio.wrap_future(future)
+    return plain(await asyncio.wrap_future(future))
+
+
+def plain(value: Any) -> Any:
+    """pygls' client turns JSON objects into namedtuples; tests compare plain dicts and lists."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
 
 
 def raw_notify(client: LanguageClient, method: str, params: Any) -> None:

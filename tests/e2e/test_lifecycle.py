@@ -107,7 +107,12 @@ def test_tcp_and_websocket_transports(flag: str) -> None:
             except OSError:
                 time.sleep(0.1)
         assert conn is not None, "the server never listened"
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": None, "capabilities": {}},
+        }
         if flag == "--tcp":
             with conn:
                 body = json.dumps(init).encode()

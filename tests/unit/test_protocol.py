@@ -32,7 +32,7 @@ GOOD: dict[str, Any] = {"uri": "file:///a", "cursorNodeIds": [1, 2], "inner": {"
 
 
 def error_of(data: dict[str, Any], cls: type[Any] = Params) -> tuple[str, str]:
-    with pytest.raises(Exception) as info:  # noqa: PT011 - cattrs raises an exception group
+    with pytest.raises(Exception) as info:
         converter.structure(data, cls)
     return describe_structure_error(info.value, "")
 
@@ -79,4 +79,9 @@ def test_error_mapping() -> None:
     assert e.data == {"kind": "invalidArgs", "field": "cursorNodeIds[2]", "selector": "x"}
     assert to_jsonrpc(RequestFailed("no such marker", "unknownMarker")).code == -32803
     cm = to_jsonrpc(ContentModified("file:///a", 3, 5))
-    assert cm.code == -32801 and cm.data == {"kind": "contentModified", "uri": "file:///a", "requested": 3, "current": 5}
+    assert cm.code == -32801 and cm.data == {
+        "kind": "contentModified",
+        "uri": "file:///a",
+        "requested": 3,
+        "current": 5,
+    }

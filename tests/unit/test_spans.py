@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from handlers.selectors.spans import expansion, trimmed_span
@@ -9,7 +11,7 @@ from server.syntax import parse_text
 
 
 def chain(language: str, annotated: str) -> list[str]:
-    offset = annotated.encode().index("|".encode())
+    offset = annotated.encode().index(b"|")
     text = annotated.replace("|", "", 1).encode()
     tree = parse_text(language, text)
     return [text[s:e].decode() for s, e in expansion(text, tree.root_node, offset)]
@@ -49,5 +51,5 @@ def test_never_empty(text: str) -> None:
     for offset in range(len(data) + 1):
         spans = expansion(data, tree.root_node, offset)
         assert spans
-        for (s1, e1), (s2, e2) in zip(spans, spans[1:], strict=False):
+        for (s1, e1), (s2, e2) in itertools.pairwise(spans):
             assert s2 <= s1 <= e1 <= e2

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Column, Integer, Table, Text, select
+from sqlalchemy.engine import Connection
 
 from server.storage import (
     Database,
@@ -80,8 +81,8 @@ def test_forward_migrations_of_a_component(db: Database, monkeypatch: pytest.Mon
         with db.transaction() as conn:
             conn.execute(table.insert().values(id=1, body="kept"))
 
-        def add_column(conn: object) -> None:
-            getattr(conn, "exec_driver_sql")("ALTER TABLE demo_items ADD COLUMN extra INTEGER DEFAULT 7")
+        def add_column(conn: Connection) -> None:
+            conn.exec_driver_sql("ALTER TABLE demo_items ADD COLUMN extra INTEGER DEFAULT 7")
 
         register_migrations("demo", [*steps, Migration(2, "extra column", add_column)])
         assert db.migrate()["demo"] == 2
@@ -177,9 +178,18 @@ def test_default_location(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     assert default_sqlite_path(repo / "src") == repo / ".git" / "tether" / "tether.db"
     # a worktree shares the main clone's database
-    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "init"], check=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    subprocess.run(
+        ["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "init"],
+        check=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@x",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@x",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+        },
+    )
     wt = tmp_path / "wt"
     subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", str(wt)], check=True)
     assert default_sqlite_path(wt) == (repo / ".git" / "tether" / "tether.db").resolve()

@@ -36,7 +36,7 @@ def test_language_registry(language_id: str, uri: str, expected: str | None) -> 
     assert (spec.name if spec else None) == expected
 
 
-def sexp(tree: Tree) -> list[tuple[str, int, int, tuple[int, int]]]:
+def sexp(tree: Tree) -> list[tuple[str, int, int, tuple[int, ...]]]:
     """Every node's type, byte span and start point: stricter than the s-expression alone."""
     return [(n.type, n.start_byte, n.end_byte, tuple(n.start_point)) for n in all_nodes(tree.root_node)]
 
@@ -106,7 +106,9 @@ def test_descendant_index_with_zero_width_nodes() -> None:
         assert descendant_index(tree, node) == i
 
 
-EDIT_TEXT = st.sampled_from(["", "x", "é", "東京", "🚀", "\n", "\r\n", "    ", "def g():\n    pass\n", ": [1, 2]", "'", '"""', "(", "- a: b\n"])
+EDIT_TEXT = st.sampled_from(
+    ["", "x", "é", "東京", "🚀", "\n", "\r\n", "    ", "def g():\n    pass\n", ": [1, 2]", "'", '"""', "(", "- a: b\n"]
+)
 
 
 @st.composite
@@ -124,7 +126,9 @@ def edit_sequences(draw: st.DrawFn) -> tuple[str, str, list[tuple[float, float, 
 
 
 @given(edit_sequences(), st.sampled_from(list(Encoding)))
-def test_incremental_edits_match_a_fresh_parse(case: tuple[str, str, list[tuple[float, float, str]]], enc: Encoding) -> None:
+def test_incremental_edits_match_a_fresh_parse(
+    case: tuple[str, str, list[tuple[float, float, str]]], enc: Encoding
+) -> None:
     """Random edit sequences with non-ASCII text: same text and same tree as parsing from scratch."""
     language, base, edits = case
     cache = SyntaxCache()

@@ -1,0 +1,130 @@
+"""Document sync over stdio: incremental edits with non-ASCII text give the same text and tree as a fresh
+parse, in every position encoding; encoding negotiation; versions never go backwards."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from server.positions import Encoding, LineIndex
+from tests.helpers import capabilities, change_doc, open_doc, raw_request, server_config
+
+BASE = "class Café:\n    def f(self, x):\n        return [y for y in x if y]  # 東京\n\nasync def g():\n    await h('🚀')\n"
+PIECES = ["", "x", "é", "東京", "🚀", "\n", "\r\n", "    ", "def g():\n    pass\n", "'", "(", "👩‍👩‍👧"]
+
+
+def make_client(encodings: list[str] | None):
+    @pytest_lsp.fixture(config=server_config())
+    async def fixture(lsp_client: LanguageClient):
+        result = await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities(encodings)))
+        lsp_client.negotiated = result.capabilities.position_encoding  # type: ignore[attr-defined]
+        yield
+        await lsp_client.shutdown_session()
+
+    return fixture
+
+
+utf16_client = make_client(None)
+utf8_client = make_client(["utf-16", "utf-8"])
+utf32_client = make_client(["utf-32", "utf-16"])
+
+
+async def test_utf16_by_default(utf16_client: LanguageClient) -> None:
+    await check_columns(utf16_client, "utf-16")
+
+
+async def test_utf8_preferred_when_offered(utf8_client: LanguageClient) -> None:
+    await check_columns(utf8_client, "utf-8")
+
+
+async def test_utf32_when_offered_without_utf8(utf32_client: LanguageClient) -> None:
+    await check_columns(utf32_client, "utf-32")
+
+
+async def check_columns(client: LanguageClient, expected: str) -> None:
+    """The negotiated encoding, and columns after an emoji, an accent and a CJK character."""
+    assert client.negotiated == expected  # type: ignore[attr-defined]
+    uri = "file:///enc.py"
+    open_doc(client, uri, "s = '🚀é東' + name\n")
+    column = {"utf-16": 13, "utf-8": 18, "utf-32": 12}[expected]  # start of `name`
+    result = await client.text_document_selection_range_async(
+        types.SelectionRangeParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), positions=[types.Position(0, column + 1)]
+        )
+    )
+    assert result is not None
+    end = {"utf-16": 17, "utf-8": 22, "utf-32": 16}[expected]
+    assert result[0].range == types.Range(start=types.Position(0, column), end=types.Position(0, end))
+    string_range = result[0].parent.range  # type: ignore[union-attr]
+    assert string_range.start == types.Position(0, 4)
+
+
+async def random_session(client: LanguageClient, encoding: Encoding, seed: int, steps: int) -> None:
+    rnd = random.Random(seed)
+    uri = f"file:///rand{seed}.py"
+    open_doc(client, uri, BASE)
+    text = BASE.encode()
+    for version in range(2, steps + 2):
+        index = LineIndex(text)
+        a, b = sorted(rnd.randrange(len(text) + 1) for _ in range(2))
+        start, end = index.position_of(a, encoding), index.position_of(b, encoding)
+        new = rnd.choice(PIECES)
+        sa, sb = index.offset_of(start, encoding), index.offset_of(end, encoding)
+        text = text[:sa] + new.encode() + text[sb:]
+        change_doc(client, uri, version, new, (start.line, start.character), (end.line, end.character))
+    fresh = f"file:///fresh{seed}.py"
+    open_doc(client, fresh, text.decode())
+    got = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
+    want = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": fresh}, "detail": True})
+    assert got["version"] == steps + 1
+    assert got["textSha256"] == want["textSha256"]
+    assert got["treeSha256"] == want["treeSha256"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_random_incremental_edits_utf16(utf16_client: LanguageClient, seed: int) -> None:
+    await random_session(utf16_client, Encoding.UTF16, seed, 25)
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_random_incremental_edits_utf8(utf8_client: LanguageClient, seed: int) -> None:
+    await random_session(utf8_client, Encoding.UTF8, 100 + seed, 25)
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_random_incremental_edits_utf32(utf32_client: LanguageClient, seed: int) -> None:
+    await random_session(utf32_client, Encoding.UTF32, 200 + seed, 25)
+
+
+async def test_versions_never_go_backwards(utf16_client: LanguageClient) -> None:
+    client = utf16_client
+    uri = "file:///v.py"
+    open_doc(client, uri, "a = 1\n", version=5)
+    change_doc(client, uri, 4, "zzz")  # older: ignored with a warning
+    change_doc(client, uri, 5, "zzz")  # same: ignored
+    info = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
+    assert info["version"] == 5 and info["bytes"] == 6
+    assert any("version 4 ignored" in m.message for m in client.log_messages)
+    change_doc(client, uri, 9, "b = 2\r\n")
+    info = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
+    assert info["version"] == 9 and info["bytes"] == 7  # CRLF kept as sent
+
+
+async def test_close_then_requests_see_nothing(utf16_client: LanguageClient) -> None:
+    client = utf16_client
+    uri = "file:///c.yaml"
+    open_doc(client, uri, "a: [1, 2]\n", language_id="yaml")
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    result = await client.text_document_selection_range_async(
+        types.SelectionRangeParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), positions=[types.Position(0, 4)]
+        )
+    )
+    assert result is not None
+    assert list(result) == []
