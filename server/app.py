@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 import attrs
@@ -35,8 +35,10 @@ from .errors import InvalidParams, TetherError, to_jsonrpc
 from .positions import Encoding, Pos
 from .protocol import TetherProtocol, make_converter, register_method
 from .settings import DatabaseSettings, LogSettings, Settings, extract_tether, parse
-from .storage import Database, open_database
 from .syntax import Snapshot, SyntaxCache
+
+if TYPE_CHECKING:
+    from .storage import Database  # SQLAlchemy is imported on first use, not at start-up
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,8 @@ class DocumentInfo:
     node_count: int
     has_syntax_errors: bool
     position_encoding: str
+    #: Parses done by the process so far: lets clients and benchmarks see that requests never reparse.
+    parse_count: int = 0
     text_sha256: str | None = None
     tree_sha256: str | None = None
 
@@ -193,6 +197,8 @@ class TetherServer(LanguageServer):
 
     def database(self) -> Database:
         """The database (opened and migrated on first use); raises StorageError when it cannot be."""
+        from .storage import open_database
+
         with self._db_lock:
             if self._database is None:
                 url = self.settings.section(DatabaseSettings).url
@@ -368,6 +374,7 @@ def register_lifecycle(server: TetherServer) -> None:
             node_count=tree.root_node.descendant_count if tree else 0,
             has_syntax_errors=bool(tree and tree.root_node.has_error),
             position_encoding=ls.encoding.value,
+            parse_count=ls.syntax.parse_count,
             text_sha256=hashlib.sha256(snapshot.text).hexdigest() if params.detail else None,
             tree_sha256=tree_digest(tree) if params.detail and tree else None,
         )

@@ -26,6 +26,8 @@ from .positions import LineIndex
 
 #: Snapshots kept per uri (the current one and a few recent ones for in-flight requests).
 SNAPSHOTS_PER_URI = 4
+#: Source bytes of documents whose trees stay in memory (trees cost 35-50x that: ~150-200 MB).
+TREE_BUDGET_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,36 @@ def language_by_name(name: str) -> LanguageSpec:
     raise KeyError(name)
 
 
+class TreeSlot:
+    """Holds one parse's tree; the cache may empty it under memory pressure and refill it on demand.
+
+    Re-parsing the same bytes yields the same tree, node for node, so the refilled tree keeps the parse's
+    node ids (its :class:`NodeIdSpace`) — an id a client holds stays valid.
+    """
+
+    __slots__ = ("_refill", "_tree")
+
+    def __init__(self, tree: Tree | None, refill: Callable[[], Tree] | None = None) -> None:
+        self._tree = tree
+        self._refill = refill
+
+    @property
+    def resident(self) -> bool:
+        return self._tree is not None
+
+    def get(self) -> Tree | None:
+        if self._tree is None and self._refill is not None:
+            self._tree = self._refill()
+        return self._tree
+
+    def evict(self) -> None:
+        if self._refill is not None:
+            self._tree = None
+
+
+_NO_TREE = TreeSlot(None)
+
+
 @dataclass(frozen=True, eq=False)
 class Snapshot:
     """One version of one document, immutable: what read-only handlers work on."""
@@ -83,9 +115,13 @@ class Snapshot:
     uri: str
     doc: TextVersion
     language: str | None
-    tree: Tree | None
+    slot: TreeSlot
     ids: NodeIdSpace | None
     parse_ms: float = 0.0
+
+    @property
+    def tree(self) -> Tree | None:
+        return self.slot.get()
 
     @property
     def version(self) -> int:
@@ -101,12 +137,20 @@ class Snapshot:
 
 
 class SyntaxCache:
-    """Parse cache keyed on ``(uri, version)`` with incremental reparsing; main-thread only (writers)."""
+    """Parse cache keyed on ``(uri, version)`` with incremental reparsing; main-thread only.
 
-    def __init__(self, keep: int = SNAPSHOTS_PER_URI) -> None:
+    Memory: a tree-sitter tree costs about 35 bytes per source byte (10 MB for a 10,000-line file), so
+    the current trees of the least recently used documents beyond ``tree_budget`` source bytes are
+    dropped and re-parsed (same ids) when next needed; documents being edited or queried stay resident,
+    so a request on the current version does not reparse.
+    """
+
+    def __init__(self, keep: int = SNAPSHOTS_PER_URI, tree_budget: int = TREE_BUDGET_BYTES) -> None:
         self._keep = keep
+        self._tree_budget = tree_budget
         self._parsers: dict[str, Parser] = {}
         self._by_uri: dict[str, OrderedDict[int, Snapshot]] = {}
+        self._recent: OrderedDict[str, int] = OrderedDict()  # uri -> source bytes of its resident trees
         self.parse_count = 0
 
     def _parser(self, spec: LanguageSpec) -> Parser:
@@ -120,23 +164,57 @@ class SyntaxCache:
         kept[snapshot.version] = snapshot
         while len(kept) > self._keep:
             kept.popitem(last=False)
+        if snapshot.slot.resident:
+            self._touch(snapshot.uri, len(snapshot.text))
         return snapshot
 
-    def _parse(self, spec: LanguageSpec, text: bytes, old: Tree | None) -> tuple[Tree, NodeIdSpace, float]:
+    def _touch(self, uri: str, size: int) -> None:
+        self._recent[uri] = size
+        self._recent.move_to_end(uri)
+        total = sum(self._recent.values())
+        while total > self._tree_budget and len(self._recent) > 1:
+            victim, victim_size = next(iter(self._recent.items()))
+            if victim == uri:
+                break
+            del self._recent[victim]
+            total -= victim_size
+            self._evict(victim)
+
+    def _evict(self, uri: str) -> None:
+        kept = self._by_uri.get(uri)
+        if not kept:
+            return
+        current = next(reversed(kept.values()))
+        kept.clear()  # older snapshots share subtrees with the current one: drop them with it
+        kept[current.version] = current
+        current.slot.evict()
+
+    def _parse(self, spec: LanguageSpec, text: bytes, old: Tree | None) -> tuple[Tree, float]:
         started = time.perf_counter()
         tree = self._parser(spec).parse(text, old) if old is not None else self._parser(spec).parse(text)
         self.parse_count += 1
-        return tree, allocate(tree), (time.perf_counter() - started) * 1000
+        return tree, (time.perf_counter() - started) * 1000
+
+    def _snapshot(self, uri: str, current: TextVersion, spec: LanguageSpec, old: Tree | None) -> Snapshot:
+        tree, ms = self._parse(spec, current.text, old)
+        ids = allocate(tree)
+
+        def refill() -> Tree:
+            fresh, _ = self._parse(spec, current.text, None)
+            if fresh.root_node.descendant_count != ids.count:  # pragma: no cover - parsing is deterministic
+                raise RuntimeError(f"re-parse of {uri} gave a different tree")
+            self._touch(uri, len(current.text))
+            return fresh
+
+        return self._store(Snapshot(uri, current, spec.name, TreeSlot(tree, refill), ids, ms))
 
     def open(self, doc: Document) -> Snapshot:
         """Parse a newly opened document from scratch."""
-        self._by_uri.pop(doc.uri, None)
+        self.close(doc.uri)
         spec = language_for(doc.language_id, doc.uri)
-        current = doc.current
         if spec is None:
-            return self._store(Snapshot(doc.uri, current, None, None, None))
-        tree, ids, ms = self._parse(spec, current.text, None)
-        return self._store(Snapshot(doc.uri, current, spec.name, tree, ids, ms))
+            return self._store(Snapshot(doc.uri, doc.current, None, _NO_TREE, None))
+        return self._snapshot(doc.uri, doc.current, spec, None)
 
     def update(self, doc: Document) -> Snapshot:
         """Snapshot the document's current version, reparsing incrementally from the latest kept tree."""
@@ -144,15 +222,13 @@ class SyntaxCache:
         previous = self.latest(doc.uri)
         spec = language_for(doc.language_id, doc.uri)
         if spec is None:
-            return self._store(Snapshot(doc.uri, current, None, None, None))
-        if previous is None or previous.tree is None or previous.language != spec.name:
-            tree, ids, ms = self._parse(spec, current.text, None)
-            return self._store(Snapshot(doc.uri, current, spec.name, tree, ids, ms))
-        edits = doc.edits_since(previous.version)
-        if edits is None:  # the previous snapshot's version fell out of history: parse afresh
-            tree, ids, ms = self._parse(spec, current.text, None)
-            return self._store(Snapshot(doc.uri, current, spec.name, tree, ids, ms))
-        old = previous.tree.copy()
+            return self._store(Snapshot(doc.uri, current, None, _NO_TREE, None))
+        edits = doc.edits_since(previous.version) if previous is not None else None
+        if previous is None or previous.language != spec.name or edits is None:
+            return self._snapshot(doc.uri, current, spec, None)  # nothing to reuse: parse afresh
+        previous_tree = previous.tree
+        assert previous_tree is not None
+        old = previous_tree.copy()
         for edit in edits:
             old.edit(
                 start_byte=edit.start,
@@ -162,8 +238,7 @@ class SyntaxCache:
                 old_end_point=Point(*edit.old_end_point),
                 new_end_point=Point(*edit.new_end_point),
             )
-        tree, ids, ms = self._parse(spec, current.text, old)
-        return self._store(Snapshot(doc.uri, current, spec.name, tree, ids, ms))
+        return self._snapshot(doc.uri, current, spec, old)
 
     def latest(self, uri: str) -> Snapshot | None:
         kept = self._by_uri.get(uri)
@@ -173,23 +248,33 @@ class SyntaxCache:
 
     def get(self, uri: str, version: int | None = None) -> Snapshot | None:
         """The snapshot of ``uri`` at ``version`` (the latest when None), if kept."""
-        if version is None:
-            return self.latest(uri)
         kept = self._by_uri.get(uri)
-        return kept.get(version) if kept else None
+        if not kept:
+            return None
+        snapshot = next(reversed(kept.values())) if version is None else kept.get(version)
+        if snapshot is not None and uri in self._recent:
+            self._recent.move_to_end(uri)  # recently queried documents keep their trees
+        return snapshot
 
     def close(self, uri: str) -> None:
         self._by_uri.pop(uri, None)
+        self._recent.pop(uri, None)
 
     def rename(self, old_uri: str, new_uri: str) -> None:
         kept = self._by_uri.pop(old_uri, None)
         if kept is not None:
             self._by_uri[new_uri] = OrderedDict(
-                (v, Snapshot(new_uri, s.doc, s.language, s.tree, s.ids, s.parse_ms)) for v, s in kept.items()
+                (v, Snapshot(new_uri, s.doc, s.language, s.slot, s.ids, s.parse_ms)) for v, s in kept.items()
             )
+        if old_uri in self._recent:
+            self._recent[new_uri] = self._recent.pop(old_uri)
 
     def uris(self) -> list[str]:
         return list(self._by_uri)
+
+    def resident_uris(self) -> list[str]:
+        """Documents whose current tree is in memory, least recently used first."""
+        return list(self._recent)
 
 
 def parse_text(language: str, text: bytes) -> Tree:

@@ -149,3 +149,25 @@ def test_incremental_edits_match_a_fresh_parse(
         assert snap.text.decode() == expected
         assert snap.tree is not None
         assert sexp(snap.tree) == sexp(parse_text(language, snap.text))
+
+
+def test_tree_budget_evicts_least_recently_used_and_refills_with_the_same_ids() -> None:
+    cache = SyntaxCache(tree_budget=2 * len(PY.encode()) + 10)
+    docs = [Document(f"file:///{name}.py", "python", 1, PY) for name in "abc"]
+    snaps = [cache.open(doc) for doc in docs]
+    assert cache.resident_uris() == ["file:///b.py", "file:///c.py"]
+    assert not snaps[0].slot.resident
+    cache.get("file:///b.py")  # a query keeps b recent
+    parses = cache.parse_count
+    tree = snaps[0].tree  # refilled on demand, one parse
+    assert tree is not None
+    assert cache.parse_count == parses + 1
+    assert cache.resident_uris() == ["file:///b.py", "file:///a.py"]  # c was least recent
+    ids = snaps[0].ids
+    assert ids is not None
+    for i, node in enumerate(all_nodes(tree.root_node)):
+        assert ids.id_of(tree, node) == ids.base + i
+    docs[2].apply(2, [ContentChange("x", (Pos(0, 0), Pos(0, 0)))], Encoding.UTF16)
+    updated = cache.update(docs[2])  # editing an evicted document works (refill, then incremental)
+    assert updated.tree is not None
+    assert sexp(updated.tree) == sexp(parse_text("python", updated.text))
