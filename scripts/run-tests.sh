@@ -32,10 +32,13 @@ tier() {
   fi
 }
 
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+
 pytest_tier() {
   local k=()
   [ -n "${TESTS_K:-}" ] && k=(-k "$TESTS_K")
-  python -m pytest -q -p no:cacheprovider "${k[@]}" "$@"
+  python -m pytest -q -p no:cacheprovider --junitxml="$reports/$(basename "$1").xml" "${k[@]}" "$@"
 }
 
 tier "lint (ruff check, ruff format --check, mypy)" bash -c 'ruff check . && ruff format --check . && mypy'
@@ -45,4 +48,15 @@ tier "end-to-end tests over stdio" pytest_tier tests/e2e
 echo
 echo "== summary =="
 printf '%s\n' "${summaries[@]}"
+# One closing line over all tiers: "total: N passed, N failed, N skipped".
+python - "$reports" <<'PY'
+import sys, pathlib, xml.etree.ElementTree as ET
+tests = failed = skipped = 0
+for f in pathlib.Path(sys.argv[1]).glob("*.xml"):
+    for suite in ET.parse(f).getroot().iter("testsuite"):
+        tests += int(suite.get("tests", 0))
+        failed += int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        skipped += int(suite.get("skipped", 0))
+print(f"total: {tests - failed - skipped} passed, {failed} failed, {skipped} skipped")
+PY
 exit $failed

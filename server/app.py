@@ -26,12 +26,13 @@ from urllib.parse import unquote, urlparse
 
 import attrs
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from tree_sitter import Tree
 
 from . import __version__, logs
 from .documents import ContentChange, Document, DocumentStore
-from .errors import InvalidParams, TetherError, to_jsonrpc
+from .errors import INTERNAL_ERROR, InvalidParams, TetherError, to_jsonrpc
 from .positions import Encoding, Pos
 from .protocol import TetherProtocol, make_converter, register_method
 from .settings import DatabaseSettings, LogSettings, Settings, extract_tether, parse
@@ -66,6 +67,11 @@ class DocumentInfoParams:
     text_document: types.TextDocumentIdentifier
     #: Also hash the text and every node of the tree (costly on big files; for tests and diagnostics).
     detail: bool = False
+
+
+@attrs.define
+class DebugParams:
+    message: str
 
 
 @attrs.define
@@ -230,9 +236,15 @@ class TetherServer(LanguageServer):
     # --- errors and logs ---------------------------------------------------------------------------
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Log every out-of-band failure; tell the user once per session, never a popup per error."""
+        """Log unexpected failures; tell the user once per session, never a popup per error.
+
+        Request errors already reach the client as responses: expected ones (invalid params, request
+        failed) are not errors of the server at all, and internal ones are logged but raise no popup.
+        """
+        if isinstance(error, JsonRpcException) and error.code != INTERNAL_ERROR:
+            return
         log.error("internal error (%s): %s", getattr(source, "__name__", source), error)
-        if self._reported_error:
+        if self._reported_error or source is FeatureRequestError:
             return
         self._reported_error = True
         with contextlib.suppress(Exception):  # the transport may be gone
@@ -385,6 +397,11 @@ def register_lifecycle(server: TetherServer) -> None:
         def debug_raise(ls: TetherServer, params: Any) -> None:
             """Test hook: an unexpected exception inside a handler (must become -32603, server alive)."""
             raise RuntimeError("boom (test hook)")
+
+        @server.notification("tether/debug/raiseInNotification", DebugParams)
+        def debug_raise_notification(ls: TetherServer, params: DebugParams) -> None:
+            """Test hook: a notification handler failing (logged; one popup per session at most)."""
+            raise RuntimeError(f"boom in a notification: {params.message}")
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: TetherServer, *_args: Any) -> None:

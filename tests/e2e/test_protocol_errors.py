@@ -64,6 +64,7 @@ async def test_invalid_params_name_the_field(client: LanguageClient, method: str
     assert info.value.data is not None
     assert info.value.data["kind"] == "invalidParams"
     await alive(client)
+    assert client.messages == []  # an invalid request is the client's answer, not a popup
 
 
 async def test_unknown_document(client: LanguageClient) -> None:
@@ -96,8 +97,7 @@ async def test_handler_exception_is_internal_error_and_server_survives(client: L
         await raw_request(client, "tether/debug/raise", {})
     await alive(client)
     await alive(client)  # let any window/showMessage arrive
-    shown = [m for m in client.messages if "internal error" in m.message]
-    assert len(shown) <= 1  # at most one popup, never one per error
+    assert client.messages == []  # the failure was the request's answer: no popup
 
 
 async def test_malformed_notifications_are_ignored(client: LanguageClient) -> None:
@@ -129,3 +129,18 @@ def test_invalid_json_and_garbage_do_not_kill_the_server() -> None:
         assert reply["result"]["lines"] == 2
     finally:
         server.close()
+
+
+async def test_failing_notifications_show_one_popup_and_keep_serving(client: LanguageClient) -> None:
+    for i in range(3):
+        raw_notify(client, "tether/debug/raiseInNotification", {"message": f"#{i}"})
+    raw_notify(client, "tether/debug/raiseInNotification", {"message": 42})  # invalid params: logged, dropped
+    await alive(client)
+    await alive(client)
+    popups = [m for m in client.messages if "internal error" in m.message]
+    assert len(popups) == 1
+    assert any("boom in a notification: #2" in m.message for m in client.log_messages)
+    assert any(
+        "tether/debug/raiseInNotification notification: message: expected a string" in m.message
+        for m in client.log_messages
+    )
