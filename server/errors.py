@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pygls.exceptions import JsonRpcException
 
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
-from pygls.exceptions import JsonRpcException
 
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -71,6 +73,8 @@ def camel(name: str) -> str:
 
 
 def to_jsonrpc(exc: TetherError) -> JsonRpcException:
+    from pygls.exceptions import JsonRpcException  # here, so engines can raise TetherErrors without pygls
+
     return JsonRpcException(message=exc.message, code=exc.code, data=exc.data)
 
 

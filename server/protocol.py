@@ -76,6 +76,10 @@ def _message_type(spec: MethodSpec) -> type[Any]:
     return cls
 
 
+def _all_optional(cls: type[Any]) -> bool:
+    return attrs.has(cls) and all(a.default is not attrs.NOTHING for a in attrs.fields(cls))
+
+
 # --- the converter ------------------------------------------------------------------------------------
 
 
@@ -179,6 +183,9 @@ class TetherProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
         if "jsonrpc" not in data:
             return data
+        spec = _METHODS.get(data.get("method", ""))
+        if spec is not None and spec.params is not None and data.get("params") is None and _all_optional(spec.params):
+            data = {**data, "params": {}}  # params may be omitted when every field is optional
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Any, TypeVar, cast
 from urllib.parse import urlparse
 
 import tree_sitter_python
@@ -23,6 +24,8 @@ from tree_sitter import Language, Parser, Point, Tree
 from .documents import Document, TextVersion
 from .nodes import NodeIdSpace, allocate
 from .positions import LineIndex
+
+T = TypeVar("T")
 
 #: Snapshots kept per uri (the current one and a few recent ones for in-flight requests).
 SNAPSHOTS_PER_URI = 4
@@ -85,11 +88,12 @@ class TreeSlot:
     node ids (its :class:`NodeIdSpace`) — an id a client holds stays valid.
     """
 
-    __slots__ = ("_refill", "_tree")
+    __slots__ = ("_derived", "_refill", "_tree")
 
     def __init__(self, tree: Tree | None, refill: Callable[[], Tree] | None = None) -> None:
         self._tree = tree
         self._refill = refill
+        self._derived: dict[str, Any] = {}
 
     @property
     def resident(self) -> bool:
@@ -103,6 +107,17 @@ class TreeSlot:
     def evict(self) -> None:
         if self._refill is not None:
             self._tree = None
+            self._derived.clear()
+
+    def derived(self, key: str, build: Callable[[Tree], T]) -> T:
+        """Data a feature derives from this tree (an index, say): built once, dropped with the tree."""
+        value = self._derived.get(key)
+        if value is None:
+            tree = self.get()
+            if tree is None:
+                raise LookupError("no tree")
+            value = self._derived[key] = build(tree)
+        return cast(T, value)
 
 
 _NO_TREE = TreeSlot(None)

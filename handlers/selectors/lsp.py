@@ -1,20 +1,124 @@
-"""LSP edge of the selectors feature: method names, conversions, registration."""
+"""LSP edge of the selectors feature: ``tether/applySelector``, ``tether/listSelectors``,
+``textDocument/selectionRange``. Method names, params/result classes and conversions live here only."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import attrs
 from lsprotocol import types
 
-from server.positions import lsp_offset, lsp_range
+from server.positions import Pos, lsp_offset, lsp_range
+from server.syntax import Snapshot, language_for
 
+from .engine import resolve, run, validate
+from .index import TreeIndex
+from .kinds import KIND_NAMES, table_for
 from .spans import expansion
+from .vocabulary import SELECTORS
 
 if TYPE_CHECKING:
     from server.app import TetherServer
 
+INDEX_KEY = "selectors.index"
+
+
+@attrs.define
+class ApplySelectorParams:
+    uri: str
+    selector: str
+    cursor_node_ids: list[int]
+    args: list[Any] = attrs.field(factory=list)
+
+
+@attrs.define
+class ApplySelectorResult:
+    ranges: list[types.Range]
+    cursor_node_ids: list[int]
+
+
+@attrs.define
+class ListSelectorsParams:
+    language_id: str | None = None
+
+
+@attrs.define
+class SelectorArg:
+    name: str
+    type: str
+
+
+@attrs.define
+class SelectorInfo:
+    name: str
+    args: list[SelectorArg]
+    description: str
+
+
+@attrs.define
+class ListSelectorsResult:
+    selectors: list[SelectorInfo]
+    kinds: list[str]
+
+
+def tree_index(snapshot: Snapshot) -> TreeIndex:
+    """The snapshot's selector index, built on first use and dropped with the tree."""
+    return snapshot.slot.derived(INDEX_KEY, lambda tree: TreeIndex(tree, snapshot.text))
+
+
+def apply_selector(ls: TetherServer, params: ApplySelectorParams) -> ApplySelectorResult:
+    validated = validate(params.selector, params.args)
+    empty = ApplySelectorResult(ranges=[], cursor_node_ids=[])
+    snapshot = ls.snapshot(params.uri)
+    if snapshot is None or snapshot.language is None or snapshot.ids is None:
+        return empty
+    tree = snapshot.tree
+    if tree is None:
+        return empty
+    index = tree_index(snapshot)
+    cursors = resolve(snapshot.ids, index, params.cursor_node_ids)
+    if not cursors:
+        return empty
+    text_index, encoding = snapshot.index, ls.encoding
+    out = run(
+        validated,
+        index,
+        table_for(snapshot.language, tree.language),
+        tree,
+        cursors,
+        lambda line, character: text_index.offset_of(Pos(line, character), encoding),
+    )
+    base = snapshot.ids.base
+    return ApplySelectorResult(
+        ranges=[lsp_range(text_index, *index.span(i), encoding) for i in out],
+        cursor_node_ids=[base + i for i in out],
+    )
+
+
+def list_selectors(params: ListSelectorsParams | None) -> ListSelectorsResult:
+    kinds = list(KIND_NAMES)
+    spec = language_for(params.language_id, "") if params and params.language_id else None
+    if spec is not None:
+        table = table_for(spec.name, spec.language)
+        kinds = [k for k in KIND_NAMES if table.candidates(k)]
+    return ListSelectorsResult(
+        selectors=[
+            SelectorInfo(s.name, [SelectorArg(a.name, a.type) for a in s.args], s.description)
+            for s in SELECTORS.values()
+        ],
+        kinds=kinds,
+    )
+
 
 def register(server: TetherServer) -> None:
+    @server.handler("tether/applySelector", ApplySelectorParams, ApplySelectorResult)
+    def _apply(ls: TetherServer, params: ApplySelectorParams) -> ApplySelectorResult:
+        return apply_selector(ls, params)
+
+    @server.handler("tether/listSelectors", ListSelectorsParams, ListSelectorsResult)
+    def _list(ls: TetherServer, params: ListSelectorsParams | None) -> ListSelectorsResult:
+        return list_selectors(params)
+
     @server.handler(types.TEXT_DOCUMENT_SELECTION_RANGE)
     def selection_range(ls: TetherServer, params: types.SelectionRangeParams) -> list[types.SelectionRange]:
         snapshot = ls.snapshot(params.text_document.uri)

@@ -1,0 +1,580 @@
+"""The 47 selectors of SELECTORS.md §4: names, argument specs, descriptions and implementations.
+
+Every selector is a pure function over a :class:`Context` (one tree's index, its kind table, the
+request's position converter and regex budget). Per-cursor selectors map one cursor (a pre-order index)
+to zero or more nodes; list-level selectors (ordinals, filters) see the whole cursor list. The engine
+(:mod:`.engine`) validates, de-duplicates and sorts around them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import regex
+from tree_sitter import Tree
+
+from server.errors import InvalidParams
+from server.nodes import descendant_index
+
+from .index import TreeIndex
+from .kinds import KIND_NAMES, YAML_SCALARS, KindTable
+
+ArgType = Literal["int", "nat", "str"]
+
+#: Total time filterText/filterNotText may spend matching in one request.
+REGEX_BUDGET_S = 0.5
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    type: ArgType
+
+
+@dataclass
+class Context:
+    """Everything a selector may look at for one request."""
+
+    index: TreeIndex
+    table: KindTable
+    tree: Tree
+    to_offset: Callable[[int, int], int]  # (line, character) in the negotiated encoding -> byte offset
+    selector: str = ""
+    deadline: float = 0.0
+
+    def positions(self, kind_ids: frozenset[int]) -> list[int]:
+        return self.index.positions(kind_ids)
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """Candidates by kind id (cheap) refined by a predicate (context): a kind, a type or a union."""
+
+    candidates: frozenset[int]
+    test: Callable[[TreeIndex, int], bool]
+
+    def __or__(self, other: Matcher) -> Matcher:
+        a, b = self.test, other.test
+        return Matcher(self.candidates | other.candidates, lambda ix, i: a(ix, i) or b(ix, i))
+
+
+def kind(ctx: Context, name: str) -> Matcher:
+    return Matcher(ctx.table.candidates(name), ctx.table.predicates[name])
+
+
+def types(ctx: Context, *names: str) -> Matcher:
+    ids = ctx.table.ids(*names)
+    return Matcher(ids, lambda ix, i: bool(ix.named[i]) and ix.kind[i] in ids)
+
+
+# --- walking ---------------------------------------------------------------------------------------
+
+
+def _between(sorted_positions: list[int], lo: int, hi: int) -> Iterator[int]:
+    """Positions p with lo <= p < hi, from a sorted list."""
+    start = bisect.bisect_left(sorted_positions, lo)
+    for p in sorted_positions[start:]:
+        if p >= hi:
+            return
+        yield p
+
+
+def deep(ctx: Context, c: int, matcher: Matcher) -> list[int]:
+    """Every match among ``c`` and its descendants, nested ones included."""
+    ix = ctx.index
+    return [p for p in _between(ctx.positions(matcher.candidates), c, ix.subtree_end[c]) if matcher.test(ix, p)]
+
+
+def outermost(ctx: Context, c: int, matcher: Matcher) -> list[int]:
+    """Matches among ``c`` and its descendants, not descending into a match (outermost owners)."""
+    ix = ctx.index
+    owners: list[int] = []
+    skip_until = -1
+    for p in _between(ctx.positions(matcher.candidates), c, ix.subtree_end[c]):
+        if p < skip_until:
+            continue
+        if matcher.test(ix, p):
+            owners.append(p)
+            skip_until = ix.subtree_end[p]
+    return owners
+
+
+def structural(ctx: Context, i: int) -> list[int]:
+    """Named children except comments."""
+    ix = ctx.index
+    comments = ctx.table.ids("comment")
+    return [j for j in ix.children(i) if ix.named[j] and ix.kind[j] not in comments]
+
+
+def field_child(ctx: Context, i: int, name: str) -> int | None:
+    return ctx.index.child_by_field(i, ctx.table.field_id(name))
+
+
+def inner_definition(ctx: Context, i: int) -> int:
+    """A decorated definition's function/class definition; any other node itself."""
+    if ctx.index.kind[i] in ctx.table.ids("decorated_definition"):
+        inner = field_child(ctx, i, "definition")
+        if inner is not None:
+            return inner
+    return i
+
+
+def is_type(ctx: Context, i: int, *names: str) -> bool:
+    return bool(ctx.index.named[i]) and ctx.index.kind[i] in ctx.table.ids(*names)
+
+
+# --- part selectors --------------------------------------------------------------------------------
+
+
+def part_name(ctx: Context, owner: int) -> Iterable[int]:
+    name = field_child(ctx, inner_definition(ctx, owner), "name")
+    return [name] if name is not None else []
+
+
+def part_decorators(ctx: Context, owner: int) -> Iterable[int]:
+    if not is_type(ctx, owner, "decorated_definition"):
+        return []
+    return [j for j in ctx.index.children(owner) if is_type(ctx, j, "decorator")]
+
+
+def part_parameters(ctx: Context, owner: int) -> Iterable[int]:
+    params = field_child(ctx, inner_definition(ctx, owner), "parameters")
+    if params is None:
+        return []
+    return [j for j in structural(ctx, params) if not is_type(ctx, j, "keyword_separator", "positional_separator")]
+
+
+def part_body(ctx: Context, owner: int) -> Iterable[int]:
+    node = inner_definition(ctx, owner)
+    body = field_child(ctx, node, "consequence" if is_type(ctx, node, "if_statement") else "body")
+    return [body] if body is not None else []
+
+
+def part_arguments(ctx: Context, owner: int) -> Iterable[int]:
+    args = field_child(ctx, owner, "arguments")
+    if args is None:
+        return []
+    if is_type(ctx, args, "generator_expression"):
+        return [args]
+    return structural(ctx, args)
+
+
+def part_key(ctx: Context, owner: int) -> Iterable[int]:
+    key = field_child(ctx, owner, "key")
+    return [key] if key is not None else []
+
+
+def part_value(ctx: Context, owner: int) -> Iterable[int]:
+    if is_type(ctx, owner, "assignment", "augmented_assignment"):
+        value = field_child(ctx, owner, "right")
+    elif is_type(ctx, owner, "return_statement", "block_sequence_item"):
+        children = structural(ctx, owner)
+        value = children[0] if children else None
+    else:
+        value = field_child(ctx, owner, "value")
+    return [value] if value is not None else []
+
+
+def part_items(ctx: Context, owner: int) -> Iterable[int]:
+    return structural(ctx, owner)
+
+
+def part_condition(ctx: Context, owner: int) -> Iterable[int]:
+    condition = field_child(ctx, owner, "condition")
+    return [condition] if condition is not None else []
+
+
+OWNERS: dict[str, Callable[[Context], Matcher]] = {
+    "selectName": lambda ctx: kind(ctx, "function") | kind(ctx, "class"),
+    "selectDecorators": lambda ctx: kind(ctx, "function") | kind(ctx, "class"),
+    "selectParameters": lambda ctx: kind(ctx, "function") | kind(ctx, "lambda"),
+    "selectBody": lambda ctx: (
+        kind(ctx, "function")
+        | kind(ctx, "class")
+        | types(ctx, "if_statement", "for_statement", "while_statement", "with_statement", "try_statement")
+    ),
+    "selectArguments": lambda ctx: kind(ctx, "call"),
+    "selectKey": lambda ctx: kind(ctx, "pair"),
+    "selectValue": lambda ctx: (
+        kind(ctx, "pair")
+        | types(
+            ctx,
+            "keyword_argument",
+            "default_parameter",
+            "typed_default_parameter",
+            "assignment",
+            "augmented_assignment",
+            "return_statement",
+            "block_sequence_item",
+        )
+    ),
+    "selectItems": lambda ctx: kind(ctx, "list") | kind(ctx, "map"),
+    "selectCondition": lambda ctx: types(ctx, "if_statement", "elif_clause", "while_statement"),
+}
+PARTS: dict[str, Callable[[Context, int], Iterable[int]]] = {
+    "selectName": part_name,
+    "selectDecorators": part_decorators,
+    "selectParameters": part_parameters,
+    "selectBody": part_body,
+    "selectArguments": part_arguments,
+    "selectKey": part_key,
+    "selectValue": part_value,
+    "selectItems": part_items,
+    "selectCondition": part_condition,
+}
+
+
+# --- navigation ------------------------------------------------------------------------------------
+
+
+def nav_parent(ctx: Context, c: int) -> list[int]:
+    ix = ctx.index
+    s, e = ix.span(c)
+    for a in ix.ancestors(c):
+        a_s, a_e = ix.span(a)
+        if a_s <= s and e <= a_e and (a_s, a_e) != (s, e):
+            return [a]
+    return []
+
+
+YAML_WRAPPERS = ("document", "block_node", "flow_node")
+YAML_NOT_CONTENT = ("anchor", "tag", "yaml_directive", "tag_directive", "reserved_directive")
+
+
+def unwrap(ctx: Context, i: int) -> int:
+    """Step through YAML wrappers: single-content documents/nodes, a single-document stream."""
+    if ctx.table.name != "yaml":
+        return i
+    while True:
+        if is_type(ctx, i, *YAML_WRAPPERS):
+            content = [j for j in structural(ctx, i) if not is_type(ctx, j, *YAML_NOT_CONTENT)]
+        elif is_type(ctx, i, "stream"):
+            content = [j for j in structural(ctx, i) if is_type(ctx, j, "document")]
+        else:
+            return i
+        if len(content) != 1:
+            return i
+        i = content[0]
+
+
+def nav_children(ctx: Context, c: int) -> list[int]:
+    u = unwrap(ctx, c)
+    if ctx.table.name == "yaml" and is_type(ctx, u, *YAML_SCALARS):
+        return []
+    return structural(ctx, u)
+
+
+def nav_siblings(ctx: Context, c: int) -> list[int]:
+    p = ctx.index.parent[c]
+    return [] if p < 0 else sorted({*structural(ctx, p), c})
+
+
+def nav_next(ctx: Context, c: int) -> list[int]:
+    p = ctx.index.parent[c]
+    following = [j for j in structural(ctx, p) if j > c] if p >= 0 else []
+    return following[:1]
+
+
+def nav_prev(ctx: Context, c: int) -> list[int]:
+    p = ctx.index.parent[c]
+    preceding = [j for j in structural(ctx, p) if j < c] if p >= 0 else []
+    return preceding[-1:]
+
+
+def nav_enclosing(ctx: Context, c: int, kind_name: str) -> list[int]:
+    test = ctx.table.predicates[kind_name]
+    for a in (c, *ctx.index.ancestors(c)):
+        if test(ctx.index, a):
+            return [a]
+    return []
+
+
+def nav_at(ctx: Context, c: int, line: int, character: int) -> list[int]:
+    b = ctx.to_offset(line, character)
+    node = ctx.tree.root_node.named_descendant_for_byte_range(b, b)
+    if node is None:
+        return []
+    j = descendant_index(ctx.tree, node)
+    return [j] if j == c or ctx.index.is_ancestor(c, j) else []
+
+
+def nav_range(ctx: Context, c: int, sl: int, sc: int, el: int, ec: int) -> list[int]:
+    ix = ctx.index
+    start, end = sorted((ctx.to_offset(sl, sc), ctx.to_offset(el, ec)))
+    comments = ctx.table.ids("comment")
+    out: list[int] = []
+    j, stop = c, ix.subtree_end[c]
+    while j < stop:
+        if ix.end[j] <= start or ix.start[j] >= end:
+            j = ix.subtree_end[j]  # entirely before or after
+            continue
+        s, e = ix.span(j)
+        if ix.named[j] and ix.kind[j] not in comments and s < e and start <= s and e <= end:
+            out.append(j)  # maximal: do not descend
+            j = ix.subtree_end[j]
+        else:
+            j += 1  # partial overlap: descend
+    return out
+
+
+# --- list-level ------------------------------------------------------------------------------------
+
+
+def groups(ctx: Context, cursors: Sequence[int]) -> list[list[int]]:
+    """Cursors grouped by immediate parent (the root alone), each group in document order."""
+    by_parent: dict[int, list[int]] = {}
+    for c in cursors:
+        by_parent.setdefault(ctx.index.parent[c] if c != 0 else -2, []).append(c)
+    return list(by_parent.values())
+
+
+def ordinal(pick: Callable[[list[int]], list[int]]) -> Callable[[Context, Sequence[int]], list[int]]:
+    def run(ctx: Context, cursors: Sequence[int]) -> list[int]:
+        return [c for group in groups(ctx, cursors) for c in pick(group)]
+
+    return run
+
+
+def select_nth(ctx: Context, cursors: Sequence[int], n: int) -> list[int]:
+    out: list[int] = []
+    for group in groups(ctx, cursors):
+        if -len(group) <= n < len(group):
+            out.append(group[n])
+    return out
+
+
+def text_filter(keep_matches: bool) -> Callable[[Context, Sequence[int], regex.Pattern[str]], list[int]]:
+    def run(ctx: Context, cursors: Sequence[int], pattern: regex.Pattern[str]) -> list[int]:
+        out = []
+        for c in cursors:
+            left = ctx.deadline - time.monotonic()
+            try:
+                found = left > 0 and pattern.search(ctx.index.node_text(c), timeout=left) is not None
+            except TimeoutError:
+                found = None
+            if left <= 0 or found is None:
+                raise InvalidParams(
+                    "args[0]",
+                    f"the regular expression ran out of its {REGEX_BUDGET_S:g} s budget "
+                    "(catastrophic backtracking?); simplify it",
+                    kind="invalidArgs",
+                    selector=ctx.selector,
+                )
+            if found == keep_matches:
+                out.append(c)
+        return out
+
+    return run
+
+
+def filter_kind(ctx: Context, cursors: Sequence[int], kind_name: str) -> list[int]:
+    test = ctx.table.predicates[kind_name]
+    return [c for c in cursors if test(ctx.index, c)]
+
+
+def filter_outermost(ctx: Context, cursors: Sequence[int]) -> list[int]:
+    out, current_end = [], -1
+    for c in cursors:  # sorted in pre-order: a descendant follows its ancestor
+        if c < current_end:
+            continue
+        out.append(c)
+        current_end = ctx.index.subtree_end[c]
+    return out
+
+
+def filter_innermost(ctx: Context, cursors: Sequence[int]) -> list[int]:
+    ix = ctx.index
+    return [c for k, c in enumerate(cursors) if not (k + 1 < len(cursors) and ix.is_ancestor(c, cursors[k + 1]))]
+
+
+def select_by_type(ctx: Context, c: int, type_name: str) -> list[int]:
+    return deep(ctx, c, types(ctx, type_name))
+
+
+# --- the vocabulary ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Selector:
+    name: str
+    args: tuple[Arg, ...]
+    description: str
+    run: Callable[..., Iterable[int]]
+    list_level: bool = False
+    #: Which str argument is a kind name / a regex (validated before any tree is looked at).
+    kind_arg: bool = False
+    regex_arg: bool = False
+
+
+def _deep_kind(kind_name: str) -> Callable[[Context, int], list[int]]:
+    return lambda ctx, c: deep(ctx, c, kind(ctx, kind_name))
+
+
+def _part(name: str) -> Callable[[Context, int], list[int]]:
+    owner_of, part = OWNERS[name], PARTS[name]
+    return lambda ctx, c: [p for owner in outermost(ctx, c, owner_of(ctx)) for p in part(ctx, owner)]
+
+
+KIND_SELECTORS = {
+    "selectFunctions": ("function", "functions and async functions, decorators included"),
+    "selectMethods": ("method", "functions defined directly in a class body"),
+    "selectClasses": ("class", "classes, decorators included"),
+    "selectCalls": ("call", "calls"),
+    "selectStatements": ("statement", "simple and compound statements"),
+    "selectIfStatements": ("if", "if statements"),
+    "selectLoops": ("loop", "for and while loops"),
+    "selectImports": ("import", "import statements"),
+    "selectAssignments": ("assignment", "assignments and augmented assignments (the expression)"),
+    "selectReturns": ("return", "return statements"),
+    "selectLambdas": ("lambda", "lambdas"),
+    "selectComprehensions": ("comprehension", "list/set/dict comprehensions and generator expressions"),
+    "selectStrings": ("string", "strings (f-strings and docstrings too; YAML scalars that are not keys)"),
+    "selectComments": ("comment", "comments"),
+    "selectIdentifiers": ("identifier", "identifiers"),
+    "selectLists": ("list", "lists, tuples, sets; YAML sequences"),
+    "selectMaps": ("map", "dictionaries; YAML mappings"),
+    "selectPairs": ("pair", "dictionary entries; YAML key/value pairs"),
+    "selectDocuments": ("document", "YAML documents"),
+}
+
+PART_DESCRIPTIONS = {
+    "selectName": "the name of each outermost function or class",
+    "selectDecorators": "the decorators of each outermost function or class",
+    "selectParameters": "the parameters of each outermost function or lambda (no bare * or /)",
+    "selectBody": "the body of each outermost function, class, if (its consequence), for, while, with, try",
+    "selectArguments": "the arguments of each outermost call",
+    "selectKey": "the key of each outermost pair",
+    "selectValue": "the value of each outermost pair, keyword argument, default, assignment, return, YAML item",
+    "selectItems": "the items of each outermost list or map",
+    "selectCondition": "the condition of each outermost if, elif or while",
+}
+
+
+def _build() -> dict[str, Selector]:
+    table: list[Selector] = []
+    for name, (kind_name, description) in KIND_SELECTORS.items():
+        table.append(
+            Selector(name, (), f"Every {description} inside each cursor (nested ones too).", _deep_kind(kind_name))
+        )
+    for name, description in PART_DESCRIPTIONS.items():
+        table.append(Selector(name, (), f"Part: {description}.", _part(name)))
+    table += [
+        Selector("selectParent", (), "The lowest ancestor whose range strictly contains the cursor's.", nav_parent),
+        Selector("selectChildren", (), "The structural children (YAML wrappers unwrapped).", nav_children),
+        Selector("selectSiblings", (), "The structural children of the parent, the cursor included.", nav_siblings),
+        Selector("selectNextSibling", (), "The next structural child of the parent.", nav_next),
+        Selector("selectPrevSibling", (), "The previous structural child of the parent.", nav_prev),
+        Selector(
+            "selectEnclosing",
+            (Arg("kind", "str"),),
+            "The nearest ancestor-or-self of the given kind.",
+            nav_enclosing,
+            kind_arg=True,
+        ),
+        Selector(
+            "selectAt",
+            (Arg("line", "nat"), Arg("character", "nat")),
+            "The smallest named node at a position, when it lies in a cursor (start a chain at the caret).",
+            nav_at,
+        ),
+        Selector(
+            "selectRange",
+            (Arg("startLine", "nat"), Arg("startCharacter", "nat"), Arg("endLine", "nat"), Arg("endCharacter", "nat")),
+            "The maximal named nodes inside a range (start a chain from a selection).",
+            nav_range,
+        ),
+        Selector("selectFirst", (), "The first cursor of each group of siblings.", ordinal(lambda g: g[:1]), True),
+        Selector("selectLast", (), "The last cursor of each group of siblings.", ordinal(lambda g: g[-1:]), True),
+        Selector(
+            "selectNth",
+            (Arg("n", "int"),),
+            "The n-th cursor of each group of siblings (0-based; negative from the end).",
+            select_nth,
+            True,
+        ),
+        Selector("selectAllButFirst", (), "Each group of siblings but its first.", ordinal(lambda g: g[1:]), True),
+        Selector("selectAllButLast", (), "Each group of siblings but its last.", ordinal(lambda g: g[:-1]), True),
+        Selector(
+            "filterText",
+            (Arg("regex", "str"),),
+            "Keep cursors whose text matches the regex (re.search).",
+            text_filter(True),
+            True,
+            regex_arg=True,
+        ),
+        Selector(
+            "filterNotText",
+            (Arg("regex", "str"),),
+            "Keep cursors whose text does not match the regex.",
+            text_filter(False),
+            True,
+            regex_arg=True,
+        ),
+        Selector(
+            "filterKind", (Arg("kind", "str"),), "Keep cursors of the given kind.", filter_kind, True, kind_arg=True
+        ),
+        Selector("filterOutermost", (), "Drop cursors inside another cursor.", filter_outermost, True),
+        Selector("filterInnermost", (), "Drop cursors that contain another cursor.", filter_innermost, True),
+        Selector(
+            "selectByType",
+            (Arg("type", "str"),),
+            "Named nodes of exactly this tree-sitter type inside each cursor.",
+            select_by_type,
+        ),
+    ]
+    return {s.name: s for s in table}
+
+
+SELECTORS: dict[str, Selector] = _build()
+
+
+def parse_args(selector: Selector, args: Sequence[Any]) -> tuple[Any, ...]:
+    """Validate arguments (count, JSON type, kind names, regex syntax); raises InvalidParams."""
+
+    def bad(field_name: str, reason: str, **extra: Any) -> InvalidParams:
+        return InvalidParams(field_name, reason, kind="invalidArgs", selector=selector.name, **extra)
+
+    if len(args) != len(selector.args):
+        expected = ", ".join(f"{a.name}: {a.type}" for a in selector.args) or "none"
+        raise bad("args", f"{selector.name} takes {len(selector.args)} argument(s) ({expected}), got {len(args)}")
+    parsed: list[Any] = []
+    for position, (spec, value) in enumerate(zip(selector.args, args, strict=True)):
+        where = f"args[{position}]"
+        if spec.type in ("int", "nat"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise bad(where, f"{spec.name} must be an integer, got {_describe(value)}")
+            if isinstance(value, float) and not value.is_integer():
+                raise bad(where, f"{spec.name} must be an integer, got {value!r}")
+            number = int(value)
+            if spec.type == "nat" and number < 0:
+                raise bad(where, f"{spec.name} must be 0 or more, got {number}")
+            parsed.append(number)
+            continue
+        if not isinstance(value, str):
+            raise bad(where, f"{spec.name} must be a string, got {_describe(value)}")
+        if selector.kind_arg and value not in KIND_NAMES:
+            raise bad(where, f"unknown kind {value!r}", available=list(KIND_NAMES))
+        if selector.regex_arg:
+            try:
+                parsed.append(regex.compile(value, flags=regex.VERSION0))
+            except (regex.error, ValueError, OverflowError) as exc:
+                raise bad(where, f"invalid regular expression: {exc}") from exc
+            continue
+        parsed.append(value)
+    return tuple(parsed)
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return repr(value)
