@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from server.app import TetherServer
+    from server.demo import Section
 
 
 def register(server: TetherServer) -> None:
@@ -13,3 +15,21 @@ def register(server: TetherServer) -> None:
     from .selectors import lsp as selectors
 
     selectors.register(server)
+
+
+def commands() -> dict[str, Callable[[Sequence[str]], int]]:
+    """Feature subcommands of ``tether-lsp`` (loaded only when invoked)."""
+
+    def select(argv: Sequence[str]) -> int:
+        from .selectors.cli import main
+
+        return main(argv)
+
+    return {"select": select}
+
+
+def demo_sections() -> list[tuple[str, Section]]:
+    """Each feature's section of ``tether-lsp demo``, in order."""
+    from .selectors.demo import section as selectors_section
+
+    return [("selectors", selectors_section)]

@@ -12,13 +12,13 @@ from collections.abc import Sequence
 
 from . import __version__, logs
 
-SUBCOMMANDS = ("demo",)
-
 
 def _serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tether-lsp",
-        description="Tether language server. Subcommands: demo [DIR] (a scripted session over the examples).",
+        description="Tether language server (stdio unless --tcp/--ws). Subcommands: "
+        "demo [DIR] (a scripted LSP session over the examples), "
+        "select FILE SELECTOR[:ARG,...]... (run a selector chain on a file).",
     )
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
@@ -38,6 +38,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .demo import main as demo_main
 
         return demo_main(args[1:])
+    if args and not args[0].startswith("-"):
+        from handlers import commands
+
+        command = commands().get(args[0])
+        if command is not None:
+            return command(args[1:])
     options = _serve_parser().parse_args(args)
     logs.configure(options.log_level, options.log_file)
     from .app import create_server

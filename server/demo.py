@@ -2,7 +2,7 @@
 
 It starts ``python -m server`` as a subprocess, initializes, opens every Python/YAML file under DIR, prints
 what the server holds for each (language, size, parse time) and an expand-selection at an interesting
-position, then shuts down cleanly. Each feature adds its section to :data:`SECTIONS`.
+position, then shuts down cleanly. Each feature adds its section through ``handlers.demo_sections``.
 """
 
 from __future__ import annotations
@@ -36,16 +36,16 @@ class OpenFile:
 Section = Callable[[LanguageClient, list[OpenFile]], Awaitable[None]]
 
 
-def _say(text: str = "") -> None:
+def say(text: str = "") -> None:
     print(text, flush=True)
 
 
-def _short(text: str, width: int = 70) -> str:
+def short(text: str, width: int = 70) -> str:
     one_line = " ⏎ ".join(line.strip() for line in text.splitlines() if line.strip())
     return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
 
 
-def _slice(text: str, r: types.Range) -> str:
+def slice_range(text: str, r: types.Range) -> str:
     """Text of a UTF-16 range (the demo negotiates UTF-16, as VS Code does)."""
     lines = text.splitlines(keepends=True)
 
@@ -77,43 +77,44 @@ def _interesting_position(f: OpenFile) -> types.Position:
 
 
 async def section_files(client: LanguageClient, files: list[OpenFile]) -> None:
-    _say("== Documents ==")
+    say("== Documents ==")
     for f in files:
         info: Any = await client.protocol.send_request_async("tether/documentInfo", {"textDocument": {"uri": f.uri}})
         errors = "  (has syntax errors)" if info.hasSyntaxErrors else ""
-        _say(
+        say(
             f"{f.path.name:<18} {info.language or 'plain':<7} {info.bytes:>6} bytes {info.lines:>4} lines "
             f"{info.nodeCount:>5} nodes  parsed in {info.parseMs:.2f} ms{errors}"
         )
-    _say()
+    say()
 
 
 async def section_selection_range(client: LanguageClient, files: list[OpenFile]) -> None:
-    _say("== Expand selection (textDocument/selectionRange) ==")
+    say("== Expand selection (textDocument/selectionRange) ==")
     for f in files:
         position = _interesting_position(f)
         result = await client.text_document_selection_range_async(
             types.SelectionRangeParams(text_document=types.TextDocumentIdentifier(uri=f.uri), positions=[position])
         )
-        _say(f"{f.path.name} at {position.line + 1}:{position.character + 1}")
+        say(f"{f.path.name} at {position.line + 1}:{position.character + 1}")
         step: types.SelectionRange | None = result[0] if result else None
         n = 0
         while step is not None and n < 6:
             r = step.range
-            _say(
+            say(
                 f"  {n + 1}. {r.start.line + 1}:{r.start.character + 1}-{r.end.line + 1}:{r.end.character + 1}  "
-                f"{_short(_slice(f.text, r))}"
+                f"{short(slice_range(f.text, r))}"
             )
             step, n = step.parent, n + 1
         if step is not None:
-            _say("  … up to the whole document")
-    _say()
+            say("  … up to the whole document")
+    say()
 
 
-SECTIONS: list[tuple[str, Section]] = [
-    ("documents", section_files),
-    ("selectionRange", section_selection_range),
-]
+def sections() -> list[tuple[str, Section]]:
+    """The runtime's sections, then each feature's (``handlers.demo_sections``)."""
+    from handlers import demo_sections
+
+    return [("documents", section_files), ("selectionRange", section_selection_range), *demo_sections()]
 
 
 def collect(folder: Path) -> list[OpenFile]:
@@ -142,23 +143,23 @@ async def run(folder: Path, files: list[OpenFile], root_uri: str) -> int:
         init_ms = (time.perf_counter() - started) * 1000
         client.initialized(types.InitializedParams())
         info = result.server_info
-        _say(
+        say(
             f"Tether demo: {info.name if info else '?'} {info.version if info else ''} over stdio, "
             f"initialized in {init_ms:.0f} ms, position encoding {result.capabilities.position_encoding}"
         )
-        _say(f"Opening {len(files)} files from {folder}")
-        _say()
+        say(f"Opening {len(files)} files from {folder}")
+        say()
         for f in files:
             client.text_document_did_open(
                 types.DidOpenTextDocumentParams(
                     text_document=types.TextDocumentItem(uri=f.uri, language_id=f.language_id, version=1, text=f.text)
                 )
             )
-        for _name, section in SECTIONS:
+        for _name, section in sections():
             await section(client, files)
         await client.shutdown_async(None)
         client.exit(None)
-        _say("Session closed cleanly (shutdown, exit).")
+        say("Session closed cleanly (shutdown, exit).")
         return 0
     finally:
         await client.stop()  # type: ignore[no-untyped-call]

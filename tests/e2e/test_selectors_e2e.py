@@ -157,6 +157,7 @@ async def test_errors_then_the_next_request_works(
         await apply(client, selector, functions["cursorNodeIds"], *args)
     assert info.value.code == -32602
     assert info.value.message.startswith(message)
+    assert info.value.data is not None
     assert info.value.data["kind"] == kind
     if kind == "unknownSelector":
         assert info.value.data["available"] == sorted(SELECTORS)
@@ -167,6 +168,7 @@ async def test_errors_then_the_next_request_works(
 async def test_selector_and_args_are_validated_whatever_the_uri(client: LanguageClient) -> None:
     with pytest.raises(JsonRpcException) as info:
         await apply(client, "selectNth", [], "x", uri="file:///not-open.py")
+    assert info.value.data is not None
     assert info.value.data["kind"] == "invalidArgs"
 
 

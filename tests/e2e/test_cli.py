@@ -1,0 +1,70 @@
+"""The command line: `tether-lsp select` and `tether-lsp demo` as a user runs them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import EXAMPLES, server_env
+
+
+def tether(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=120, env=server_env(), cwd=cwd
+    )
+
+
+def test_select_prints_ranges_and_texts(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("# café\ndef f(a, b):\n    return g(a)\n\nclass 東京:\n    def m(self): pass\n", encoding="utf-8")
+    out = tether("select", str(source), "selectFunctions", "selectName")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["2:5-2:6  identifier", "    f", "6:9-6:10  identifier", "    m"]
+    at = tether("select", str(source), "selectAt:3,13", "selectEnclosing:function", "selectParameters", "selectLast")
+    assert at.stdout.splitlines() == ["2:10-2:11  identifier", "    b"]
+    regex = tether("select", str(source), "selectClasses", "filterText:^class 東京:,?")
+    assert regex.stdout.splitlines()[0] == "5:1-6:22  class_definition"
+
+
+def test_select_on_yaml_and_no_result(tmp_path: Path) -> None:
+    out = tether(
+        "select", str(EXAMPLES / "k8s" / "deployment.yaml"), "selectPairs", "filterText:^image:", "selectValue"
+    )
+    assert out.returncode == 0
+    assert "registry.example/orders:1.4.2" in out.stdout
+    none = tether("select", str(EXAMPLES / "playbook.yml"), "selectFunctions")
+    assert none.returncode == 1
+    assert none.stdout == ""
+
+
+def test_select_bad_input_exits_2(tmp_path: Path) -> None:
+    bad = tether("select", str(EXAMPLES / "service.py"), "selectFoo")
+    assert bad.returncode == 2
+    assert "unknown selector 'selectFoo'" in bad.stderr
+    assert "available: filterInnermost" in bad.stderr
+    args = tether("select", str(EXAMPLES / "service.py"), "selectNth:x")
+    assert args.returncode == 2
+    assert "n must be an integer" in args.stderr
+    missing = tether("select", str(tmp_path / "nope.py"), "selectFunctions")
+    assert missing.returncode == 2
+    assert "cannot read" in missing.stderr
+    text = tmp_path / "notes.txt"
+    text.write_text("hi")
+    assert tether("select", str(text), "selectFunctions").returncode == 2
+
+
+def test_demo_runs_a_session_over_the_examples() -> None:
+    out = tether("demo", str(EXAMPLES))
+    assert out.returncode == 0, out.stderr
+    for heading in ("== Documents ==", "== Expand selection", "== Structural selectors"):
+        assert heading in out.stdout
+    assert "service.py" in out.stdout
+    assert "selectFunctions → selectName: retry, decorate, wrapper" in out.stdout
+    assert out.stdout.rstrip().endswith("Session closed cleanly (shutdown, exit).")
+
+
+def test_demo_on_a_folder_without_sources(tmp_path: Path) -> None:
+    out = tether("demo", str(tmp_path))
+    assert out.returncode == 1
+    assert "no Python or YAML files" in out.stderr
