@@ -31,7 +31,8 @@ test: venv system-deps
 	@bash scripts/run-tests.sh
 
 bench: venv
-	$(PY) benchmarks/syntax.py
+	$(PY) -m benchmarks.syntax
+	$(PY) -m benchmarks.selectors
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -17,6 +17,8 @@ import psutil
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from server.lspclient import make_client, raw_request
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import python_file, yaml_file
@@ -86,7 +88,7 @@ def edit_sites(text: str, kind: str, count: int) -> list[tuple[int, int]]:
 
 
 async def start_client() -> tuple[LanguageClient, float]:
-    client = LanguageClient("bench", "0")
+    client = make_client("bench")
     t = time.perf_counter()
     await client.start_io(sys.executable, "-m", "server", "--log-level", "warning")
     await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(), process_id=None))
@@ -110,7 +112,7 @@ def open_doc(client: LanguageClient, uri: str, language: str, text: str) -> None
 
 
 async def info(client: LanguageClient, uri: str) -> Any:
-    return await client.protocol.send_request_async("tether/documentInfo", {"textDocument": {"uri": uri}})
+    return await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
 
 
 async def bench_stdio(python: str, yaml: str) -> None:
@@ -167,7 +169,7 @@ async def bench_stdio(python: str, yaml: str) -> None:
                 )
             print(f"stdio, {name} ({lines:,} lines)")
             row("didChange (typing in a word) + selectionRange round trip", round_trips)
-            before = (await info(client, uri)).parseCount
+            before = (await info(client, uri))["parseCount"]
             requests = []
             for i in range(100):
                 t = time.perf_counter()
@@ -177,7 +179,7 @@ async def bench_stdio(python: str, yaml: str) -> None:
                     )
                 )
                 requests.append((time.perf_counter() - t) * 1000)
-            after = (await info(client, uri)).parseCount
+            after = (await info(client, uri))["parseCount"]
             row("selectionRange on the current version", requests)
             print(f"  parses during 100 requests on the current version: {after - before}")
     finally:

@@ -20,6 +20,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from . import __version__
+from .lspclient import make_client, raw_request
 from .syntax import language_for
 
 LANGUAGE_IDS = {".py": "python", ".pyi": "python", ".yaml": "yaml", ".yml": "yaml"}
@@ -43,6 +44,14 @@ def say(text: str = "") -> None:
 def short(text: str, width: int = 70) -> str:
     one_line = " ⏎ ".join(line.strip() for line in text.splitlines() if line.strip())
     return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
+
+
+def to_range(r: dict[str, Any]) -> types.Range:
+    """A plain-JSON range as lsprotocol's."""
+    return types.Range(
+        start=types.Position(r["start"]["line"], r["start"]["character"]),
+        end=types.Position(r["end"]["line"], r["end"]["character"]),
+    )
 
 
 def slice_range(text: str, r: types.Range) -> str:
@@ -79,11 +88,11 @@ def _interesting_position(f: OpenFile) -> types.Position:
 async def section_files(client: LanguageClient, files: list[OpenFile]) -> None:
     say("== Documents ==")
     for f in files:
-        info: Any = await client.protocol.send_request_async("tether/documentInfo", {"textDocument": {"uri": f.uri}})
-        errors = "  (has syntax errors)" if info.hasSyntaxErrors else ""
+        info = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": f.uri}})
+        errors = "  (has syntax errors)" if info["hasSyntaxErrors"] else ""
         say(
-            f"{f.path.name:<18} {info.language or 'plain':<7} {info.bytes:>6} bytes {info.lines:>4} lines "
-            f"{info.nodeCount:>5} nodes  parsed in {info.parseMs:.2f} ms{errors}"
+            f"{f.path.name:<18} {info['language'] or 'plain':<7} {info['bytes']:>6} bytes {info['lines']:>4} lines "
+            f"{info['nodeCount']:>5} nodes  parsed in {info['parseMs']:.2f} ms{errors}"
         )
     say()
 
@@ -129,7 +138,7 @@ def collect(folder: Path) -> list[OpenFile]:
 
 
 async def run(folder: Path, files: list[OpenFile], root_uri: str) -> int:
-    client = LanguageClient("tether-demo", __version__)
+    client = make_client("tether-demo", __version__)
     started = time.perf_counter()
     await client.start_io(sys.executable, "-m", "server", "--log-level", "warning")
     try:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-import uuid
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pytest_lsp import ClientServerConfig, LanguageClient
+
+from server.lspclient import plain, raw_notify, raw_request
+
+__all__ = ["plain", "raw_notify", "raw_request"]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -77,27 +77,3 @@ def change_doc(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
         )
     )
-
-
-async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:
-    """Send params exactly as given (dicts, wrong types and all); the result comes back as plain JSON."""
-    protocol = client.protocol
-    msg_id = str(uuid.uuid4())
-    future: Future[Any] = Future()
-    protocol._request_futures[msg_id] = future
-    protocol._result_types[msg_id] = None
-    protocol._send_data(JsonRPCRequestMessage(id=msg_id, method=method, params=params, jsonrpc="2.0"))
-    return plain(await asyncio.wrap_future(future))
-
-
-def plain(value: Any) -> Any:
-    """pygls' client turns JSON objects into namedtuples; tests compare plain dicts and lists."""
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
-
-
-def raw_notify(client: LanguageClient, method: str, params: Any) -> None:
-    client.protocol._send_data(JsonRPCNotification(method=method, params=params, jsonrpc="2.0"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.demo import say, short, slice_range
+from server.demo import say, short, slice_range, to_range
+from server.lspclient import raw_request
 
 if TYPE_CHECKING:
     from pygls.lsp.client import LanguageClient
@@ -38,13 +39,15 @@ async def section(client: LanguageClient, files: list[OpenFile]) -> None:
             result: Any = None
             for step in chain:
                 name, args = (step, []) if isinstance(step, str) else (step[0], list(step[1:]))
-                result = await client.protocol.send_request_async(
-                    "tether/applySelector", {"uri": f.uri, "selector": name, "args": args, "cursorNodeIds": ids}
+                result = await raw_request(
+                    client,
+                    "tether/applySelector",
+                    {"uri": f.uri, "selector": name, "args": args, "cursorNodeIds": ids},
                 )
-                ids = list(result.cursorNodeIds)
+                ids = result["cursorNodeIds"]
                 if not ids:  # [] would mean "the root" to the next step: an empty selection ends the chain
                     break
-            texts = [short(slice_range(f.text, r), 40) for r in result.ranges] if result else []
+            texts = [short(slice_range(f.text, to_range(r)), 40) for r in result["ranges"]] if ids else []
             shown = ", ".join(texts[:6]) + (f", … ({len(texts)} in all)" if len(texts) > 6 else "")
             say(f"  {' → '.join(_label(s) for s in chain)}: {shown or '(nothing)'}")
     say()
