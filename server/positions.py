@@ -80,10 +80,11 @@ class LineIndex:
     lines) and used for every conversion on that version.
     """
 
-    __slots__ = ("_has_lone_cr", "_text", "_ts_starts", "starts")
+    __slots__ = ("_ascii", "_has_lone_cr", "_text", "_ts_starts", "starts")
 
     def __init__(self, text: bytes) -> None:
         self._text = text
+        self._ascii = text.isascii()
         parts = text.split(b"\n")
         # Start of each line after a "\n"; the first line starts at 0.
         starts = [0, *accumulate(len(p) + 1 for p in parts[:-1])]
@@ -171,6 +172,23 @@ class LineIndex:
 
     def position_of(self, offset: int, encoding: Encoding) -> Pos:
         """LSP position of a byte offset (clamped into its line's content; rounded down to a char start)."""
+        line, character = self.line_character(offset, encoding)
+        return Pos(line, character)
+
+    def line_character(self, offset: int, encoding: Encoding) -> tuple[int, int]:
+        """:meth:`position_of` as a tuple: the hot path for bulk conversions."""
+        text = self._text
+        if 0 < offset < len(text) and not (text[offset - 1] == 0x0D and text[offset] == 0x0A):
+            line = bisect.bisect_right(self.starts, offset) - 1
+            start = self.starts[line]
+            if self._ascii or (text[offset] & 0xC0) != 0x80:  # on a character boundary
+                segment = text[start:offset]
+                if encoding is Encoding.UTF8 or self._ascii or segment.isascii():
+                    return line, offset - start
+        p = self._slow_position(offset, encoding)
+        return p.line, p.character
+
+    def _slow_position(self, offset: int, encoding: Encoding) -> Pos:
         offset = max(0, min(offset, len(self._text)))
         line = self.line_of(offset)
         start, end = self.line_bounds(line)
@@ -216,6 +234,14 @@ def point_after(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
 def _lsp_position(index: LineIndex, offset: int, encoding: Encoding) -> types.Position:
     p = index.position_of(offset, encoding)
     return types.Position(line=p.line, character=p.character)
+
+
+def json_range(index: LineIndex, start: int, end: int, encoding: Encoding) -> dict[str, dict[str, int]]:
+    """A byte span as a plain-JSON LSP range: for results with thousands of ranges, where building
+    lsprotocol objects would cost more than the conversion itself."""
+    sl, sc = index.line_character(start, encoding)
+    el, ec = index.line_character(end, encoding)
+    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
 
 
 def lsp_range(index: LineIndex, start: int, end: int, encoding: Encoding) -> types.Range:

@@ -114,16 +114,20 @@ class KindTable:
     predicates: dict[str, Predicate] = field(default_factory=dict)
     #: Kind ids a node must have to possibly be of the kind (the predicate then decides).
     _candidates: dict[str, frozenset[int]] = field(default_factory=dict)
+    _ids_memo: dict[tuple[str, ...], frozenset[int]] = field(default_factory=dict)
 
     def candidates(self, kind: str) -> frozenset[int]:
         return self._candidates.get(kind, frozenset())
 
     def ids(self, *type_names: str) -> frozenset[int]:
         """All named kind ids of these node types (a type the grammar lacks contributes nothing)."""
-        out: set[int] = set()
-        for type_name in type_names:
-            out |= self._types.get(type_name, frozenset())
-        return frozenset(out)
+        found = self._ids_memo.get(type_names)
+        if found is None:
+            out: set[int] = set()
+            for type_name in type_names:
+                out |= self._types.get(type_name, frozenset())
+            found = self._ids_memo[type_names] = frozenset(out)
+        return found
 
     def has_type(self, type_name: str) -> bool:
         return type_name in self._types

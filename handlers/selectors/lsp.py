@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 
-from server.positions import Pos, lsp_offset, lsp_range
+from server.positions import Pos, json_range, lsp_offset, lsp_range
 from server.syntax import Snapshot, language_for
 
 from .engine import resolve, run, validate
@@ -33,7 +33,8 @@ class ApplySelectorParams:
 
 @attrs.define
 class ApplySelectorResult:
-    ranges: list[types.Range]
+    #: LSP ranges as plain JSON (``json_range``): results can hold thousands of them.
+    ranges: list[dict[str, dict[str, int]]]
     cursor_node_ids: list[int]
 
 
@@ -90,7 +91,7 @@ def apply_selector(ls: TetherServer, params: ApplySelectorParams) -> ApplySelect
     )
     base = snapshot.ids.base
     return ApplySelectorResult(
-        ranges=[lsp_range(text_index, *index.span(i), encoding) for i in out],
+        ranges=[json_range(text_index, *index.span(i), encoding) for i in out],
         cursor_node_ids=[base + i for i in out],
     )
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar, cast
 
 import regex
 from tree_sitter import Tree
@@ -24,6 +24,7 @@ from .index import TreeIndex
 from .kinds import KIND_NAMES, YAML_SCALARS, KindTable
 
 ArgType = Literal["int", "nat", "str"]
+T = TypeVar("T")
 
 #: Total time filterText/filterNotText may spend matching in one request.
 REGEX_BUDGET_S = 0.5
@@ -46,8 +47,16 @@ class Context:
     selector: str = ""
     deadline: float = 0.0
 
+    _memo: dict[str, Any] = field(default_factory=dict)
+
     def positions(self, kind_ids: frozenset[int]) -> list[int]:
         return self.index.positions(kind_ids)
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """Per-request memo (matchers are built once, not once per cursor)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return cast(T, self._memo[key])
 
 
 @dataclass(frozen=True)
@@ -76,11 +85,14 @@ def types(ctx: Context, *names: str) -> Matcher:
 
 def _between(sorted_positions: list[int], lo: int, hi: int) -> Iterator[int]:
     """Positions p with lo <= p < hi, from a sorted list."""
-    start = bisect.bisect_left(sorted_positions, lo)
-    for p in sorted_positions[start:]:
+    k = bisect.bisect_left(sorted_positions, lo)
+    n = len(sorted_positions)
+    while k < n:
+        p = sorted_positions[k]
         if p >= hi:
             return
         yield p
+        k += 1
 
 
 def deep(ctx: Context, c: int, matcher: Matcher) -> list[int]:
@@ -411,12 +423,17 @@ class Selector:
 
 
 def _deep_kind(kind_name: str) -> Callable[[Context, int], list[int]]:
-    return lambda ctx, c: deep(ctx, c, kind(ctx, kind_name))
+    return lambda ctx, c: deep(ctx, c, ctx.memo(kind_name, lambda: kind(ctx, kind_name)))
 
 
 def _part(name: str) -> Callable[[Context, int], list[int]]:
     owner_of, part = OWNERS[name], PARTS[name]
-    return lambda ctx, c: [p for owner in outermost(ctx, c, owner_of(ctx)) for p in part(ctx, owner)]
+
+    def run(ctx: Context, c: int) -> list[int]:
+        matcher = ctx.memo(name, lambda: owner_of(ctx))
+        return [p for owner in outermost(ctx, c, matcher) for p in part(ctx, owner)]
+
+    return run
 
 
 KIND_SELECTORS = {

@@ -132,3 +132,12 @@ def test_any_offset_maps_to_a_valid_position(text: str, offset: int, encoding: E
     assert 0 <= back <= len(data)
     assert back <= max(offset, 0) or offset > len(data)
     data[:back].decode()  # always on a character boundary
+
+
+@given(texts, encodings)
+def test_fast_bulk_path_agrees_with_the_careful_one(text: str, encoding: Encoding) -> None:
+    data = text.encode()
+    index = LineIndex(data)
+    for offset in range(len(data) + 1):
+        careful = index._slow_position(offset, encoding)
+        assert index.line_character(offset, encoding) == (careful.line, careful.character)
