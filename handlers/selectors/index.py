@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Language, Tree
 
-WHITESPACE = b" \t\r\n"
+from .spans import WHITESPACE
 
 
 class TreeIndex:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-WHITESPACE = b" \t\r\n\f\v"
+WHITESPACE = b" \t\r\n"  # SELECTORS.md: space, tab, CR, LF
 
 
 def _is_word(byte: int) -> bool:
