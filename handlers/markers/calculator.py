@@ -1,0 +1,221 @@
+"""The location calculator: where does a code block of the old text live in the new text?
+
+Pure (MARKERS.md "Calculating a location across a diff"): old text, new text and 1-based locations in,
+new locations and flags out. The reference pipeline's shape is kept — an in-process line diff becomes
+Changes; lines outside Changes shift; a tracked line inside a Change is matched to its most similar added
+line — with the fixes MARKERS.md lists:
+
+* similarity is rapidfuzz's normalised edit similarity on whitespace-normalised lines; very short lines only
+  match identically (a lone ``}`` matches nothing else); ties prefer the line nearest its expected place;
+* the start and end matches are monotone, so a location is never inverted;
+* trimming stops at the first/last *surviving line of the block*;
+* a block whose lines are all gone is searched for among the added lines of the file (moved), best first;
+* columns follow a character-level alignment of the old and new line and are clamped to ``[1, len + 1]``;
+* a location outside the old text never produces one outside the new text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from rapidfuzz.distance import Indel
+
+#: Minimum similarity for a changed line to count as the same line (reference: 0.5).
+LINE_THRESHOLD = 0.5
+#: Minimum average similarity for a block found elsewhere to count as moved.
+MOVE_THRESHOLD = 0.8
+#: Normalised lines shorter than this only match identically.
+SHORT_LINE = 4
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """1-based lines and columns; ``col_end`` is exclusive (after the last char of a line of length n: n + 1)."""
+
+    line_start: int
+    col_start: int
+    line_end: int
+    col_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Calculated:
+    """Where a block went. ``location`` is None when it is missing (``reason`` says why)."""
+
+    location: Location | None
+    start_was_deleted: bool = False
+    end_was_deleted: bool = False
+    entirely_deleted: bool = False
+    content_changed: bool = False
+    moved: bool = False
+    reason: str | None = None
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines without terminators, split as LSP does (``\\r\\n``, ``\\r``, ``\\n``)."""
+    return _LINE_BREAK.split(text)
+
+
+def normalise(line: str) -> str:
+    return _SPACES.sub(" ", line).strip()
+
+
+def similarity(a: str, b: str) -> float:
+    """Normalised edit similarity of two lines, whitespace-insensitive; short lines only match exactly."""
+    na, nb = normalise(a), normalise(b)
+    if na == nb:
+        return 1.0
+    if len(na) < SHORT_LINE or len(nb) < SHORT_LINE:
+        return 0.0
+    return float(Indel.normalized_similarity(na, nb))
+
+
+class LineMap:
+    """Old line -> new line (0-based) through a line diff, with in-Change matching."""
+
+    def __init__(self, old: Sequence[str], new: Sequence[str]) -> None:
+        self.old, self.new = old, new
+        matcher = SequenceMatcher(None, old, new, autojunk=False)
+        self.opcodes = matcher.get_opcodes()
+        self.added: list[int] = [
+            j for tag, _, _, j1, j2 in self.opcodes if tag in ("replace", "insert") for j in range(j1, j2)
+        ]
+
+    def _opcode(self, line: int) -> tuple[str, int, int, int, int]:
+        for op in self.opcodes:
+            if op[1] <= line < op[2]:
+                return op
+        return self.opcodes[-1]
+
+    def map(self, line: int, lower: int = 0) -> int | None:
+        """The new line of old ``line`` (None when deleted); matches inside a Change are >= ``lower``."""
+        tag, i1, i2, j1, j2 = self._opcode(line)
+        if tag == "equal":
+            return j1 + (line - i1)
+        if tag == "insert" or j1 == j2:
+            return None
+        expected = j1 + (line - i1) * (j2 - j1) / max(1, i2 - i1)
+        best, best_score = None, LINE_THRESHOLD
+        for j in range(max(j1, lower), j2):
+            score = similarity(self.old[line], self.new[j])
+            if score > best_score or (
+                best is not None and score == best_score and abs(j - expected) < abs(best - expected)
+            ):
+                best, best_score = j, score
+            elif best is None and score == best_score:
+                best = j
+        return best
+
+
+def map_column(old_line: str, new_line: str, column: int) -> int:
+    """A 1-based column of ``old_line`` mapped onto ``new_line`` through a character alignment."""
+    index = column - 1
+    if old_line == new_line:
+        return max(1, min(column, len(new_line) + 1))
+    for tag, i1, i2, j1, _j2 in SequenceMatcher(None, old_line, new_line, autojunk=False).get_opcodes():
+        if i1 <= index < i2 or (index == i2 == len(old_line)):
+            mapped = j1 + (index - i1) if tag == "equal" else j1
+            return max(1, min(mapped + 1, len(new_line) + 1))
+    return max(1, min(len(new_line) + 1, column))
+
+
+def _block_text(lines: Sequence[str], loc: Location) -> str:
+    if loc.line_start == loc.line_end:
+        return lines[loc.line_start - 1][loc.col_start - 1 : loc.col_end - 1]
+    parts = [lines[loc.line_start - 1][loc.col_start - 1 :]]
+    parts += lines[loc.line_start : loc.line_end - 1]
+    parts.append(lines[loc.line_end - 1][: loc.col_end - 1])
+    return "\n".join(parts)
+
+
+def _clamp_to(lines: Sequence[str], loc: Location) -> Location | None:
+    """The part of ``loc`` inside ``lines`` (None when it starts past the end)."""
+    if loc.line_start > len(lines) or loc.line_start < 1:
+        return None
+    line_end = min(max(loc.line_end, loc.line_start), len(lines))
+    col_end = loc.col_end if line_end == loc.line_end else len(lines[line_end - 1]) + 1
+    col_start = max(1, min(loc.col_start, len(lines[loc.line_start - 1]) + 1))
+    col_end = max(1, min(col_end, len(lines[line_end - 1]) + 1))
+    if line_end == loc.line_start:
+        col_end = max(col_end, col_start)
+    return Location(loc.line_start, col_start, line_end, col_end)
+
+
+def _find_moved(lm: LineMap, first: int, last: int) -> tuple[int, float] | None:
+    """The best window of added lines matching old lines ``first..last`` (0-based), if any."""
+    block = lm.old[first : last + 1]
+    size = len(block)
+    if not any(normalise(line) for line in block):
+        return None
+    added = set(lm.added)
+    best: tuple[int, float] | None = None
+    for start in lm.added:
+        if start + size > len(lm.new) or not all(j in added for j in range(start, start + size)):
+            continue
+        scores = [similarity(a, b) for a, b in zip(block, lm.new[start : start + size], strict=True) if normalise(a)]
+        score = sum(scores) / len(scores) if scores else 0.0
+        if score >= MOVE_THRESHOLD and (best is None or score > best[1]):
+            best = (start, score)
+    return best
+
+
+def calculate(old_text: str, new_text: str, locations: Mapping[str, Location]) -> dict[str, Calculated]:
+    """Recalculate every location of ``old_text`` for ``new_text``."""
+    old, new = split_lines(old_text), split_lines(new_text)
+    lm = LineMap(old, new)
+    return {key: _one(lm, loc) for key, loc in locations.items()}
+
+
+def _one(lm: LineMap, original: Location) -> Calculated:
+    old, new = lm.old, lm.new
+    loc = _clamp_to(old, original)
+    if loc is None:
+        return Calculated(None, entirely_deleted=True, reason="missingOriginalLocation")
+    first, last = loc.line_start - 1, loc.line_end - 1
+    start = lm.map(first)
+    end = lm.map(last, lower=(start + (1 if last > first else 0)) if start is not None else 0)
+    start_deleted, end_deleted = start is None, end is None
+    col_start, col_end = loc.col_start, loc.col_end
+    if start is None:
+        for line in range(first + 1, last + 1):  # trim to the first surviving line of the block
+            start = lm.map(line)
+            if start is not None:
+                col_start = 1
+                break
+    else:
+        col_start = map_column(old[first], new[start], loc.col_start)
+    if end is None:
+        for line in range(last - 1, first - 1, -1):  # ... and to the last surviving one
+            end = lm.map(line, lower=start if start is not None else 0)
+            if end is not None:
+                col_end = len(new[end]) + 1
+                break
+    else:
+        col_end = map_column(old[last], new[end], loc.col_end)
+    if start is None or end is None or end < start:
+        moved = _find_moved(lm, first, last)
+        if moved is None:
+            return Calculated(None, True, True, True, reason="codeBlockDeleted")
+        at, _ = moved
+        start, end = at, at + (last - first)
+        col_start = map_column(old[first], new[start], loc.col_start)
+        col_end = map_column(old[last], new[end], loc.col_end)
+        new_loc = _normalised(Location(start + 1, col_start, end + 1, col_end), new)
+        changed = _block_text(new, new_loc) != _block_text(old, loc)
+        return Calculated(new_loc, True, True, False, changed, moved=True)
+    new_loc = _normalised(Location(start + 1, col_start, end + 1, col_end), new)
+    changed = _block_text(new, new_loc) != _block_text(old, loc)
+    return Calculated(new_loc, start_deleted, end_deleted, False, changed)
+
+
+def _normalised(loc: Location, lines: Sequence[str]) -> Location:
+    """Never inverted, never out of bounds."""
+    clamped = _clamp_to(lines, loc)
+    assert clamped is not None
+    return clamped

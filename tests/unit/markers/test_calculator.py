@@ -1,0 +1,246 @@
+"""The location calculator, table-driven, plus a property test (MARKERS.md's failures must not recur)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from handlers.markers.calculator import Calculated, Location, calculate, map_column, similarity, split_lines
+
+FUNC = """import os
+
+def total(items):
+    s = 0
+    for i in items:
+        s += i
+    return s
+
+def other():
+    pass
+"""
+BLOCK = Location(3, 1, 7, 13)  # `def total ... return s`
+
+
+def calc(old: str, new: str, loc: Location) -> Calculated:
+    return calculate(old, new, {"m": loc})["m"]
+
+
+def text_at(text: str, loc: Location) -> str:
+    lines = split_lines(text)
+    if loc.line_start == loc.line_end:
+        return lines[loc.line_start - 1][loc.col_start - 1 : loc.col_end - 1]
+    return "\n".join(
+        [
+            lines[loc.line_start - 1][loc.col_start - 1 :],
+            *lines[loc.line_start : loc.line_end - 1],
+            lines[loc.line_end - 1][: loc.col_end - 1],
+        ]
+    )
+
+
+def test_unchanged() -> None:
+    r = calc(FUNC, FUNC, BLOCK)
+    assert r == Calculated(BLOCK)
+    assert text_at(FUNC, BLOCK).startswith("def total") and text_at(FUNC, BLOCK).endswith("return s")
+
+
+def test_lines_added_above_shift_the_block() -> None:
+    new = "# header\n# more\n" + FUNC
+    r = calc(FUNC, new, BLOCK)
+    assert r.location == Location(5, 1, 9, 13)
+    assert not r.content_changed
+
+
+def test_lines_changed_below_do_not_move_it() -> None:
+    new = FUNC.replace("def other():\n    pass\n", "def other(x):\n    return x * 2\n\n\nprint(1)\n")
+    assert calc(FUNC, new, BLOCK).location == BLOCK
+
+
+def test_edited_start_line_rederives_its_column() -> None:
+    loc = Location(3, 5, 7, 13)  # from `total`
+    new = FUNC.replace("def total(items):", "async def total(items, start=0):")
+    r = calc(FUNC, new, loc)
+    assert r.location == Location(3, 11, 7, 13)
+    assert text_at(new, r.location).startswith("total(items, start=0)")
+    assert r.content_changed
+
+
+def test_edited_end_line() -> None:
+    new = FUNC.replace("    return s\n", "    return s + 1  # plus one\n")
+    r = calc(FUNC, new, BLOCK)
+    assert r.location is not None
+    assert (r.location.line_end, r.location.col_end) == (7, 13)  # still right after `return s`
+    assert not r.content_changed  # the code inside the location is what it was
+
+
+def test_deleted_start_line_trims_to_the_first_surviving_line() -> None:
+    new = FUNC.replace("def total(items):\n", "")
+    r = calc(FUNC, new, BLOCK)
+    assert r.start_was_deleted
+    assert r.location == Location(3, 1, 6, 13)
+    assert text_at(new, r.location).startswith("    s = 0")
+
+
+def test_deleted_end_line_trims_to_the_last_surviving_line() -> None:
+    new = FUNC.replace("    return s\n", "")
+    r = calc(FUNC, new, BLOCK)
+    assert r.end_was_deleted
+    assert r.location == Location(3, 1, 6, len("        s += i") + 1)
+
+
+def test_entirely_deleted_block_is_missing_with_a_reason() -> None:
+    new = "import os\n\ndef other():\n    pass\n"
+    r = calc(FUNC, new, BLOCK)
+    assert r.location is None
+    assert r.entirely_deleted
+    assert r.reason == "codeBlockDeleted"
+
+
+def test_function_moved_within_the_file_is_followed() -> None:
+    body = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
+    new = "import os\n\ndef other():\n    pass\n\n" + body
+    r = calc(FUNC, new, BLOCK)
+    assert r.location == Location(6, 1, 10, 13)
+    assert not r.content_changed
+
+
+def test_block_moved_past_a_larger_unchanged_part_is_found_by_the_move_search() -> None:
+    big = "".join(f"line_{n} = {n}\n" for n in range(30))
+    body = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
+    old, new = body + big, big + body
+    r = calc(old, new, Location(1, 5, 5, 13))
+    assert r.moved
+    assert r.location == Location(31, 5, 35, 13)
+    assert text_at(new, r.location).startswith("total(items)")
+
+
+def test_block_moved_while_code_around_it_is_deleted() -> None:
+    old = "a = 1\nb = 2\n" + FUNC + "c = 3\nd = 4\n"
+    loc = Location(5, 1, 9, 13)
+    body = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
+    new = "import os\n\ndef other():\n    pass\nd = 4\n" + body
+    r = calc(old, new, loc)
+    assert r.location == Location(6, 1, 10, 13)
+    assert text_at(new, r.location).startswith("def total")
+
+
+def test_repeated_tokens_keep_the_right_occurrence() -> None:
+    old = "x = f(a) + f(a) + f(a)\n"
+    loc = Location(1, 12, 1, 16)  # the second f(a)
+    new = "x = g(b) + f(a) + f(a)\n"
+    r = calc(old, new, loc)
+    assert r.location == Location(1, 12, 1, 16)
+    assert text_at(new, r.location) == "f(a)"
+    newer = "x = f(a) + f(a) + ZZ + f(a)\n"
+    r2 = calc(old, newer, loc)
+    assert text_at(newer, r2.location) == "f(a)"  # type: ignore[arg-type]
+    assert r2.location is not None and r2.location.col_start == 12
+
+
+def test_short_lines_only_match_identically() -> None:
+    assert similarity("}", ")") == 0.0
+    assert similarity("  }", "}") == 1.0
+    old = "if (a) {\n  x();\n}\n"
+    new = "if (a) {\n  y();\n)\n"
+    r = calc(old, new, Location(3, 1, 3, 2))  # the lone `}` was replaced by `)`: deleted, not matched
+    assert r.location is None
+
+
+def test_whitespace_only_changes() -> None:
+    new = FUNC.replace("    s = 0", "    s  =  0").replace("        s += i", "\ts += i")
+    r = calc(FUNC, new, BLOCK)
+    assert r.location is not None
+    assert (r.location.line_start, r.location.line_end) == (3, 7)
+    assert not r.start_was_deleted and not r.end_was_deleted
+
+
+def test_crlf() -> None:
+    old = FUNC.replace("\n", "\r\n")
+    new = ("# top\n" + FUNC).replace("\n", "\r\n")
+    assert calc(old, new, BLOCK).location == Location(4, 1, 8, 13)
+
+
+def test_non_ascii_columns_count_characters() -> None:
+    old = "naïve = '東京🚀'\nx = 1\n"
+    loc = Location(1, 10, 1, 14)  # '東京🚀' without the first quote... 東京🚀'
+    new = "très_naïve = '東京🚀'\nx = 1\n"
+    r = calc(old, new, loc)
+    assert text_at(old, loc) == "東京🚀'"
+    assert r.location is not None
+    assert text_at(new, r.location) == "東京🚀'"
+
+
+@pytest.mark.parametrize(("old", "new"), [("", FUNC), (FUNC, ""), ("", "")])
+def test_empty_texts_never_go_past_the_end(old: str, new: str) -> None:
+    r = calc(old, new, BLOCK)
+    if r.location is not None:
+        assert r.location.line_end <= len(split_lines(new))
+
+
+def test_location_outside_a_mismatched_base() -> None:
+    r = calc("a\nb\n", "a\nb\n", Location(40, 1, 42, 3))
+    assert r.location is None
+    assert r.reason == "missingOriginalLocation"
+    clipped = calc("a\nb\n", "a\nb\n", Location(2, 1, 9, 3))
+    assert clipped.location == Location(2, 1, 3, 1)
+
+
+def test_map_column_bounds() -> None:
+    assert map_column("abc", "", 3) == 1
+    assert map_column("abc", "abcdef", 4) == 4
+    assert map_column("", "xyz", 1) == 1
+
+
+LINES = st.sampled_from(
+    ["def f():", "    return 1", "}", "", "x = [1, 2]", "東京 🚀", "    pass", "\tindent", "a = b + c"]
+)
+TEXTS = st.lists(LINES, max_size=15).map(lambda ls: "\n".join(ls) + "\n")
+
+
+@st.composite
+def text_and_location(draw: st.DrawFn) -> tuple[str, Location]:
+    text = draw(TEXTS)
+    lines = split_lines(text)
+    a = draw(st.integers(1, len(lines)))
+    b = draw(st.integers(a, len(lines)))
+    ca = draw(st.integers(1, len(lines[a - 1]) + 1))
+    cb = draw(st.integers(ca if a == b else 1, len(lines[b - 1]) + 1))
+    return text, Location(a, ca, b, cb)
+
+
+@st.composite
+def edited(draw: st.DrawFn, text: str) -> str:
+    lines = split_lines(text)
+    for _ in range(draw(st.integers(0, 5))):
+        op = draw(st.sampled_from(["insert", "delete", "replace", "move"]))
+        k = draw(st.integers(0, max(0, len(lines) - 1)))
+        if op == "insert":
+            lines.insert(k, draw(LINES))
+        elif op == "delete" and lines:
+            del lines[k]
+        elif op == "replace" and lines:
+            lines[k] = draw(LINES)
+        elif op == "move" and len(lines) > 2:
+            j = draw(st.integers(0, len(lines) - 1))
+            lines.insert(j, lines.pop(k))
+    return "\n".join(lines)
+
+
+@given(st.data())
+def test_random_edits_never_invert_or_overflow(data: st.DataObject) -> None:
+    text, loc = data.draw(text_and_location())
+    new = data.draw(edited(text))
+    r = calc(text, new, loc)
+    if r.location is None:
+        assert r.reason is not None
+        return
+    lines = split_lines(new)
+    got = r.location
+    assert 1 <= got.line_start <= got.line_end <= len(lines)
+    assert 1 <= got.col_start <= len(lines[got.line_start - 1]) + 1
+    assert 1 <= got.col_end <= len(lines[got.line_end - 1]) + 1
+    if got.line_start == got.line_end:
+        assert got.col_start <= got.col_end
+    if new == text:
+        assert got == loc
