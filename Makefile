@@ -33,6 +33,7 @@ test: venv system-deps
 bench: venv
 	$(PY) -m benchmarks.syntax
 	$(PY) -m benchmarks.selectors
+	$(PY) -m benchmarks.markers
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

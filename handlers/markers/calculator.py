@@ -16,6 +16,7 @@ line — with the fixes MARKERS.md lists:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -68,7 +69,10 @@ def normalise(line: str) -> str:
 
 def similarity(a: str, b: str) -> float:
     """Normalised edit similarity of two lines, whitespace-insensitive; short lines only match exactly."""
-    na, nb = normalise(a), normalise(b)
+    return normalised_similarity(normalise(a), normalise(b))
+
+
+def normalised_similarity(na: str, nb: str) -> float:
     if na == nb:
         return 1.0
     if len(na) < SHORT_LINE or len(nb) < SHORT_LINE:
@@ -76,22 +80,68 @@ def similarity(a: str, b: str) -> float:
     return float(Indel.normalized_similarity(na, nb))
 
 
+Opcode = tuple[str, int, int, int, int]
+
+#: Equal runs this short between two changes are folded into the change (and re-matched by similarity):
+#: an LCS aligns stray blank or repeated lines inside rewritten regions.
+STRAY_EQUAL = 2
+
+
+def line_diff(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
+    """Opcodes (difflib's shape) of an in-process line diff: rapidfuzz's bit-parallel LCS over line ids,
+    with adjacent deletions/insertions and stray equal runs between them merged into Changes."""
+    ids: dict[str, int] = {}
+    a = [ids.setdefault(line, len(ids)) for line in old]
+    b = [ids.setdefault(line, len(ids)) for line in new]
+    raw = [(op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end) for op in Indel.opcodes(a, b)]
+    merged: list[Opcode] = []
+    for k, (tag, i1, i2, j1, j2) in enumerate(raw):
+        after_change = bool(merged) and merged[-1][0] != "equal"
+        stray = tag == "equal" and i2 - i1 <= STRAY_EQUAL and k + 1 < len(raw) and raw[k + 1][0] != "equal"
+        if after_change and (tag != "equal" or stray):
+            _, mi1, _, mj1, _ = merged[-1]
+            merged[-1] = ("change", mi1, i2, mj1, j2)
+        else:
+            merged.append(("equal" if tag == "equal" else "change", i1, i2, j1, j2))
+    out: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in merged:
+        if tag == "change":
+            tag = "replace" if i1 < i2 and j1 < j2 else "delete" if i1 < i2 else "insert"
+        out.append((tag, i1, i2, j1, j2))
+    return out
+
+
 class LineMap:
     """Old line -> new line (0-based) through a line diff, with in-Change matching."""
 
     def __init__(self, old: Sequence[str], new: Sequence[str]) -> None:
         self.old, self.new = old, new
-        matcher = SequenceMatcher(None, old, new, autojunk=False)
-        self.opcodes = matcher.get_opcodes()
-        self.added: list[int] = [
-            j for tag, _, _, j1, j2 in self.opcodes if tag in ("replace", "insert") for j in range(j1, j2)
-        ]
+        self._old_norm: dict[int, str] = {}  # normalised lazily: only lines near changes are ever compared
+        self._new_norm: dict[int, str] = {}
+        self.opcodes = line_diff(old, new) or [("equal", 0, 0, 0, 0)]
+        self._ends = [op[2] for op in self.opcodes]
+        self.added = [j for tag, _, _, j1, j2 in self.opcodes if tag in ("replace", "insert") for j in range(j1, j2)]
+        self.added_set = frozenset(self.added)
 
-    def _opcode(self, line: int) -> tuple[str, int, int, int, int]:
-        for op in self.opcodes:
-            if op[1] <= line < op[2]:
-                return op
-        return self.opcodes[-1]
+    def old_norm(self, i: int) -> str:
+        found = self._old_norm.get(i)
+        if found is None:
+            found = self._old_norm[i] = normalise(self.old[i])
+        return found
+
+    def new_norm(self, j: int) -> str:
+        found = self._new_norm.get(j)
+        if found is None:
+            found = self._new_norm[j] = normalise(self.new[j])
+        return found
+
+    def sim(self, i: int, j: int) -> float:
+        return normalised_similarity(self.old_norm(i), self.new_norm(j))
+
+    def _opcode(self, line: int) -> Opcode:
+        """The opcode whose old range contains ``line`` (inserts have empty old ranges and never do)."""
+        k = bisect.bisect_right(self._ends, line)
+        return self.opcodes[min(k, len(self.opcodes) - 1)]
 
     def map(self, line: int, lower: int = 0) -> int | None:
         """The new line of old ``line`` (None when deleted); matches inside a Change are >= ``lower``."""
@@ -103,7 +153,7 @@ class LineMap:
         expected = j1 + (line - i1) * (j2 - j1) / max(1, i2 - i1)
         best, best_score = None, LINE_THRESHOLD
         for j in range(max(j1, lower), j2):
-            score = similarity(self.old[line], self.new[j])
+            score = self.sim(line, j)
             if score > best_score or (
                 best is not None and score == best_score and abs(j - expected) < abs(best - expected)
             ):
@@ -149,17 +199,19 @@ def _clamp_to(lines: Sequence[str], loc: Location) -> Location | None:
 
 def _find_moved(lm: LineMap, first: int, last: int) -> tuple[int, float] | None:
     """The best window of added lines matching old lines ``first..last`` (0-based), if any."""
-    block = lm.old[first : last + 1]
-    size = len(block)
-    if not any(normalise(line) for line in block):
+    size = last - first + 1
+    tracked = [i for i in range(first, last + 1) if lm.old_norm(i)]
+    if not tracked:
         return None
-    added = set(lm.added)
+    anchor = tracked[0]
+    added = lm.added_set
     best: tuple[int, float] | None = None
     for start in lm.added:
-        if start + size > len(lm.new) or not all(j in added for j in range(start, start + size)):
+        if start + size > len(lm.new) or lm.sim(anchor, start + (anchor - first)) < LINE_THRESHOLD:
+            continue  # the block's first non-blank line must be there: prunes most windows cheaply
+        if not all(j in added for j in range(start, start + size)):
             continue
-        scores = [similarity(a, b) for a, b in zip(block, lm.new[start : start + size], strict=True) if normalise(a)]
-        score = sum(scores) / len(scores) if scores else 0.0
+        score = sum(lm.sim(i, start + (i - first)) for i in tracked) / len(tracked)
         if score >= MOVE_THRESHOLD and (best is None or score > best[1]):
             best = (start, score)
     return best
