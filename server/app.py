@@ -33,7 +33,7 @@ from tree_sitter import Tree
 from . import __version__, logs
 from .documents import ContentChange, Document, DocumentStore
 from .errors import INTERNAL_ERROR, InvalidParams, TetherError, to_jsonrpc
-from .positions import Encoding, Pos
+from .positions import Encoding, Pos, choose_encoding
 from .protocol import TetherProtocol, make_converter, register_method
 from .settings import DatabaseSettings, LogSettings, Settings, extract_tether, parse
 from .syntax import Snapshot, SyntaxCache
@@ -53,13 +53,6 @@ class DocumentEvent:
     kind: str  # "open" | "change" | "close" | "save"
     uri: str
     snapshot: Snapshot | None
-
-
-@attrs.define
-class TextDocumentParams:
-    """``{textDocument: {uri}}``: the params of requests about one document."""
-
-    text_document: types.TextDocumentIdentifier
 
 
 @attrs.define
@@ -305,7 +298,7 @@ def register_lifecycle(server: TetherServer) -> None:
         ls.client_log.bind(asyncio.get_event_loop())
         general = params.capabilities.general
         offered = [str(getattr(e, "value", e)) for e in (general.position_encodings or [])] if general else []
-        ls.encoding = Encoding(offered[0]) if offered else Encoding.UTF16
+        ls.encoding = choose_encoding(offered)  # the same choice TetherProtocol announced
         root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
         ls.workspace_root = uri_to_path(root) if root else (Path(params.root_path) if params.root_path else None)
         ls._init_options = params.initialization_options

@@ -208,9 +208,6 @@ class LineIndex:
         row = bisect.bisect_right(starts, offset) - 1
         return row, offset - starts[row]
 
-    def end_point(self) -> tuple[int, int]:
-        return self.point_of(len(self._text))
-
 
 def _utf8_len(ch: str) -> int:
     cp = ord(ch)

@@ -29,7 +29,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .errors import INVALID_PARAMS, INVALID_REQUEST, StrictTypeError, camel, describe_structure_error
-from .positions import PREFERENCE
+from .positions import choose_encoding
 
 log = logging.getLogger(__name__)
 
@@ -233,7 +233,9 @@ class TetherProtocol(LanguageServerProtocol):
         general = params.capabilities.general
         if general is not None and general.position_encodings:
             offered = {getattr(e, "value", e) for e in general.position_encodings}
-            general.position_encodings = [types.PositionEncodingKind(e.value) for e in PREFERENCE if e.value in offered]
+            chosen = choose_encoding(str(e) for e in offered)
+            # pygls picks the client's first offer it supports: offer it ours only
+            general.position_encodings = [types.PositionEncodingKind(chosen.value)] if chosen.value in offered else []
         return (yield from super().lsp_initialize(params))
 
     # Document sync: the text model lives in server.documents; only the user handlers run.

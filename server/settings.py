@@ -48,10 +48,6 @@ def register_section(name: str, cls: type[Any], choices: Mapping[str, tuple[str,
         _CHOICES[f"{name}.{key}"] = allowed
 
 
-def sections() -> Mapping[str, type[Any]]:
-    return dict(_SECTIONS)
-
-
 @dataclass(frozen=True)
 class Settings:
     """A validated set of settings: one dataclass instance per registered section."""

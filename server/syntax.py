@@ -275,18 +275,6 @@ class SyntaxCache:
         self._by_uri.pop(uri, None)
         self._recent.pop(uri, None)
 
-    def rename(self, old_uri: str, new_uri: str) -> None:
-        kept = self._by_uri.pop(old_uri, None)
-        if kept is not None:
-            self._by_uri[new_uri] = OrderedDict(
-                (v, Snapshot(new_uri, s.doc, s.language, s.slot, s.ids, s.parse_ms)) for v, s in kept.items()
-            )
-        if old_uri in self._recent:
-            self._recent[new_uri] = self._recent.pop(old_uri)
-
-    def uris(self) -> list[str]:
-        return list(self._by_uri)
-
     def resident_uris(self) -> list[str]:
         """Documents whose current tree is in memory, least recently used first."""
         return list(self._recent)
