@@ -1,0 +1,172 @@
+"""Markers over stdio (the slice landed so far: base-text locations, no git yet), on a real SQLite file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from tests.helpers import capabilities, change_doc, open_doc, raw_request, server_config
+
+SOURCE = "import os\n\ndef total(items):  # café 🚀\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "calc.py").write_text(SOURCE, encoding="utf-8")
+    return tmp_path
+
+
+@pytest_lsp.fixture(config=server_config())
+async def client(lsp_client: LanguageClient, workspace: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=capabilities(), root_uri=workspace.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def rng(sl: int, sc: int, el: int, ec: int) -> dict[str, Any]:
+    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+
+
+async def create(client: LanguageClient, uri: str, r: dict[str, Any], note: str, **extra: Any) -> dict[str, Any]:
+    result: dict[str, Any] = await raw_request(
+        client, "tether/markers/create", {"textDocument": {"uri": uri}, "range": r, "note": note, **extra}
+    )
+    return result
+
+
+async def listed(client: LanguageClient, uri: str) -> list[dict[str, Any]]:
+    result = await raw_request(client, "tether/markers/list", {"textDocument": {"uri": uri}})
+    return list(result["markers"])
+
+
+async def test_create_edit_list_update_delete(client: LanguageClient, workspace: Path) -> None:
+    uri = (workspace / "calc.py").as_uri()
+    open_doc(client, uri, SOURCE)
+    marker = await create(client, uri, rng(2, 0, 6, 12), "Sum could be sum(items)\nsecond line", kind="question")
+    assert marker["status"] == "located"
+    assert marker["range"] == rng(2, 0, 6, 12)
+    assert marker["code"].startswith("def total(items):  # café 🚀") and marker["code"].endswith("return s")
+    assert marker["kind"] == "question"
+    assert marker["commitHashWhenCreated"] is None
+    assert marker["createdAt"].endswith("Z")
+    assert "missingReason" not in marker
+
+    change_doc(client, uri, 2, "# a header line\n\n", (0, 0), (0, 0))  # two lines above
+    (moved,) = await listed(client, uri)
+    assert moved["range"] == rng(4, 0, 8, 12)
+    assert moved["contentChanged"] is False
+
+    change_doc(client, uri, 3, "    t = 0  # é\n", (5, 0), (6, 0))  # the block's first body line edited
+    (edited,) = await listed(client, uri)
+    assert edited["range"] == rng(4, 0, 8, 12)
+    assert edited["contentChanged"] is True
+
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert lenses is not None
+    assert [(lens.range.start.line, lens.command.title if lens.command else None) for lens in lenses] == [
+        (4, "Sum could be sum(items)")
+    ]
+
+    updated = await raw_request(
+        client, "tether/markers/update", {"id": marker["id"], "note": "renamed", "kind": "issue"}
+    )
+    assert (updated["note"], updated["kind"], updated["range"]) == ("renamed", "issue", rng(4, 0, 8, 12))
+    placed = await raw_request(client, "tether/markers/update", {"id": marker["id"], "range": rng(0, 0, 0, 15)})
+    assert placed["range"] == rng(0, 0, 0, 15)
+
+    assert await raw_request(client, "tether/markers/delete", {"id": marker["id"]}) is None
+    assert await listed(client, uri) == []
+    with pytest.raises(JsonRpcException) as info:
+        await raw_request(client, "tether/markers/delete", {"id": marker["id"]})
+    assert info.value.code == -32803
+    assert info.value.data == {"kind": "unknownMarker", "id": marker["id"]}
+
+
+async def test_deleted_block_is_missing_and_listed_last(client: LanguageClient, workspace: Path) -> None:
+    uri = (workspace / "calc.py").as_uri()
+    open_doc(client, uri, SOURCE)
+    gone = await create(client, uri, rng(2, 0, 6, 12), "the function")
+    kept = await create(client, uri, rng(0, 0, 0, 9), "the import")
+    change_doc(client, uri, 2, "import os\n")
+    markers = await listed(client, uri)
+    assert [m["id"] for m in markers] == [kept["id"], gone["id"]]
+    assert markers[1]["status"] == "missing"
+    assert markers[1]["range"] is None
+    assert markers[1]["missingReason"] == "codeBlockDeleted"
+
+
+async def test_files_that_are_not_open_are_read_from_disk(client: LanguageClient, workspace: Path) -> None:
+    uri = (workspace / "calc.py").as_uri()
+    marker = await create(client, uri, rng(6, 4, 6, 12), "return")
+    (workspace / "calc.py").write_text("# new first line\n" + SOURCE, encoding="utf-8")
+    (listed_marker,) = await listed(client, uri)
+    assert listed_marker["id"] == marker["id"]
+    assert listed_marker["range"] == rng(7, 4, 7, 12)
+
+
+async def test_markers_survive_a_server_restart(workspace: Path) -> None:
+    """The SQLite file keeps what was acknowledged (a second server finds it)."""
+    from pytest_lsp import ClientServerConfig
+
+    uri = (workspace / "calc.py").as_uri()
+    for round_ in range(2):
+        config: ClientServerConfig = server_config()
+        client = await config.start()
+        assert isinstance(client, LanguageClient)
+        await client.initialize_session(
+            types.InitializeParams(capabilities=capabilities(), root_uri=workspace.as_uri())
+        )
+        if round_ == 0:
+            await create(client, uri, rng(0, 0, 0, 9), "persisted")
+        else:
+            assert [m["note"] for m in await listed(client, uri)] == ["persisted"]
+        await client.shutdown_session()
+        await client.stop()
+
+
+@pytest.mark.parametrize(
+    ("params", "code", "message"),
+    [
+        (
+            {"range": {"start": {"line": 40, "character": 0}, "end": {"line": 41, "character": 0}}},
+            -32602,
+            "range: outside the document",
+        ),
+        (
+            {"range": {"start": {"line": 3, "character": 0}, "end": {"line": 1, "character": 0}}},
+            -32602,
+            "range: the end comes before the start",
+        ),
+        ({"kind": "todo"}, -32602, "kind: expected one of comment, question, issue, bookmark"),
+        ({"note": 5}, -32602, "note: expected a string"),
+    ],
+)
+async def test_bad_input(
+    client: LanguageClient, workspace: Path, params: dict[str, Any], code: int, message: str
+) -> None:
+    uri = (workspace / "calc.py").as_uri()
+    base = {"textDocument": {"uri": uri}, "range": rng(0, 0, 0, 1), "note": "n"}
+    with pytest.raises(JsonRpcException) as info:
+        await raw_request(client, "tether/markers/create", {**base, **params})
+    assert info.value.code == code
+    assert info.value.message.startswith(message)
+    assert await listed(client, uri) == []  # a failing request changes nothing
+
+
+async def test_unknown_marker_and_unknown_file(client: LanguageClient, workspace: Path) -> None:
+    with pytest.raises(JsonRpcException) as info:
+        await raw_request(client, "tether/markers/update", {"id": "nope", "note": "x"})
+    assert info.value.code == -32803
+    with pytest.raises(JsonRpcException) as info:
+        await create(client, (workspace / "missing.py").as_uri(), rng(0, 0, 0, 0), "x")
+    assert info.value.code == -32602
