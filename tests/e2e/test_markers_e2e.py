@@ -131,7 +131,7 @@ async def test_markers_survive_a_server_restart(workspace: Path) -> None:
         else:
             assert [m["note"] for m in await listed(client, uri)] == ["persisted"]
         await client.shutdown_session()
-        await client.stop()
+        await client.stop()  # type: ignore[no-untyped-call]
 
 
 @pytest.mark.parametrize(
