@@ -160,6 +160,8 @@ class LineMap:
                 best, best_score = j, score
             elif best is None and score == best_score:
                 best = j
+        if best is not None and any(self.sim(other, best) > best_score for other in range(i1, i2) if other != line):
+            return None  # another old line of this Change is a better match for it: ours was deleted
         return best
 
 
@@ -235,7 +237,9 @@ def _one(lm: LineMap, original: Location) -> Calculated:
     start_deleted, end_deleted = start is None, end is None
     col_start, col_end = loc.col_start, loc.col_end
     if start is None:
-        for line in range(first + 1, last + 1):  # trim to the first surviving line of the block
+        for line in range(first + 1, last + 1):  # trim to the first surviving (non-blank) line of the block
+            if not lm.old_norm(line):
+                continue  # a blank line that survives says nothing about the block
             start = lm.map(line)
             if start is not None:
                 col_start = 1
@@ -244,6 +248,8 @@ def _one(lm: LineMap, original: Location) -> Calculated:
         col_start = map_column(old[first], new[start], loc.col_start)
     if end is None:
         for line in range(last - 1, first - 1, -1):  # ... and to the last surviving one
+            if not lm.old_norm(line):
+                continue
             end = lm.map(line, lower=start if start is not None else 0)
             if end is not None:
                 col_end = len(new[end]) + 1

@@ -244,3 +244,20 @@ def test_random_edits_never_invert_or_overflow(data: st.DataObject) -> None:
         assert got.col_start <= got.col_end
     if new == text:
         assert got == loc
+
+
+def test_surviving_blank_lines_do_not_keep_a_deleted_block_alive() -> None:
+    old = "a = 1\ndef f():\n    return 2\n\nb = 3\n"
+    r = calc(old, "a = 1\n\nb = 3\n", Location(2, 1, 4, 1))  # f and the blank line after it
+    assert r.location is None
+    assert r.reason == "codeBlockDeleted"
+
+
+def test_a_deleted_function_is_not_matched_to_a_similar_neighbour() -> None:
+    old = "import os\n\n\ndef load(path):\n    with open(path) as f:\n        return f.read()\n\n\ndef total(items):\n    s = 0\n"
+    new = "import os\nimport sys\n\n\n\ndef total(items):\n    s = 0\n"
+    r = calc(old, new, Location(4, 1, 6, 24))  # load(): its `def` line resembles `def total(items):`
+    assert r.location is None
+    assert r.reason == "codeBlockDeleted"
+    kept = calc(old, new, Location(9, 1, 10, 10))
+    assert kept.location == Location(6, 1, 7, 10)
