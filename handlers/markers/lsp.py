@@ -15,7 +15,7 @@ from server.app import uri_to_path
 from server.errors import InvalidParams
 from server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
 
-from . import service
+from . import git, service
 from .calculator import Location
 from .store import MarkerStore
 
@@ -154,7 +154,16 @@ def register(server: TetherServer) -> None:
         text = text_or_error(ls, uri, "textDocument.uri")
         loc = to_location(text, params.range, ls.encoding)
         kind = service.check_kind(params.kind)
-        item = service.create(store(ls), uri, text, loc, params.note, kind, service.default_author())
+        commit, git_user = None, None
+        path = uri_to_path(uri)
+        repo = git.locate_file(path) if path is not None else None
+        if repo is not None:
+            head = git.head(repo.root)
+            committed = git.show(repo.root, head, repo.path) if head else None
+            commit = service.committed_commit(text, loc, committed, head)
+            git_user = git.user_name(repo.root)
+        author = service.default_author(git_user)
+        item = service.create(store(ls), uri, text, loc, params.note, kind, author, commit)
         return to_marker(item, text, ls.encoding)
 
     @server.handler("tether/markers/list", ListParams, MarkerList)

@@ -37,9 +37,9 @@ def block_text(text: str, loc: Location) -> str:
     return "\n".join(parts)
 
 
-def default_author() -> str:
-    """git's user.name when set in the environment, else the OS user."""
-    name = os.environ.get("GIT_AUTHOR_NAME")
+def default_author(git_user: str | None = None) -> str:
+    """git's user.name, else GIT_AUTHOR_NAME, else the OS user."""
+    name = git_user or os.environ.get("GIT_AUTHOR_NAME")
     if name:
         return name
     try:
@@ -54,14 +54,33 @@ def check_kind(kind: str) -> str:
     return kind
 
 
-def create(store: MarkerStore, uri: str, text: str, loc: Location, note: str, kind: str, author: str) -> Located:
+def committed_commit(text: str, loc: Location, committed: str | None, commit: str | None) -> str | None:
+    """Backtracking: ``commit`` when the block exists unchanged in the committed text, else None (new code)."""
+    if committed is None or commit is None:
+        return None
+    result = calculate(text, committed, {"m": loc})["m"]
+    if result.location is None or block_text(committed, result.location) != block_text(text, loc):
+        return None
+    return commit
+
+
+def create(
+    store: MarkerStore,
+    uri: str,
+    text: str,
+    loc: Location,
+    note: str,
+    kind: str,
+    author: str,
+    commit: str | None = None,
+) -> Located:
     record = MarkerRecord(
         id=str(uuid.uuid4()),
         uri=uri,
         note=note,
         kind=check_kind(kind),
         code=block_text(text, loc),
-        commit_hash_when_created=None,
+        commit_hash_when_created=commit,
         created_at=datetime.now(UTC),
         author=author,
         base_text=text,

@@ -170,3 +170,59 @@ async def test_unknown_marker_and_unknown_file(client: LanguageClient, workspace
     with pytest.raises(JsonRpcException) as info:
         await create(client, (workspace / "missing.py").as_uri(), rng(0, 0, 0, 0), "x")
     assert info.value.code == -32602
+
+
+def git(repo: Path, *args: str) -> str:
+    import subprocess
+
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(repo),
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "ada@example.org",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "ada@example.org",
+    }
+    return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Ada Lovelace")
+    (root / "calc.py").write_text(SOURCE, encoding="utf-8")
+    git(root, "add", "calc.py")
+    git(root, "commit", "-q", "-m", "init")
+    return root
+
+
+@pytest_lsp.fixture(config=server_config())
+async def repo_client(lsp_client: LanguageClient, repo: Path):
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=repo.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_creation_backtracks_to_the_committed_text(repo_client: LanguageClient, repo: Path) -> None:
+    client = repo_client
+    uri = (repo / "calc.py").as_uri()
+    head = git(repo, "rev-parse", "HEAD").strip()
+    open_doc(client, uri, SOURCE)
+    committed = await create(client, uri, rng(2, 0, 6, 12), "on committed code")
+    assert committed["commitHashWhenCreated"] == head
+    assert committed["author"] == "Ada Lovelace"
+    change_doc(client, uri, 2, "def extra():\n    return 42\n", (7, 0), (7, 0))  # new code at the end
+    fresh = await create(client, uri, rng(7, 0, 8, 13), "on new code")
+    assert fresh["code"] == "def extra():\n    return 42"
+    assert fresh["commitHashWhenCreated"] is None
+    assert (repo / ".git" / "tether" / "tether.db").exists()  # the clone's own database
+
+
+async def test_markers_outside_git_have_no_commit(client: LanguageClient, workspace: Path) -> None:
+    uri = (workspace / "calc.py").as_uri()
+    marker = await create(client, uri, rng(0, 0, 0, 9), "outside git")
+    assert marker["commitHashWhenCreated"] is None

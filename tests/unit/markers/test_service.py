@@ -1,0 +1,30 @@
+"""Backtracking on creation: is the block already committed?"""
+
+from __future__ import annotations
+
+from handlers.markers.calculator import Location
+from handlers.markers.service import block_text, committed_commit
+
+COMMITTED = "a = 1\ndef f():\n    return 2\n"
+
+
+def test_block_present_in_the_committed_text() -> None:
+    buffer = "# new header\n" + COMMITTED
+    assert committed_commit(buffer, Location(2, 1, 4, 13), COMMITTED, "abc") == "abc"
+
+
+def test_block_edited_since_the_commit_is_new_code() -> None:
+    buffer = COMMITTED.replace("return 2", "return 3")
+    assert committed_commit(buffer, Location(2, 1, 3, 13), COMMITTED, "abc") is None
+
+
+def test_added_block_and_missing_base() -> None:
+    buffer = COMMITTED + "def g():\n    pass\n"
+    assert committed_commit(buffer, Location(4, 1, 5, 9), COMMITTED, "abc") is None
+    assert committed_commit(COMMITTED, Location(1, 1, 1, 6), None, "abc") is None
+    assert committed_commit(COMMITTED, Location(1, 1, 1, 6), COMMITTED, None) is None
+
+
+def test_block_text() -> None:
+    assert block_text(COMMITTED, Location(2, 5, 3, 11)) == "f():\n    return"
+    assert block_text("café 東京\n", Location(1, 6, 1, 8)) == "東京"
