@@ -83,3 +83,33 @@ def user_name(root: Path | None) -> str | None:
     out = _git(root or Path.cwd(), "config", "user.name")
     name = out.strip() if out else ""
     return name or None
+
+
+def renames(root: Path, since: str) -> dict[str, str]:
+    """Old repo-relative path -> new one, for files renamed between ``since`` and the working tree.
+
+    Committed renames (``git diff -M`` from ``since`` to HEAD) and staged ones (``git mv`` not yet committed).
+    """
+    out: dict[str, str] = {}
+    for args in (
+        ("diff", "-M", "--name-status", "-z", since, "HEAD"),
+        ("diff", "-M", "--name-status", "-z", "--cached"),
+    ):
+        text = _git(root, *args)
+        if not text:
+            continue
+        fields = text.split("\0")
+        k = 0
+        while k < len(fields) - 1:
+            status = fields[k]
+            if status.startswith(("R", "C")) and k + 2 < len(fields):
+                if status.startswith("R"):
+                    old, new = fields[k + 1], fields[k + 2]
+                    out[old] = new
+                    for key, value in list(out.items()):  # chain: a -> b then b -> c gives a -> c
+                        if value == old:
+                            out[key] = new
+                k += 3
+            else:
+                k += 2
+    return out

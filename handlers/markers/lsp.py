@@ -6,7 +6,9 @@ current text from the open buffer or from disk, and maps failures to PROTOCOL.md
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 import attrs
 from lsprotocol import types
@@ -17,7 +19,9 @@ from server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
 
 from . import git, service
 from .calculator import Location
-from .store import MarkerStore
+from .store import MarkerRecord, MarkerStore
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from server.app import TetherServer
@@ -83,6 +87,36 @@ def current_text(ls: TetherServer, uri: str) -> str | None:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+
+
+def follow_renames(ls: TetherServer, store: MarkerStore, uri: str) -> None:
+    """Markers of files renamed (``git mv``, committed or staged) into ``uri`` move with them."""
+    path = uri_to_path(uri)
+    repo = git.locate_file(path) if path is not None else None
+    if repo is None:
+        return
+    root_uri = repo.root.as_uri().rstrip("/") + "/"
+    gone = [r for r in store.under(root_uri) if r.uri != uri and not _exists(r.uri)]
+    if not gone:
+        return
+    cache: dict[str, dict[str, str]] = {}
+
+    def renamed_to(record: MarkerRecord) -> str | None:
+        since = record.commit_hash_when_created or "HEAD"
+        if since not in cache:
+            cache[since] = git.renames(repo.root, since)
+        old = record.uri[len(root_uri) :]
+        new = cache[since].get(unquote(old))
+        # compare paths, not uri spellings (clients percent-encode differently)
+        return uri if new and path is not None and (repo.root / new).resolve() == path.resolve() else None
+
+    if service.follow_renames(store, uri, gone, renamed_to):
+        log.info("markers followed a rename to %s", uri)
+
+
+def _exists(uri: str) -> bool:
+    path = uri_to_path(uri)
+    return path is not None and path.exists()
 
 
 def to_location(text: str, r: types.Range, encoding: Encoding) -> Location:
@@ -169,8 +203,10 @@ def register(server: TetherServer) -> None:
     @server.handler("tether/markers/list", ListParams, MarkerList)
     def list_markers(ls: TetherServer, params: ListParams) -> MarkerList:
         uri = params.text_document.uri
+        markers = store(ls)
+        follow_renames(ls, markers, uri)
         text = current_text(ls, uri)
-        return MarkerList([to_marker(item, text, ls.encoding) for item in service.list_for(store(ls), uri, text)])
+        return MarkerList([to_marker(item, text, ls.encoding) for item in service.list_for(markers, uri, text)])
 
     @server.handler("tether/markers/update", UpdateParams, Marker)
     def update(ls: TetherServer, params: UpdateParams) -> Marker:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import getpass
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -142,3 +143,22 @@ def update(
 def delete(store: MarkerStore, marker_id: str) -> None:
     if not store.delete(marker_id):
         raise RequestFailed(f"no marker with id {marker_id!r}", "unknownMarker", id=marker_id)
+
+
+def follow_renames(
+    store: MarkerStore,
+    uri: str,
+    candidates: list[MarkerRecord],
+    renamed_to: Callable[[MarkerRecord], str | None],
+) -> int:
+    """Move to ``uri`` the markers whose file was renamed to it; returns how many moved.
+
+    ``candidates`` are markers of the same repository whose file is gone; ``renamed_to`` gives the uri git
+    says each one's file became (None when git knows nothing).
+    """
+    moved = 0
+    for record in candidates:
+        if renamed_to(record) == uri:
+            store.replace(replace(record, uri=uri))
+            moved += 1
+    return moved

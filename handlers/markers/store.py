@@ -111,6 +111,14 @@ class MarkerStore:
             ).all()
         return [_record(row) for row in rows]
 
+    def under(self, uri_prefix: str) -> list[MarkerRecord]:
+        """Markers whose uri starts with ``uri_prefix`` (a repository's root)."""
+        with self.db.transaction() as conn:
+            rows = conn.execute(
+                select(markers_table).where(markers_table.c.uri.startswith(uri_prefix, autoescape=True))
+            ).all()
+        return [_record(row) for row in rows]
+
     def replace(self, record: MarkerRecord) -> None:
         with self.db.transaction() as conn:
             conn.execute(

@@ -226,3 +226,34 @@ async def test_markers_outside_git_have_no_commit(client: LanguageClient, worksp
     uri = (workspace / "calc.py").as_uri()
     marker = await create(client, uri, rng(0, 0, 0, 9), "outside git")
     assert marker["commitHashWhenCreated"] is None
+
+
+async def test_a_renamed_file_takes_its_markers_along(repo_client: LanguageClient, repo: Path) -> None:
+    client = repo_client
+    old_uri = (repo / "calc.py").as_uri()
+    marker = await create(client, old_uri, rng(2, 0, 6, 12), "follow me")
+    (repo / "lib").mkdir()
+    git(repo, "mv", "calc.py", "lib/maths.py")
+    text = (repo / "lib" / "maths.py").read_text(encoding="utf-8")
+    (repo / "lib" / "maths.py").write_text("# moved here\n" + text.replace("s = 0", "s = 0  # start"), encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "move calc to lib/maths")
+    new_uri = (repo / "lib" / "maths.py").as_uri()
+    (followed,) = await listed(client, new_uri)
+    assert followed["id"] == marker["id"]
+    assert followed["uri"] == new_uri
+    assert followed["range"] == rng(3, 0, 7, 12)
+    assert await listed(client, old_uri) == []
+
+
+async def test_a_staged_rename_is_followed_too(repo_client: LanguageClient, repo: Path) -> None:
+    client = repo_client
+    old_uri = (repo / "calc.py").as_uri()
+    open_doc(client, old_uri, SOURCE + "def extra():\n    return 1\n", version=1)
+    marker = await create(client, old_uri, rng(7, 0, 8, 12), "uncommitted code")
+    assert marker["commitHashWhenCreated"] is None
+    (repo / "calc.py").write_text(SOURCE + "def extra():\n    return 1\n", encoding="utf-8")
+    git(repo, "add", "calc.py")
+    git(repo, "mv", "calc.py", "renamed.py")
+    (followed,) = await listed(client, (repo / "renamed.py").as_uri())
+    assert followed["id"] == marker["id"]
+    assert followed["range"] == rng(7, 0, 8, 12)
