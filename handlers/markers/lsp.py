@@ -231,8 +231,10 @@ def register(server: TetherServer) -> None:
         text = current_text(ls, uri)
         if text is None:
             return []
+        markers = store(ls)
+        follow_renames(ls, markers, uri)
         lenses = []
-        for item in service.list_for(store(ls), uri, text):
+        for item in service.list_for(markers, uri, text):
             if item.location is None:
                 continue
             line = item.location.line_start - 1
