@@ -8,7 +8,7 @@ and uncommitted-location flushing come with the git part of issue 4.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import Column, DateTime, Integer, String, Table, Text, delete, select, update
 from sqlalchemy.engine import Connection
@@ -66,7 +66,8 @@ def _record(row: object) -> MarkerRecord:
         kind=r["kind"],
         code=r["code"],
         commit_hash_when_created=r["commit_hash_when_created"],
-        created_at=r["created_at"],
+        # SQLite hands timestamps back without their zone: they were stored in UTC
+        created_at=r["created_at"] if r["created_at"].tzinfo else r["created_at"].replace(tzinfo=UTC),
         author=r["author"],
         base_text=r["base_text"],
         base=Location(r["line_start"], r["col_start"], r["line_end"], r["col_end"]),

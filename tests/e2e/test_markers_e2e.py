@@ -62,6 +62,7 @@ async def test_create_edit_list_update_delete(client: LanguageClient, workspace:
     change_doc(client, uri, 2, "# a header line\n\n", (0, 0), (0, 0))  # two lines above
     (moved,) = await listed(client, uri)
     assert moved["range"] == rng(4, 0, 8, 12)
+    assert moved["createdAt"] == marker["createdAt"]  # read back from the database, zone included
     assert moved["contentChanged"] is False
 
     change_doc(client, uri, 3, "    t = 0  # é\n", (5, 0), (6, 0))  # the block's first body line edited

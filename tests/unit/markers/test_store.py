@@ -1,0 +1,59 @@
+"""The marker table on both engines: a real SQLite file and a real PostgreSQL server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from handlers.markers.calculator import Location
+from handlers.markers.store import MarkerRecord, MarkerStore
+from server.storage import Database
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MarkerStore]:
+    db = (
+        Database.sqlite(tmp_path / "m.db")
+        if request.param == "sqlite"
+        else Database(request.getfixturevalue("postgres_url"))
+    )
+    db.migrate()
+    yield MarkerStore(db)
+    db.close()
+
+
+def record(n: int, uri: str = "file:///repo/a%20b.py") -> MarkerRecord:
+    return MarkerRecord(
+        id=f"id-{n}",
+        uri=uri,
+        note=f"note {n} — café 東京 🚀",
+        kind="comment",
+        code="def f():\n    pass",
+        commit_hash_when_created=None,
+        created_at=datetime(2026, 11, 21, 12, 0, n, tzinfo=UTC),
+        author="Ada",
+        base_text="def f():\n    pass\n",
+        base=Location(1, 1, 2, 9),
+    )
+
+
+def test_round_trip_update_delete(store: MarkerStore) -> None:
+    store.insert(record(1))
+    store.insert(record(2))
+    store.insert(record(3, "file:///elsewhere/x.py"))
+    assert [r.id for r in store.for_uri("file:///repo/a%20b.py")] == ["id-1", "id-2"]
+    got = store.get("id-1")
+    assert got == record(1)
+    store.replace(replace(record(1), note="changed", uri="file:///repo/c.py", base=Location(2, 1, 2, 5)))
+    moved = store.get("id-1")
+    assert moved is not None
+    assert (moved.note, moved.uri, moved.base) == ("changed", "file:///repo/c.py", Location(2, 1, 2, 5))
+    assert {r.id for r in store.under("file:///repo/")} == {"id-1", "id-2"}
+    assert store.under("file:///repo/a%") == [store.get("id-2")]  # % in a prefix is literal, not a wildcard
+    assert store.delete("id-2") is True
+    assert store.delete("id-2") is False
+    assert store.get("id-2") is None
