@@ -18,7 +18,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -129,6 +129,8 @@ class TetherServer(LanguageServer):
         self.workspace_root: Path | None = None
         self.document_listeners: list[Callable[[DocumentEvent], None]] = []
         self.settings_listeners: list[Callable[[Settings], None]] = []
+        #: Run once the client said ``initialized`` (registrations a feature needs, first scans).
+        self.initialized_hooks: list[Callable[[TetherServer], Awaitable[None]]] = []
         self._init_options: Any = None
         self._database: Database | None = None
         self._db_lock = threading.Lock()
@@ -322,6 +324,11 @@ def register_lifecycle(server: TetherServer) -> None:
             except Exception as exc:  # the client refused: settings still come from initializationOptions
                 log.info("client did not accept didChangeConfiguration registration: %s", exc)
         await _pull_configuration(ls)
+        for hook in ls.initialized_hooks:
+            try:
+                await hook(ls)
+            except Exception:  # one feature failing never fails another
+                log.exception("initialized hook %r failed", hook)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurationParams) -> None:

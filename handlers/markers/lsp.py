@@ -7,6 +7,7 @@ current text from the open buffer or from disk, and maps failures to PROTOCOL.md
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -172,9 +173,76 @@ def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Ma
     )
 
 
+@attrs.define
+class DidChangeMarkers:
+    uris: list[str]
+
+
+GIT_WATCHERS = ("**/.git/HEAD", "**/.git/logs/HEAD", "**/.git/refs/**")
+
+
 def register(server: TetherServer) -> None:
     def store(ls: TetherServer) -> MarkerStore:
         return MarkerStore(ls.database())
+
+    heads: dict[str, str | None] = {}  # repository root -> the HEAD we last told clients about
+
+    def head_moved(ls: TetherServer, root: Path) -> None:
+        """HEAD changed (commit, checkout, rebase): tell clients which files' markers may have moved."""
+        key = str(root)
+        now = git.head(root)
+        if heads.get(key, now) == now:
+            heads[key] = now
+            return
+        heads[key] = now
+        uris = sorted({r.uri for r in store(ls).under(root.as_uri().rstrip("/") + "/")})
+        if uris:
+            ls.protocol.notify("tether/markers/didChange", DidChangeMarkers(uris))
+
+    async def watch_git(ls: TetherServer) -> None:
+        if ls.workspace_root is not None:
+            repo = git.locate_file(ls.workspace_root / "x")
+            if repo is not None:
+                heads[str(repo.root)] = git.head(repo.root)
+        caps = ls.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps else None
+        if not (watched and watched.dynamic_registration):
+            return  # the per-request HEAD check below still notices
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=g) for g in GIT_WATCHERS]
+        )
+        try:
+            await ls.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="tether-git-head",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=options,
+                        )
+                    ]
+                )
+            )
+        except Exception as exc:
+            log.info("client refused the .git watchers (%s): HEAD is checked on each request instead", exc)
+
+    server.initialized_hooks.append(watch_git)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: TetherServer, params: types.DidChangeWatchedFilesParams) -> None:
+        roots = set()
+        for change in params.changes:
+            path = uri_to_path(change.uri)
+            if path is not None and ".git" in path.parts:
+                roots.add(Path(*path.parts[: path.parts.index(".git")]))
+        for root in roots:
+            head_moved(ls, root)
+
+    def check_head(ls: TetherServer, uri: str) -> None:
+        path = uri_to_path(uri)
+        repo = git.locate_file(path) if path is not None else None
+        if repo is not None:
+            head_moved(ls, repo.root)
 
     def text_or_error(ls: TetherServer, uri: str, field: str) -> str:
         text = current_text(ls, uri)
@@ -203,6 +271,7 @@ def register(server: TetherServer) -> None:
     @server.handler("tether/markers/list", ListParams, MarkerList)
     def list_markers(ls: TetherServer, params: ListParams) -> MarkerList:
         uri = params.text_document.uri
+        check_head(ls, uri)
         markers = store(ls)
         follow_renames(ls, markers, uri)
         text = current_text(ls, uri)

@@ -258,3 +258,39 @@ async def test_a_staged_rename_is_followed_too(repo_client: LanguageClient, repo
     (followed,) = await listed(client, (repo / "renamed.py").as_uri())
     assert followed["id"] == marker["id"]
     assert followed["range"] == rng(7, 0, 8, 12)
+
+
+async def test_head_change_notifies_did_change(repo_client: LanguageClient, repo: Path) -> None:
+    """A commit reported through the watched .git files → tether/markers/didChange with the repo's files."""
+    import asyncio
+
+    client = repo_client
+    uri = (repo / "calc.py").as_uri()
+    await create(client, uri, rng(2, 0, 6, 12), "watch")
+    (repo / "other.py").write_text("x = 1\n", encoding="utf-8")
+    git(repo, "add", "other.py")
+    git(repo, "commit", "-q", "-m", "another commit")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(repo / ".git" / "HEAD").as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    params = await asyncio.wait_for(client.wait_for_notification("tether/markers/didChange"), 10)
+    uris = params["uris"] if isinstance(params, dict) else params.uris
+    assert list(uris) == [uri]
+
+
+async def test_head_change_is_noticed_on_the_next_request_without_watchers(
+    repo_client: LanguageClient, repo: Path
+) -> None:
+    import asyncio
+
+    client = repo_client
+    uri = (repo / "calc.py").as_uri()
+    await create(client, uri, rng(2, 0, 6, 12), "watch")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
+    waiter = asyncio.ensure_future(client.wait_for_notification("tether/markers/didChange"))
+    await listed(client, uri)  # the per-request HEAD check
+    params = await asyncio.wait_for(waiter, 10)
+    uris = params["uris"] if isinstance(params, dict) else params.uris
+    assert list(uris) == [uri]
