@@ -74,6 +74,27 @@ def _record(row: object) -> MarkerRecord:
     )
 
 
+IMMUTABLE = ("id", "code", "commit_hash_when_created", "created_at", "author")
+
+
+def _row(record: MarkerRecord) -> dict[str, object]:
+    return {
+        "id": record.id,
+        "uri": record.uri,
+        "note": record.note,
+        "kind": record.kind,
+        "code": record.code,
+        "commit_hash_when_created": record.commit_hash_when_created,
+        "created_at": record.created_at,
+        "author": record.author,
+        "base_text": record.base_text,
+        "line_start": record.base.line_start,
+        "col_start": record.base.col_start,
+        "line_end": record.base.line_end,
+        "col_end": record.base.col_end,
+    }
+
+
 class MarkerStore:
     """One transaction per call; nothing is acknowledged before it is committed."""
 
@@ -82,23 +103,7 @@ class MarkerStore:
 
     def insert(self, record: MarkerRecord) -> None:
         with self.db.transaction() as conn:
-            conn.execute(
-                markers_table.insert().values(
-                    id=record.id,
-                    uri=record.uri,
-                    note=record.note,
-                    kind=record.kind,
-                    code=record.code,
-                    commit_hash_when_created=record.commit_hash_when_created,
-                    created_at=record.created_at,
-                    author=record.author,
-                    base_text=record.base_text,
-                    line_start=record.base.line_start,
-                    col_start=record.base.col_start,
-                    line_end=record.base.line_end,
-                    col_end=record.base.col_end,
-                )
-            )
+            conn.execute(markers_table.insert().values(**_row(record)))
 
     def get(self, marker_id: str) -> MarkerRecord | None:
         with self.db.transaction() as conn:
@@ -121,21 +126,10 @@ class MarkerStore:
         return [_record(row) for row in rows]
 
     def replace(self, record: MarkerRecord) -> None:
+        """Store a marker's mutable fields (what it says, where it is); its identity and origin stay."""
+        mutable = {k: v for k, v in _row(record).items() if k not in IMMUTABLE}
         with self.db.transaction() as conn:
-            conn.execute(
-                update(markers_table)
-                .where(markers_table.c.id == record.id)
-                .values(
-                    uri=record.uri,
-                    note=record.note,
-                    kind=record.kind,
-                    base_text=record.base_text,
-                    line_start=record.base.line_start,
-                    col_start=record.base.col_start,
-                    line_end=record.base.line_end,
-                    col_end=record.base.col_end,
-                )
-            )
+            conn.execute(update(markers_table).where(markers_table.c.id == record.id).values(**mutable))
 
     def delete(self, marker_id: str) -> bool:
         with self.db.transaction() as conn:
