@@ -131,8 +131,11 @@ class TetherServer(LanguageServer):
         self.settings_listeners: list[Callable[[Settings], None]] = []
         #: Run once the client said ``initialized`` (registrations a feature needs, first scans).
         self.initialized_hooks: list[Callable[[TetherServer], Awaitable[None]]] = []
+        #: Run on ``shutdown`` (stop threads, close files) before the database is closed.
+        self.shutdown_hooks: list[Callable[[], None]] = []
         self._init_options: Any = None
         self._database: Database | None = None
+        self._local_database: Database | None = None
         self._db_lock = threading.Lock()
         self._reported_error = False
         self.client_log = logs.ClientLogHandler(self._log_to_client)
@@ -212,6 +215,23 @@ class TetherServer(LanguageServer):
                 log.info("storage: %s", db.redacted_url)
                 self._database = db
             return self._database
+
+    def local_database(self) -> Database:
+        """This machine's own SQLite database: the database itself, or beside a shared PostgreSQL one.
+
+        For what must stay local even in team mode (e.g. locations of uncommitted code).
+        """
+        from .storage import Database, default_sqlite_path
+
+        shared = self.database()
+        if shared.dialect == "sqlite":
+            return shared
+        with self._db_lock:
+            if self._local_database is None:
+                db = Database.sqlite(default_sqlite_path(self.workspace_root))
+                db.migrate()
+                self._local_database = db
+            return self._local_database
 
     def apply_settings(self, *sources: Any) -> None:
         settings, warnings = parse(*sources)
@@ -405,7 +425,15 @@ def register_lifecycle(server: TetherServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: TetherServer, *_args: Any) -> None:
+        for hook in ls.shutdown_hooks:
+            try:
+                hook()
+            except Exception:
+                log.exception("shutdown hook %r failed", hook)
         with ls._db_lock:
+            if ls._local_database is not None:
+                ls._local_database.close()
+                ls._local_database = None
             if ls._database is not None:
                 ls._database.close()
                 ls._database = None

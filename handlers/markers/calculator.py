@@ -114,11 +114,14 @@ def line_diff(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
 class LineMap:
     """Old line -> new line (0-based) through a line diff, with in-Change matching."""
 
-    def __init__(self, old: Sequence[str], new: Sequence[str]) -> None:
+    def __init__(self, old: Sequence[str], new: Sequence[str], *, all_added: bool = False) -> None:
         self.old, self.new = old, new
         self._old_norm: dict[int, str] = {}  # normalised lazily: only lines near changes are ever compared
         self._new_norm: dict[int, str] = {}
-        self.opcodes = line_diff(old, new) or [("equal", 0, 0, 0, 0)]
+        if all_added:  # another file: every line of it is a candidate place for the block
+            self.opcodes: list[Opcode] = [("replace", 0, len(old), 0, len(new))]
+        else:
+            self.opcodes = line_diff(old, new) or [("equal", 0, 0, 0, 0)]
         self._ends = [op[2] for op in self.opcodes]
         self.added = [j for tag, _, _, j1, j2 in self.opcodes if tag in ("replace", "insert") for j in range(j1, j2)]
         self.added_set = frozenset(self.added)
@@ -184,6 +187,15 @@ def _block_text(lines: Sequence[str], loc: Location) -> str:
     parts += lines[loc.line_start : loc.line_end - 1]
     parts.append(lines[loc.line_end - 1][: loc.col_end - 1])
     return "\n".join(parts)
+
+
+def block_of_lines(lines: Sequence[str], loc: Location) -> str:
+    return _block_text(lines, loc)
+
+
+def block_of(text: str, loc: Location) -> str:
+    """The text of the block at ``loc`` (lines joined with "\\n")."""
+    return _block_text(split_lines(text), loc)
 
 
 def _clamp_to(lines: Sequence[str], loc: Location) -> Location | None:
@@ -257,19 +269,40 @@ def _one(lm: LineMap, original: Location) -> Calculated:
     else:
         col_end = map_column(old[last], new[end], loc.col_end)
     if start is None or end is None or end < start:
-        moved = _find_moved(lm, first, last)
-        if moved is None:
-            return Calculated(None, True, True, True, reason="codeBlockDeleted")
-        at, _ = moved
-        start, end = at, at + (last - first)
-        col_start = map_column(old[first], new[start], loc.col_start)
-        col_end = map_column(old[last], new[end], loc.col_end)
-        new_loc = _normalised(Location(start + 1, col_start, end + 1, col_end), new)
-        changed = _block_text(new, new_loc) != _block_text(old, loc)
-        return Calculated(new_loc, True, True, False, changed, moved=True)
+        return _moved(lm, loc)
     new_loc = _normalised(Location(start + 1, col_start, end + 1, col_end), new)
     changed = _block_text(new, new_loc) != _block_text(old, loc)
     return Calculated(new_loc, start_deleted, end_deleted, False, changed)
+
+
+def _moved(lm: LineMap, loc: Location) -> Calculated:
+    """The block's lines are gone from their place: the best window of added lines holding them, if any."""
+    old, new = lm.old, lm.new
+    first, last = loc.line_start - 1, loc.line_end - 1
+    moved = _find_moved(lm, first, last)
+    if moved is None:
+        return Calculated(None, True, True, True, reason="codeBlockDeleted")
+    start, end = moved[0], moved[0] + (last - first)
+    col_start = map_column(old[first], new[start], loc.col_start)
+    col_end = map_column(old[last], new[end], loc.col_end)
+    new_loc = _normalised(Location(start + 1, col_start, end + 1, col_end), new)
+    changed = _block_text(new, new_loc) != _block_text(old, loc)
+    return Calculated(new_loc, True, True, False, changed, moved=True)
+
+
+def find_elsewhere(old_text: str, location: Location, other_text: str) -> Calculated:
+    """Search a whole other text for the block at ``location`` of ``old_text`` (a block moved to another file)."""
+    old = split_lines(old_text)
+    loc = _clamp_to(old, location)
+    if loc is None:
+        return Calculated(None, entirely_deleted=True, reason="missingOriginalLocation")
+    return _moved(LineMap(old, split_lines(other_text), all_added=True), loc)
+
+
+def find_code(code: str, text: str) -> Calculated:
+    """Content fallback: where the block ``code`` is in ``text``, best match first (missing when absent)."""
+    lines = split_lines(code)
+    return find_elsewhere(code, Location(1, 1, len(lines), len(lines[-1]) + 1), text)
 
 
 def _normalised(loc: Location, lines: Sequence[str]) -> Location:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 log = logging.getLogger(__name__)
 
@@ -85,16 +86,17 @@ def user_name(root: Path | None) -> str | None:
     return name or None
 
 
-def renames(root: Path, since: str) -> dict[str, str]:
+def renames(root: Path, since: str, *, staged: bool = True) -> dict[str, str]:
     """Old repo-relative path -> new one, for files renamed between ``since`` and the working tree.
 
-    Committed renames (``git diff -M`` from ``since`` to HEAD) and staged ones (``git mv`` not yet committed).
+    Committed renames (``git diff -M`` from ``since`` to HEAD) and, with ``staged``, staged ones (``git mv``
+    not yet committed).
     """
     out: dict[str, str] = {}
-    for args in (
-        ("diff", "-M", "--name-status", "-z", since, "HEAD"),
-        ("diff", "-M", "--name-status", "-z", "--cached"),
-    ):
+    queries: list[tuple[str, ...]] = [("diff", "-M", "--name-status", "-z", since, "HEAD")]
+    if staged:
+        queries.append(("diff", "-M", "--name-status", "-z", "--cached"))
+    for args in queries:
         text = _git(root, *args)
         if not text:
             continue
@@ -113,3 +115,113 @@ def renames(root: Path, since: str) -> dict[str, str]:
             else:
                 k += 2
     return out
+
+
+def changed_files(root: Path, since: str, until: str) -> list[str]:
+    """Repo-relative paths added, modified, renamed or copied between two commits (their new names)."""
+    out = _git(root, "diff", "-M", "--name-only", "-z", "--diff-filter=AMRC", since, until)
+    return [p for p in out.split("\0") if p] if out else []
+
+
+class Blobs:
+    """``git cat-file --batch``: many ``commit:path`` reads through one process (a show each costs ~5 ms)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._broken = False
+
+    def read(self, commit: str, path: str) -> str | None:
+        if self._broken:
+            return None
+        if self._proc is None:
+            try:
+                self._proc = subprocess.Popen(
+                    ["git", "cat-file", "--batch"],
+                    cwd=self.root,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            except OSError as exc:
+                warn_once("no-git", f"git is not usable ({exc}): markers work as for files outside a repository")
+                self._broken = True
+                return None
+        proc = self._proc
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        try:
+            proc.stdin.write(f"{commit}:{path}\n".encode())
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob":
+                return None  # "<name> missing", or a tree
+            data = proc.stdout.read(int(header[2]) + 1)[:-1]
+        except (OSError, ValueError) as exc:
+            warn_once(f"cat-file:{self.root}", f"git cat-file failed in {self.root}: {exc}")
+            self.close()
+            self._broken = True
+            return None
+        return data.decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        if self._proc is not None:
+            try:
+                if self._proc.stdin:
+                    self._proc.stdin.close()
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+            self._proc = None
+
+
+@dataclass
+class GitView:
+    """One repository at one HEAD, with every read cached: what the marker tracker asks git."""
+
+    root: Path
+    head: str
+    _texts: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _renames: dict[str, dict[str, str]] = field(default_factory=dict)
+    _changed: dict[str, list[str]] = field(default_factory=dict)
+    _blobs: Blobs | None = None
+
+    @property
+    def root_uri(self) -> str:
+        return self.root.as_uri().rstrip("/") + "/"
+
+    def relative(self, uri: str) -> str | None:
+        """The repo-relative path of a file uri inside this repository."""
+        parsed = urlparse(uri)
+        if parsed.scheme != "file":
+            return None
+        try:
+            return Path(unquote(parsed.path)).resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return None
+
+    def uri(self, path: str) -> str:
+        return (self.root / path).as_uri()
+
+    def text(self, commit: str, path: str) -> str | None:
+        key = (commit, path)
+        if key not in self._texts:
+            if self._blobs is None:
+                self._blobs = Blobs(self.root)
+            self._texts[key] = self._blobs.read(commit, path)
+        return self._texts[key]
+
+    def renames(self, since: str) -> dict[str, str]:
+        if since not in self._renames:
+            self._renames[since] = renames(self.root, since, staged=False)
+        return self._renames[since]
+
+    def changed(self, since: str) -> list[str]:
+        if since not in self._changed:
+            self._changed[since] = changed_files(self.root, since, self.head)
+        return self._changed[since]
+
+    def close(self) -> None:
+        if self._blobs is not None:
+            self._blobs.close()
+            self._blobs = None

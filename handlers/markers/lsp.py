@@ -9,18 +9,18 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
 
 import attrs
 from lsprotocol import types
 
-from server.app import uri_to_path
+from server.app import DocumentEvent, uri_to_path
 from server.errors import InvalidParams
 from server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
 
 from . import git, service
-from .calculator import Location
-from .store import MarkerRecord, MarkerStore
+from .buffer import edits_between, shift
+from .calculator import Location, block_of_lines, split_lines
+from .state import MarkersState
 
 log = logging.getLogger(__name__)
 
@@ -90,36 +90,6 @@ def current_text(ls: TetherServer, uri: str) -> str | None:
         return None
 
 
-def follow_renames(ls: TetherServer, store: MarkerStore, uri: str) -> None:
-    """Markers of files renamed (``git mv``, committed or staged) into ``uri`` move with them."""
-    path = uri_to_path(uri)
-    repo = git.locate_file(path) if path is not None else None
-    if repo is None:
-        return
-    root_uri = repo.root.as_uri().rstrip("/") + "/"
-    gone = [r for r in store.under(root_uri) if r.uri != uri and not _exists(r.uri)]
-    if not gone:
-        return
-    cache: dict[str, dict[str, str]] = {}
-
-    def renamed_to(record: MarkerRecord) -> str | None:
-        since = record.commit_hash_when_created or "HEAD"
-        if since not in cache:
-            cache[since] = git.renames(repo.root, since)
-        old = record.uri[len(root_uri) :]
-        new = cache[since].get(unquote(old))
-        # compare paths, not uri spellings (clients percent-encode differently)
-        return uri if new and path is not None and (repo.root / new).resolve() == path.resolve() else None
-
-    if service.follow_renames(store, uri, gone, renamed_to):
-        log.info("markers followed a rename to %s", uri)
-
-
-def _exists(uri: str) -> bool:
-    path = uri_to_path(uri)
-    return path is not None and path.exists()
-
-
 def to_location(text: str, r: types.Range, encoding: Encoding) -> Location:
     """An LSP range inside ``text`` as a 1-based character location; -32602 naming ``range`` otherwise."""
     data = text.encode("utf-8")
@@ -181,33 +151,68 @@ class DidChangeMarkers:
 GIT_WATCHERS = ("**/.git/HEAD", "**/.git/logs/HEAD", "**/.git/refs/**")
 
 
+def located_now(ls: TetherServer, state: MarkersState, uri: str) -> tuple[str | None, list[service.Located]]:
+    """The current text of ``uri`` and its markers located in it (cached per version while typing)."""
+    snapshot = ls.snapshot(uri)
+    repo = state.repo_of(uri)
+    head = state.sync_head(repo) if repo is not None else None
+    if snapshot is not None:
+        cached = state.buffer.get(uri)
+        if cached is not None and cached.head == head:
+            if cached.version == snapshot.doc.version:
+                return snapshot.doc.string, cached.located
+            fast = _fast_path(ls, uri, cached, snapshot.doc.string)
+            if fast is not None:
+                state.remember(uri, snapshot.doc.version, head, fast)
+                return snapshot.doc.string, fast
+    text = current_text(ls, uri)
+    located = state.locate(uri, text, repo, head)
+    if snapshot is not None:
+        state.remember(uri, snapshot.doc.version, head, located)
+    return text, located
+
+
+def _fast_path(ls: TetherServer, uri: str, cached: MarkersState.Cached, text: str) -> list[service.Located] | None:
+    """Carry cached locations through the exact didChange edits; None when a full recomputation is needed."""
+    doc = ls.document(uri)
+    if doc is None or "\r" in text:
+        return None
+    edits = edits_between(doc.versions(), cached.version)
+    if edits is None:
+        return None
+    lines = split_lines(text)
+    out = []
+    for item in cached.located:
+        if item.location is None:
+            out.append(item)
+            continue
+        moved = shift(item.location, edits)
+        if moved is None or moved.line_end > len(lines):
+            return None
+        code = block_of_lines(lines, moved)
+        out.append(service.Located(item.record, moved, code != item.record.code, None))
+    return out
+
+
 def register(server: TetherServer) -> None:
-    def store(ls: TetherServer) -> MarkerStore:
-        return MarkerStore(ls.database())
+    state = MarkersState(server)
 
-    heads: dict[str, str | None] = {}  # repository root -> the HEAD we last told clients about
-
-    def head_moved(ls: TetherServer, root: Path) -> None:
-        """HEAD changed (commit, checkout, rebase): tell clients which files' markers may have moved."""
-        key = str(root)
-        now = git.head(root)
-        if heads.get(key, now) == now:
-            heads[key] = now
-            return
-        heads[key] = now
-        uris = sorted({r.uri for r in store(ls).under(root.as_uri().rstrip("/") + "/")})
+    def notify_changed(uris: list[str]) -> None:
         if uris:
-            ls.protocol.notify("tether/markers/didChange", DidChangeMarkers(uris))
+            server.protocol.notify("tether/markers/didChange", DidChangeMarkers(sorted(set(uris))))
+
+    state.on_change = notify_changed
 
     async def watch_git(ls: TetherServer) -> None:
         if ls.workspace_root is not None:
             repo = git.locate_file(ls.workspace_root / "x")
             if repo is not None:
-                heads[str(repo.root)] = git.head(repo.root)
+                state.heads[str(repo.root)] = git.head(repo.root)
+        state.start_listening()
         caps = ls.client_capabilities.workspace
         watched = caps.did_change_watched_files if caps else None
         if not (watched and watched.dynamic_registration):
-            return  # the per-request HEAD check below still notices
+            return  # the per-request HEAD check still notices
         options = types.DidChangeWatchedFilesRegistrationOptions(
             watchers=[types.FileSystemWatcher(glob_pattern=g) for g in GIT_WATCHERS]
         )
@@ -227,22 +232,25 @@ def register(server: TetherServer) -> None:
             log.info("client refused the .git watchers (%s): HEAD is checked on each request instead", exc)
 
     server.initialized_hooks.append(watch_git)
+    server.shutdown_hooks.append(state.close)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched(ls: TetherServer, params: types.DidChangeWatchedFilesParams) -> None:
+    async def watched(ls: TetherServer, params: types.DidChangeWatchedFilesParams) -> None:
         roots = set()
         for change in params.changes:
             path = uri_to_path(change.uri)
             if path is not None and ".git" in path.parts:
                 roots.add(Path(*path.parts[: path.parts.index(".git")]))
         for root in roots:
-            head_moved(ls, root)
+            repo = git.locate_file(root / "x")
+            if repo is not None:
+                await state.sync_head_with_progress(repo)
 
-    def check_head(ls: TetherServer, uri: str) -> None:
-        path = uri_to_path(uri)
-        repo = git.locate_file(path) if path is not None else None
-        if repo is not None:
-            head_moved(ls, repo.root)
+    def on_document(event: DocumentEvent) -> None:
+        if event.kind in ("save", "close"):
+            state.buffer.pop(event.uri, None)  # full recomputation on save (MARKERS.md)
+
+    server.document_listeners.append(on_document)
 
     def text_or_error(ls: TetherServer, uri: str, field: str) -> str:
         text = current_text(ls, uri)
@@ -250,60 +258,70 @@ def register(server: TetherServer) -> None:
             raise InvalidParams(field, f"{uri} is neither open nor a readable file", kind="unknownDocument")
         return text
 
+    def place(ls: TetherServer, uri: str, r: types.Range, field: str) -> service.Place:
+        text = text_or_error(ls, uri, field)
+        loc = to_location(text, r, ls.encoding)
+        repo = state.repo_of(uri)
+        if repo is None:
+            return service.Place(uri, text, loc)
+        head = state.sync_head(repo)
+        committed = git.show(repo.root, head, repo.path) if head else None
+        return service.Place(uri, text, loc, True, head, committed)
+
     @server.handler("tether/markers/create", CreateParams, Marker)
     def create(ls: TetherServer, params: CreateParams) -> Marker:
         uri = params.text_document.uri
-        text = text_or_error(ls, uri, "textDocument.uri")
-        loc = to_location(text, params.range, ls.encoding)
         kind = service.check_kind(params.kind)
-        commit, git_user = None, None
-        path = uri_to_path(uri)
-        repo = git.locate_file(path) if path is not None else None
-        if repo is not None:
-            head = git.head(repo.root)
-            committed = git.show(repo.root, head, repo.path) if head else None
-            commit = service.committed_commit(text, loc, committed, head)
-            git_user = git.user_name(repo.root)
-        author = service.default_author(git_user)
-        item = service.create(store(ls), uri, text, loc, params.note, kind, author, commit)
-        return to_marker(item, text, ls.encoding)
+        where = place(ls, uri, params.range, "textDocument.uri")
+        repo = state.repo_of(uri)
+        author = service.default_author(git.user_name(repo.root) if repo is not None else None)
+        item = service.create(state.markers(), where, params.note, kind, author, state.local())
+        state.forget(uri)
+        return to_marker(item, where.text, ls.encoding)
 
     @server.handler("tether/markers/list", ListParams, MarkerList)
     def list_markers(ls: TetherServer, params: ListParams) -> MarkerList:
         uri = params.text_document.uri
-        check_head(ls, uri)
-        markers = store(ls)
-        follow_renames(ls, markers, uri)
-        text = current_text(ls, uri)
-        return MarkerList([to_marker(item, text, ls.encoding) for item in service.list_for(markers, uri, text)])
+        if state.follow_working_tree_renames(uri):
+            state.forget(uri)
+        text, located = located_now(ls, state, uri)
+        return MarkerList([to_marker(item, text, ls.encoding) for item in located])
 
     @server.handler("tether/markers/update", UpdateParams, Marker)
     def update(ls: TetherServer, params: UpdateParams) -> Marker:
         placed = None
+        markers = state.markers()
+        before = service.require(markers, params.id)
         if params.range is not None:
-            uri = params.text_document.uri if params.text_document else service.require(store(ls), params.id).uri
-            text = text_or_error(ls, uri, "textDocument.uri")
-            placed = (uri, text, to_location(text, params.range, ls.encoding))
+            uri = params.text_document.uri if params.text_document else before.uri
+            placed = place(ls, uri, params.range, "textDocument.uri")
         elif params.text_document is not None:
             raise InvalidParams("range", "required when textDocument is given (where in that document?)")
-        record = service.update(store(ls), params.id, note=params.note, kind=params.kind, placed=placed)
-        now = current_text(ls, record.uri)
-        return to_marker(service.locate(record, now), now, ls.encoding)
+        record = service.update(
+            markers, params.id, note=params.note, kind=params.kind, placed=placed, local=state.local()
+        )
+        state.forget(before.uri, record.uri)
+        text, located = located_now(ls, state, record.uri)
+        item = next(i for i in located if i.record.id == record.id)
+        return to_marker(item, text, ls.encoding)
 
     @server.handler("tether/markers/delete", IdParams, None)
     def delete(ls: TetherServer, params: IdParams) -> None:
-        service.delete(store(ls), params.id)
+        record = service.require(state.markers(), params.id)
+        service.delete(state.markers(), params.id)
+        state.local().remove(params.id)
+        state.forget(record.uri)
 
     @server.handler(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: TetherServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
-        text = current_text(ls, uri)
+        if state.follow_working_tree_renames(uri):
+            state.forget(uri)
+        text, located = located_now(ls, state, uri)
         if text is None:
             return []
-        markers = store(ls)
-        follow_renames(ls, markers, uri)
         lenses = []
-        for item in service.list_for(markers, uri, text):
+        for item in located:
             if item.location is None:
                 continue
             line = item.location.line_start - 1

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 
 from server.errors import InvalidParams, RequestFailed
 
-from .calculator import Calculated, Location, calculate, split_lines
-from .store import MarkerRecord, MarkerStore
+from .calculator import Location, block_of, calculate, find_code
+from .store import MarkerRecord, MarkerStore, StoredLocation, Uncommitted, UncommittedStore
 
 KINDS = ("comment", "question", "issue", "bookmark")
 
@@ -30,12 +30,7 @@ class Located:
 
 
 def block_text(text: str, loc: Location) -> str:
-    lines = split_lines(text)
-    if loc.line_start == loc.line_end:
-        return lines[loc.line_start - 1][loc.col_start - 1 : loc.col_end - 1]
-    parts = [lines[loc.line_start - 1][loc.col_start - 1 :], *lines[loc.line_start : loc.line_end - 1]]
-    parts.append(lines[loc.line_end - 1][: loc.col_end - 1])
-    return "\n".join(parts)
+    return block_of(text, loc)
 
 
 def default_author(git_user: str | None = None) -> str:
@@ -55,61 +50,137 @@ def check_kind(kind: str) -> str:
     return kind
 
 
-def committed_commit(text: str, loc: Location, committed: str | None, commit: str | None) -> str | None:
-    """Backtracking: ``commit`` when the block exists unchanged in the committed text, else None (new code)."""
-    if committed is None or commit is None:
+def backtrack(text: str, loc: Location, committed: str | None) -> Location | None:
+    """Creation backtracking: the block's location in the committed text when it exists there unchanged."""
+    if committed is None:
         return None
     result = calculate(text, committed, {"m": loc})["m"]
-    if result.location is None or block_text(committed, result.location) != block_text(text, loc):
+    if result.location is None or block_of(committed, result.location) != block_of(text, loc):
         return None
-    return commit
+    return result.location
+
+
+def committed_commit(text: str, loc: Location, committed: str | None, commit: str | None) -> str | None:
+    """``commit`` when the block exists unchanged in the committed text, else None (new code)."""
+    return commit if commit is not None and backtrack(text, loc, committed) is not None else None
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a marker is being put: the file, its current text and the block; ``repo`` when in git.
+
+    ``head``/``committed``: the repository's HEAD and the file's text there (None: no commit, new file).
+    """
+
+    uri: str
+    text: str
+    location: Location
+    in_git: bool = False
+    head: str | None = None
+    committed: str | None = None
+
+
+def _anchor(
+    marker_id: str, place: Place, local: UncommittedStore | None
+) -> tuple[str | None, str, Location, StoredLocation | None]:
+    """How a marker at ``place`` is referenced: (commit, base text, base location, stored origin)."""
+    if place.in_git:
+        at = backtrack(place.text, place.location, place.committed)
+        if at is not None and place.head is not None:
+            return place.head, "", at, StoredLocation(marker_id, place.head, place.uri, at, None, place.head)
+        if local is not None:
+            local.put(Uncommitted(marker_id, place.uri, place.text, place.location))
+        return None, "", place.location, None
+    return None, place.text, place.location, None
 
 
 def create(
     store: MarkerStore,
-    uri: str,
-    text: str,
-    loc: Location,
+    place: Place,
     note: str,
     kind: str,
     author: str,
-    commit: str | None = None,
+    local: UncommittedStore | None = None,
 ) -> Located:
+    """A new marker; in git, backtracked to the committed text (MARKERS.md "Creation")."""
+    marker_id = str(uuid.uuid4())
+    commit, base_text, base, origin = _anchor(marker_id, place, local)
     record = MarkerRecord(
-        id=str(uuid.uuid4()),
-        uri=uri,
+        id=marker_id,
+        uri=place.uri,
         note=note,
         kind=check_kind(kind),
-        code=block_text(text, loc),
+        code=block_of(place.text, place.location),
         commit_hash_when_created=commit,
         created_at=datetime.now(UTC),
         author=author,
-        base_text=text,
-        base=loc,
+        base_text=base_text,
+        base=base,
     )
-    store.insert(record)
-    return Located(record, loc, False, None)
+    store.insert(record, origin)
+    return Located(record, place.location, False, None)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A text the marker's block is known to be in, and where: the buffer location derives from it."""
+
+    text: str
+    location: Location
+
+
+def locate_all(
+    records: list[MarkerRecord],
+    current: str | None,
+    references: dict[str, Reference | str],
+) -> list[Located]:
+    """Locate markers in ``current``; ``references`` gives each a Reference or the reason it has none.
+
+    Markers sharing a reference text are calculated with one diff. A marker with no usable reference falls
+    back to searching the file for its ``code`` (MARKERS.md "Content fallback").
+    """
+    if current is None:
+        return [Located(r, None, False, "unknown") for r in records]
+    groups: dict[int, tuple[str, dict[str, Location]]] = {}
+    for record in records:
+        ref = references.get(record.id)
+        if isinstance(ref, Reference):
+            groups.setdefault(id(ref.text), (ref.text, {}))[1][record.id] = ref.location
+    results = {}
+    for text, locs in groups.values():
+        results.update(calculate(text, current, locs))
+    out = []
+    for record in records:
+        found = results.get(record.id)
+        if found is None:
+            reason = references.get(record.id)
+            fallback = find_code(record.code, current) if record.code.strip() else None
+            if fallback is not None and fallback.location is not None and not fallback.content_changed:
+                out.append(Located(record, fallback.location, False, None))
+            else:
+                out.append(Located(record, None, False, reason if isinstance(reason, str) else "unknown"))
+        elif found.location is None:
+            out.append(Located(record, None, False, found.reason or "unknown"))
+        else:
+            out.append(Located(record, found.location, block_of(current, found.location) != record.code, None))
+    return sorted(out, key=_order)
+
+
+def _order(item: Located) -> tuple[int, int, int]:
+    if item.location is None:
+        return (1, 0, 0)
+    return (0, item.location.line_start, item.location.col_start)
 
 
 def locate(record: MarkerRecord, current: str | None) -> Located:
-    if current is None:
-        return Located(record, None, False, "unknown")
-    result: Calculated = calculate(record.base_text, current, {record.id: record.base})[record.id]
-    if result.location is None:
-        return Located(record, None, False, result.reason or "unknown")
-    return Located(record, result.location, block_text(current, result.location) != record.code, None)
+    """A marker outside git: its base text is its reference."""
+    return locate_all([record], current, {record.id: Reference(record.base_text, record.base)})[0]
 
 
 def list_for(store: MarkerStore, uri: str, current: str | None) -> list[Located]:
-    """Every marker of ``uri``: located ones in document order, then missing ones."""
-    located = [locate(record, current) for record in store.for_uri(uri)]
-
-    def order(item: Located) -> tuple[int, int, int]:
-        if item.location is None:
-            return (1, 0, 0)
-        return (0, item.location.line_start, item.location.col_start)
-
-    return sorted(located, key=order)
+    """Every marker of ``uri`` outside git: located ones in document order, then missing ones."""
+    records = store.for_uri(uri)
+    return locate_all(records, current, {r.id: Reference(r.base_text, r.base) for r in records})
 
 
 def require(store: MarkerStore, marker_id: str) -> MarkerRecord:
@@ -125,18 +196,25 @@ def update(
     *,
     note: str | None = None,
     kind: str | None = None,
-    placed: tuple[str, str, Location] | None = None,
+    placed: Place | None = None,
+    local: UncommittedStore | None = None,
 ) -> MarkerRecord:
-    """Change the note or kind, or place the marker by hand at ``(uri, current text, location)``."""
+    """Change the note or kind, or place the marker by hand (a new reference: committed, uncommitted, or base)."""
     record = require(store, marker_id)
     if note is not None:
         record = replace(record, note=note)
     if kind is not None:
         record = replace(record, kind=check_kind(kind))
+    origin = None
     if placed is not None:
-        uri, text, loc = placed
-        record = replace(record, uri=uri, base_text=text, base=loc)
-    store.replace(record)
+        if local is not None:
+            local.remove(marker_id)
+        commit, base_text, base, origin = _anchor(marker_id, placed, local)
+        record = replace(record, uri=placed.uri, base_text=base_text, base=base)
+        if commit is None:
+            store.set_commit(marker_id, None)
+        record = replace(record, commit_hash_when_created=commit or None)
+    store.replace(record, origin)
     return record
 
 

@@ -1,0 +1,106 @@
+"""Buffer locations while typing: carry marker locations through the exact ``didChange`` edits.
+
+Like an editor's decorations (MARKERS.md "Buffer"): an edit before a block shifts it, an edit inside its
+interior moves only its end, text inserted exactly at a boundary stays outside (explicit stickiness). An edit
+that overlaps a boundary returns None and the caller recomputes from the committed location, so the fast path
+never disagrees with the diff-based one on anything but boundary insertions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from server.documents import ByteEdit, TextVersion
+
+from .calculator import Location, split_lines
+
+Point = tuple[int, int]  # 0-based line, 0-based character
+
+
+@dataclass(frozen=True, slots=True)
+class CharEdit:
+    """One edit in characters of the text before it: ``start``..``end`` replaced by ``new_text``."""
+
+    start: Point
+    end: Point
+    new_text: str
+
+    def after(self, point: Point) -> Point:
+        """Where a point at or after ``end`` goes."""
+        parts = split_lines(self.new_text)
+        line, char = point
+        if line == self.end[0]:
+            base = (self.start[1] if len(parts) == 1 else 0) + len(parts[-1])
+            return self.start[0] + len(parts) - 1, base + (char - self.end[1])
+        return line + (len(parts) - 1) - (self.end[0] - self.start[0]), char
+
+
+def _shift_start(p: Point, e: CharEdit) -> Point | None:
+    if e.end < p or (e.end == p and e.start < p) or (e.start == e.end == p):
+        return e.after(p)  # before the block, or inserted exactly at its start: outside
+    if e.start > p:
+        return p
+    return None
+
+
+def _shift_end(p: Point, e: CharEdit) -> Point | None:
+    if e.start >= p:
+        return p  # after the block, or inserted exactly at its end: outside
+    if e.end < p:
+        return e.after(p)
+    return None
+
+
+def shift(loc: Location, edits: Iterable[CharEdit]) -> Location | None:
+    """``loc`` through ``edits`` (applied in order), or None when one overlaps a boundary."""
+    start: Point | None = (loc.line_start - 1, loc.col_start - 1)
+    end: Point | None = (loc.line_end - 1, loc.col_end - 1)
+    for edit in edits:
+        assert start is not None
+        assert end is not None
+        start, end = _shift_start(start, edit), _shift_end(end, edit)
+        if start is None or end is None:
+            return None
+        end = max(end, start)
+    assert start is not None
+    assert end is not None
+    return Location(start[0] + 1, start[1] + 1, end[0] + 1, end[1] + 1)
+
+
+def _char_point(text: bytes, line_start: int, byte_col: int, line: int) -> Point:
+    return line, len(text[line_start : line_start + byte_col].decode("utf-8", errors="replace"))
+
+
+def char_edits(before: TextVersion, edits: Sequence[ByteEdit]) -> list[CharEdit]:
+    """The byte edits that made a version, in characters (each relative to the text the previous one left)."""
+    out = []
+    text = before.text
+    for edit in edits:
+        starts = _line_starts(text, max(edit.start_point[0], edit.old_end_point[0]))
+        start = _char_point(text, starts[edit.start_point[0]], edit.start_point[1], edit.start_point[0])
+        end = _char_point(text, starts[edit.old_end_point[0]], edit.old_end_point[1], edit.old_end_point[0])
+        out.append(CharEdit(start, end, edit.new_text.decode("utf-8", errors="replace")))
+        text = edit.apply(text)
+    return out
+
+
+def _line_starts(text: bytes, upto: int) -> dict[int, int]:
+    """Byte offsets of lines 0..upto (tree-sitter rows count "\\n" only)."""
+    starts = {0: 0}
+    at = 0
+    for line in range(1, upto + 1):
+        at = text.index(b"\n", at) + 1
+        starts[line] = at
+    return starts
+
+
+def edits_between(versions: Sequence[TextVersion], since: int) -> list[CharEdit] | None:
+    """Every edit from version ``since`` to the newest one, or None when ``since`` is no longer kept."""
+    found = [k for k, v in enumerate(versions) if v.version == since]
+    if not found:
+        return None
+    out: list[CharEdit] = []
+    for k in range(found[0] + 1, len(versions)):
+        out += char_edits(versions[k - 1], versions[k].edits)
+    return out

@@ -1,0 +1,176 @@
+"""Committed locations: each marker's location at the repository's HEAD, derived once and stored.
+
+MARKERS.md "Where locations come from" (1) and (4): a marker's reference is its location at its creation
+commit; at a new HEAD the file is read at both commits, diffed in-process, and the result stored per
+(marker, commit) — so a checkout back and forth, a second server or a restart reuses it. A block gone from
+its file is looked for in the files that commit range added or changed (moved to another file), and a file
+renamed in that range is followed. Uncommitted locations whose code is now committed are flushed here too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from .calculator import Calculated, Location, block_of, calculate, find_elsewhere
+from .git import GitView
+from .store import (
+    ALGORITHM_VERSION,
+    LocationStore,
+    MarkerRecord,
+    MarkerStore,
+    StoredLocation,
+    Uncommitted,
+    UncommittedStore,
+)
+
+#: Called with (done, total) while many locations are computed: the LSP edge turns it into ``$/progress``.
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class HeadResult:
+    """What :func:`at_head` found: every committed marker's stored location at HEAD, and who moved file."""
+
+    stored: dict[str, StoredLocation]
+    moved: list[MarkerRecord]
+    computed: int
+
+
+def at_head(
+    records: Sequence[MarkerRecord],
+    markers: MarkerStore,
+    locations: LocationStore,
+    view: GitView,
+    progress: Progress | None = None,
+) -> HeadResult:
+    """The stored location at ``view.head`` of every committed marker in ``records``, computing what is missing."""
+    committed = {r.id: r for r in records if r.commit_hash_when_created}
+    stored = locations.at(view.head, list(committed))
+    todo = [r for r in committed.values() if r.id not in stored]
+    if not todo:
+        return HeadResult(stored, [], 0)
+    origins = locations.origin([r.id for r in todo], {r.id: r.commit_hash_when_created or "" for r in todo})
+    groups: dict[tuple[str, str, str], list[MarkerRecord]] = defaultdict(list)
+    fresh: list[StoredLocation] = []
+    for record in todo:
+        origin = origins.get(record.id)
+        if origin is None or origin.location is None:
+            reason = "missingOriginalLocation" if origin is not None else "missingOriginalCommit"
+            fresh.append(StoredLocation(record.id, view.head, record.uri, None, reason, None))
+            continue
+        groups[(origin.commit, origin.uri, record.uri)].append(record)
+    moved: list[MarkerRecord] = []
+    done = 0
+    for (commit, origin_uri, uri), group in groups.items():
+        fresh += _group_at_head(view, commit, origin_uri, uri, group, origins, moved)
+        done += len(group)
+        if progress is not None:
+            progress(done, len(todo))
+    for record in moved:
+        markers.replace(record)
+    locations.put(fresh)
+    stored.update((s.marker_id, s) for s in fresh)
+    return HeadResult(stored, moved, len(fresh))
+
+
+def _group_at_head(
+    view: GitView,
+    commit: str,
+    origin_uri: str,
+    uri: str,
+    group: list[MarkerRecord],
+    origins: dict[str, StoredLocation],
+    moved: list[MarkerRecord],
+) -> list[StoredLocation]:
+    """Markers that share a reference file and commit, carried to HEAD in one diff."""
+    origin_path, path = view.relative(origin_uri), view.relative(uri)
+    old = view.text(commit, origin_path) if origin_path else None
+    if old is None:
+        return [StoredLocation(r.id, view.head, r.uri, None, "missingOriginalCommit", commit) for r in group]
+    new_path = _path_at_head(view, commit, origin_path or "", path)
+    new = view.text(view.head, new_path) if new_path else None
+    if new is None or new_path is None:
+        results = {r.id: Calculated(None, True, True, True, reason="codeBlockDeleted") for r in group}
+        new_uri = uri
+    else:
+        results = calculate(old, new, {r.id: _origin_location(origins[r.id]) for r in group})
+        new_uri = view.uri(new_path) if new_path != path else uri
+    out = []
+    for record in group:
+        result = results[record.id]
+        target = new_uri
+        if result.location is None and result.reason == "codeBlockDeleted":
+            found = _moved_to_other_file(view, commit, old, _origin_location(origins[record.id]), new_path)
+            if found is not None:
+                target, result = found
+        if target != record.uri:
+            moved.append(replace(record, uri=target))
+        out.append(StoredLocation(record.id, view.head, target, result.location, result.reason, commit))
+    return out
+
+
+def _origin_location(origin: StoredLocation) -> Location:
+    assert origin.location is not None
+    return origin.location
+
+
+def _path_at_head(view: GitView, commit: str, origin_path: str, path: str | None) -> str | None:
+    """Where the file is at HEAD: its current path, else where git says it was renamed, else its old path."""
+    for candidate in (path, view.renames(commit).get(origin_path), origin_path):
+        if candidate and view.text(view.head, candidate) is not None:
+            return candidate
+    return None
+
+
+def _moved_to_other_file(
+    view: GitView, commit: str, old: str, loc: Location, own_path: str | None
+) -> tuple[str, Calculated] | None:
+    """The best place for a block in the files the commit range added or changed (not its own)."""
+    best: tuple[str, Calculated, int] | None = None
+    for path in view.changed(commit):
+        if path == own_path:
+            continue
+        text = view.text(view.head, path)
+        if text is None:
+            continue
+        result = find_elsewhere(old, loc, text)
+        if result.location is None:
+            continue
+        exact = int(not result.content_changed)
+        if best is None or exact > best[2]:
+            best = (view.uri(path), result, exact)
+    return None if best is None else (best[0], best[1])
+
+
+def flush_uncommitted(
+    entries: Sequence[Uncommitted],
+    records: dict[str, MarkerRecord],
+    markers: MarkerStore,
+    locations: LocationStore,
+    local: UncommittedStore,
+    view: GitView,
+) -> list[str]:
+    """Uncommitted locations whose block is now committed become stored locations at HEAD (MARKERS.md).
+
+    The marker's ``commitHashWhenCreated`` becomes HEAD and the local entry is removed. Returns their ids.
+    """
+    flushed = []
+    for entry in entries:
+        record = records.get(entry.marker_id)
+        path = view.relative(entry.uri)
+        committed = view.text(view.head, path) if path else None
+        if record is None or committed is None:
+            continue
+        result = calculate(entry.file_contents, committed, {"m": entry.location})["m"]
+        if result.location is None:
+            continue
+        if block_of(committed, result.location) != block_of(entry.file_contents, entry.location):
+            continue  # only part of it is committed: it stays uncommitted
+        at = StoredLocation(record.id, view.head, entry.uri, result.location, None, view.head, ALGORITHM_VERSION)
+        locations.put([at])
+        markers.set_commit(record.id, view.head)
+        local.remove(record.id)
+        flushed.append(record.id)
+    return flushed
