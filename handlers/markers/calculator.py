@@ -168,15 +168,23 @@ class LineMap:
         return best
 
 
-def map_column(old_line: str, new_line: str, column: int) -> int:
-    """A 1-based column of ``old_line`` mapped onto ``new_line`` through a character alignment."""
+def map_column(old_line: str, new_line: str, column: int, *, end: bool = False) -> int:
+    """A 1-based column of ``old_line`` mapped onto ``new_line`` through a character alignment.
+
+    A start column goes before text that replaced what followed it; an (exclusive) ``end`` column goes after
+    text that replaced what preceded it — so a block keeps a replaced word at either of its edges.
+    """
     index = column - 1
     if old_line == new_line:
         return max(1, min(column, len(new_line) + 1))
-    for tag, i1, i2, j1, _j2 in SequenceMatcher(None, old_line, new_line, autojunk=False).get_opcodes():
-        if i1 <= index < i2 or (index == i2 == len(old_line)):
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old_line, new_line, autojunk=False).get_opcodes():
+        if end and i1 < index <= i2:
+            mapped = j1 + (index - i1) if tag == "equal" else j2
+        elif not end and (i1 <= index < i2 or index == i2 == len(old_line)):
             mapped = j1 + (index - i1) if tag == "equal" else j1
-            return max(1, min(mapped + 1, len(new_line) + 1))
+        else:
+            continue
+        return max(1, min(mapped + 1, len(new_line) + 1))
     return max(1, min(len(new_line) + 1, column))
 
 
@@ -267,7 +275,7 @@ def _one(lm: LineMap, original: Location) -> Calculated:
                 col_end = len(new[end]) + 1
                 break
     else:
-        col_end = map_column(old[last], new[end], loc.col_end)
+        col_end = map_column(old[last], new[end], loc.col_end, end=True)
     if start is None or end is None or end < start:
         return _moved(lm, loc)
     new_loc = _normalised(Location(start + 1, col_start, end + 1, col_end), new)
@@ -284,7 +292,7 @@ def _moved(lm: LineMap, loc: Location) -> Calculated:
         return Calculated(None, True, True, True, reason="codeBlockDeleted")
     start, end = moved[0], moved[0] + (last - first)
     col_start = map_column(old[first], new[start], loc.col_start)
-    col_end = map_column(old[last], new[end], loc.col_end)
+    col_end = map_column(old[last], new[end], loc.col_end, end=True)
     new_loc = _normalised(Location(start + 1, col_start, end + 1, col_end), new)
     changed = _block_text(new, new_loc) != _block_text(old, loc)
     return Calculated(new_loc, True, True, False, changed, moved=True)
