@@ -16,6 +16,7 @@ from lsprotocol import types
 from server.app import DocumentEvent, uri_to_path
 from server.errors import InvalidParams
 from server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
+from server.storage import StorageError
 
 from . import git, service
 from .buffer import edits_between, shift
@@ -282,9 +283,20 @@ def register(server: TetherServer) -> None:
     @server.handler("tether/markers/list", ListParams, MarkerList)
     def list_markers(ls: TetherServer, params: ListParams) -> MarkerList:
         uri = params.text_document.uri
-        if state.follow_working_tree_renames(uri):
-            state.forget(uri)
-        text, located = located_now(ls, state, uri)
+        try:
+            if state.follow_working_tree_renames(uri):
+                state.forget(uri)
+            text, located = located_now(ls, state, uri)
+        except StorageError:
+            cached, snapshot = state.buffer.get(uri), ls.snapshot(uri)
+            if cached is None or snapshot is None:
+                raise
+            text = snapshot.doc.string
+            carried = cached.located if cached.version == snapshot.doc.version else _fast_path(ls, uri, cached, text)
+            if carried is None:
+                raise
+            log.warning("markers: the database failed; serving the last locations known for %s", uri)
+            located = carried
         return MarkerList([to_marker(item, text, ls.encoding) for item in located])
 
     @server.handler("tether/markers/update", UpdateParams, Marker)

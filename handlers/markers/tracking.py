@@ -9,9 +9,12 @@ renamed in that range is followed. Uncommitted locations whose code is now commi
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+
+from server.storage import StorageError
 
 from .calculator import Calculated, Location, block_of, calculate, find_elsewhere
 from .git import GitView
@@ -24,6 +27,8 @@ from .store import (
     Uncommitted,
     UncommittedStore,
 )
+
+log = logging.getLogger(__name__)
 
 #: Called with (done, total) while many locations are computed: the LSP edge turns it into ``$/progress``.
 Progress = Callable[[int, int], None]
@@ -68,9 +73,12 @@ def at_head(
         done += len(group)
         if progress is not None:
             progress(done, len(todo))
-    for record in moved:
-        markers.replace(record)
-    locations.put(fresh)
+    try:
+        for record in moved:
+            markers.replace(record)
+        locations.put(fresh)
+    except StorageError as exc:  # computed all the same: served now, stored by a later request
+        log.warning("markers: could not store %d computed location(s): %s", len(fresh), exc)
     stored.update((s.marker_id, s) for s in fresh)
     return HeadResult(stored, moved, len(fresh))
 

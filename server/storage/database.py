@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, event, select
+from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, event, make_url, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
@@ -195,5 +195,8 @@ def open_database(url: str | None, workspace_root: Path | None) -> Database:
     """The database Tether should use: ``url`` when set (``TETHER_DATABASE_URL`` too), else the default file."""
     url = url or os.environ.get("TETHER_DATABASE_URL") or None
     if url:
+        database = make_url(url).database if url.startswith("sqlite") else None
+        if database and database != ":memory:":
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)  # like the default file
         return Database(url)
     return Database.sqlite(default_sqlite_path(workspace_root))

@@ -294,3 +294,137 @@ async def test_head_change_is_noticed_on_the_next_request_without_watchers(
     params = await asyncio.wait_for(waiter, 10)
     uris = params["uris"] if isinstance(params, dict) else params.uris
     assert list(uris) == [uri]
+
+
+def test_kill_9_in_the_middle_of_many_creates_loses_nothing_acknowledged(workspace: Path) -> None:
+    """Every create that returned is in the database after a SIGKILL, and the file passes its integrity check."""
+    import sqlite3
+    import time
+
+    from tests.helpers import server_env
+    from tests.rawclient import RawServer
+
+    data_home = workspace / "data"
+    server = RawServer(env=server_env({"XDG_DATA_HOME": str(data_home)}))
+    try:
+        server.initialize(rootUri=workspace.as_uri())
+        uri = (workspace / "calc.py").as_uri()
+        total = 300
+        for n in range(total):
+            server.send(
+                {
+                    "id": 1000 + n,
+                    "method": "tether/markers/create",
+                    "params": {"textDocument": {"uri": uri}, "range": rng(2, 0, 6, 12), "note": f"note {n}"},
+                }
+            )
+        acknowledged: list[str] = []
+        deadline = time.monotonic() + 30
+        while len(acknowledged) < 40 and time.monotonic() < deadline:
+            message = server.wait_for(lambda m: isinstance(m.get("id"), int) and m["id"] >= 1000)
+            acknowledged.append(message["result"]["id"])
+        server.proc.kill()  # SIGKILL, mid-stream
+        server.proc.wait(timeout=10)
+        while not server.messages.empty():  # answers already written before the kill count too
+            message = server.messages.get()
+            if isinstance(message.get("id"), int) and message["id"] >= 1000 and "result" in message:
+                acknowledged.append(message["result"]["id"])
+    finally:
+        server.close()
+    (db_file,) = data_home.rglob("tether.db")
+    with sqlite3.connect(db_file) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        stored = {row[0] for row in db.execute("SELECT id FROM tether_markers")}
+    assert len(acknowledged) >= 40
+    assert set(acknowledged) <= stored
+    assert len(stored) < total  # it really died in the middle
+
+
+async def test_a_locked_database_gives_a_clear_error_and_reads_keep_working(
+    client: LanguageClient, workspace: Path
+) -> None:
+    import sqlite3
+
+    uri = (workspace / "calc.py").as_uri()
+    open_doc(client, uri, SOURCE)
+    marker = await create(client, uri, rng(2, 0, 6, 12), "before the lock")
+    (db_file,) = {
+        Path(m.message.split("sqlite:///", 1)[1]) for m in client.log_messages if "storage: sqlite" in m.message
+    }
+    holder = sqlite3.connect(db_file, isolation_level=None, timeout=1)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(JsonRpcException) as info:
+            await create(client, uri, rng(0, 0, 0, 9), "while locked")
+        assert info.value.code == -32803
+        assert "locked" in str(info.value.message)
+        change_doc(client, uri, 2, "# top\n", (0, 0), (0, 0))
+        (m,) = await listed(client, uri)  # reading still works while another process writes
+        assert m["id"] == marker["id"]
+        assert m["range"] == rng(3, 0, 7, 12)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert len(await listed(client, uri)) == 1  # the failed create left nothing behind
+
+
+async def test_an_unreachable_database_names_the_reason_without_the_password(workspace: Path) -> None:
+    from pytest_lsp import ClientServerConfig
+
+    config: ClientServerConfig = server_config(
+        TETHER_DATABASE_URL="postgresql+psycopg://tether:s3cret-pw@127.0.0.1:9/markers"
+    )
+    lsp: Any = await config.start()
+    await lsp.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=workspace.as_uri()))
+    try:
+        uri = (workspace / "calc.py").as_uri()
+        with pytest.raises(JsonRpcException) as info:
+            await create(lsp, uri, rng(2, 0, 6, 12), "nowhere to go")
+        assert info.value.code == -32803
+        assert "s3cret-pw" not in str(info.value.message)
+        assert "127.0.0.1" in str(info.value.message) or "connect" in str(info.value.message).lower()
+        with pytest.raises(JsonRpcException):
+            await listed(lsp, uri)
+        # the server is still alive and serving other features
+        result = await raw_request(lsp, "tether/listSelectors", {})
+        assert result["selectors"]
+    finally:
+        await lsp.shutdown_session()
+        await lsp.stop()
+
+
+async def test_when_the_database_fails_an_open_file_keeps_its_last_known_markers(workspace: Path) -> None:
+    """MARKERS.md: the server keeps working, markers read-only from what it has (carried through typing)."""
+    from pytest_lsp import ClientServerConfig
+
+    db_file = workspace / "db" / "markers.db"
+    config: ClientServerConfig = server_config(TETHER_DATABASE_URL=f"sqlite:///{db_file}")
+    lsp: Any = await config.start()
+    await lsp.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=workspace.as_uri()))
+    aside = workspace / "aside"
+    try:
+        uri = (workspace / "calc.py").as_uri()
+        open_doc(lsp, uri, SOURCE)
+        marker = await create(lsp, uri, rng(2, 0, 6, 12), "keep me")
+        await listed(lsp, uri)
+        (db_file.parent).rename(aside)  # the database vanishes; what is there now is not a database
+        db_file.parent.mkdir()
+        db_file.write_bytes(b"this is not a database" * 100)
+        change_doc(lsp, uri, 2, "# top\n", (0, 0), (0, 0))
+        (m,) = await listed(lsp, uri)
+        assert m["id"] == marker["id"]
+        assert m["range"] == rng(3, 0, 7, 12)
+        with pytest.raises(JsonRpcException) as info:
+            await create(lsp, uri, rng(0, 0, 0, 9), "cannot be stored")
+        assert info.value.code == -32803
+        assert "not a database" in str(info.value.message)
+    finally:
+        if aside.exists():
+            for f in db_file.parent.iterdir():
+                f.unlink()
+            db_file.parent.rmdir()
+            aside.rename(db_file.parent)
+        await lsp.shutdown_session()
+        await lsp.stop()
+    with __import__("sqlite3").connect(db_file) as db:
+        assert db.execute("SELECT note FROM tether_markers").fetchall() == [("keep me",)]
