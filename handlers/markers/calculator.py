@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
 #: Minimum similarity for a changed line to count as the same line (reference: 0.5).
@@ -80,6 +81,15 @@ def normalised_similarity(na: str, nb: str) -> float:
     return float(Indel.normalized_similarity(na, nb))
 
 
+def similar_lines(line: str, norms: Sequence[str], *, normalised: bool = False) -> list[int]:
+    """Indexes of the normalised lines ``norms`` at least LINE_THRESHOLD similar to ``line``, in order."""
+    norm = line if normalised else normalise(line)
+    if len(norm) < SHORT_LINE:
+        return [k for k, n in enumerate(norms) if n == norm]
+    found = process.extract(norm, norms, scorer=Indel.normalized_similarity, score_cutoff=LINE_THRESHOLD, limit=None)
+    return sorted(k for n, _, k in found if len(n) >= SHORT_LINE or n == norm)
+
+
 Opcode = tuple[str, int, int, int, int]
 
 #: Equal runs this short between two changes are folded into the change (and re-matched by similarity):
@@ -114,16 +124,28 @@ def line_diff(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
 class LineMap:
     """Old line -> new line (0-based) through a line diff, with in-Change matching."""
 
-    def __init__(self, old: Sequence[str], new: Sequence[str], *, all_added: bool = False) -> None:
+    def __init__(
+        self,
+        old: Sequence[str],
+        new: Sequence[str],
+        *,
+        added: Sequence[int] | None = None,
+        new_norm: dict[int, str] | None = None,
+        added_norms: list[str] | None = None,
+    ) -> None:
         self.old, self.new = old, new
         self._old_norm: dict[int, str] = {}  # normalised lazily: only lines near changes are ever compared
-        self._new_norm: dict[int, str] = {}
-        if all_added:  # another file: every line of it is a candidate place for the block
+        self._new_norm: dict[int, str] = {} if new_norm is None else new_norm
+        if added is not None:  # another file: only its given (added) lines are candidate places for the block
             self.opcodes: list[Opcode] = [("replace", 0, len(old), 0, len(new))]
+            self.added = list(added)
         else:
             self.opcodes = line_diff(old, new) or [("equal", 0, 0, 0, 0)]
+            self.added = [
+                j for tag, _, _, j1, j2 in self.opcodes if tag in ("replace", "insert") for j in range(j1, j2)
+            ]
         self._ends = [op[2] for op in self.opcodes]
-        self.added = [j for tag, _, _, j1, j2 in self.opcodes if tag in ("replace", "insert") for j in range(j1, j2)]
+        self._added_norms: list[str] | None = added_norms
         self.added_set = frozenset(self.added)
 
     def old_norm(self, i: int) -> str:
@@ -137,6 +159,12 @@ class LineMap:
         if found is None:
             found = self._new_norm[j] = normalise(self.new[j])
         return found
+
+    def anchor_hits(self, norm: str) -> list[int]:
+        """Added lines similar enough to a normalised line (one C loop over them, not a Python one)."""
+        if self._added_norms is None:
+            self._added_norms = [self.new_norm(j) for j in self.added]
+        return [self.added[k] for k in similar_lines(norm, self._added_norms, normalised=True)]
 
     def sim(self, i: int, j: int) -> float:
         return normalised_similarity(self.old_norm(i), self.new_norm(j))
@@ -228,10 +256,9 @@ def _find_moved(lm: LineMap, first: int, last: int) -> tuple[int, float] | None:
     anchor = tracked[0]
     added = lm.added_set
     best: tuple[int, float] | None = None
-    for start in lm.added:
-        if start + size > len(lm.new) or lm.sim(anchor, start + (anchor - first)) < LINE_THRESHOLD:
-            continue  # the block's first non-blank line must be there: prunes most windows cheaply
-        if not all(j in added for j in range(start, start + size)):
+    for j in lm.anchor_hits(lm.old_norm(anchor)):  # the block's first non-blank line must be there
+        start = j - (anchor - first)
+        if start < 0 or start + size > len(lm.new) or not all(k in added for k in range(start, start + size)):
             continue
         score = sum(lm.sim(i, start + (i - first)) for i in tracked) / len(tracked)
         if score >= MOVE_THRESHOLD and (best is None or score > best[1]):
@@ -241,9 +268,19 @@ def _find_moved(lm: LineMap, first: int, last: int) -> tuple[int, float] | None:
 
 def calculate(old_text: str, new_text: str, locations: Mapping[str, Location]) -> dict[str, Calculated]:
     """Recalculate every location of ``old_text`` for ``new_text``."""
+    if old_text == new_text:  # the common case of a clean file: no diff needed
+        lines = split_lines(new_text)
+        return {key: _unchanged(lines, loc) for key, loc in locations.items()}
     old, new = split_lines(old_text), split_lines(new_text)
     lm = LineMap(old, new)
     return {key: _one(lm, loc) for key, loc in locations.items()}
+
+
+def _unchanged(lines: Sequence[str], loc: Location) -> Calculated:
+    clamped = _clamp_to(lines, loc)
+    if clamped is None:
+        return Calculated(None, entirely_deleted=True, reason="missingOriginalLocation")
+    return Calculated(clamped)
 
 
 def _one(lm: LineMap, original: Location) -> Calculated:
@@ -298,13 +335,38 @@ def _moved(lm: LineMap, loc: Location) -> Calculated:
     return Calculated(new_loc, True, True, False, changed, moved=True)
 
 
-def find_elsewhere(old_text: str, location: Location, other_text: str) -> Calculated:
-    """Search a whole other text for the block at ``location`` of ``old_text`` (a block moved to another file)."""
-    old = split_lines(old_text)
-    loc = _clamp_to(old, location)
+def added_lines(old_text: str | None, new_text: str) -> list[int]:
+    """0-based lines of ``new_text`` that a diff from ``old_text`` (None: a new file) says were added."""
+    new = split_lines(new_text)
+    if old_text is None:
+        return list(range(len(new)))
+    ops = line_diff(split_lines(old_text), new)
+    return [j for tag, _, _, j1, j2 in ops if tag in ("replace", "insert") for j in range(j1, j2)]
+
+
+class Target:
+    """Another text searched for moved blocks: split and normalised once, whatever the number of searches."""
+
+    def __init__(self, text: str, added: Sequence[int] | None = None) -> None:
+        self.lines = split_lines(text)
+        self.added = list(range(len(self.lines))) if added is None else list(added)
+        self.norm: dict[int, str] = {}
+        self.added_norms = [normalise(self.lines[j]) for j in self.added]
+
+
+def find_elsewhere(old: str | Sequence[str], location: Location, target: Target | str) -> Calculated:
+    """Search another text's added lines (a ``str``: all its lines) for the block at ``location`` of ``old``.
+
+    A block moved to another file in a commit shows up among that file's added lines.
+    """
+    old_lines = split_lines(old) if isinstance(old, str) else old
+    where = Target(target) if isinstance(target, str) else target
+    loc = _clamp_to(old_lines, location)
     if loc is None:
         return Calculated(None, entirely_deleted=True, reason="missingOriginalLocation")
-    return _moved(LineMap(old, split_lines(other_text), all_added=True), loc)
+    return _moved(
+        LineMap(old_lines, where.lines, added=where.added, new_norm=where.norm, added_norms=where.added_norms), loc
+    )
 
 
 def find_code(code: str, text: str) -> Calculated:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import logging
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
+
+from .calculator import Target, added_lines, similar_lines
 
 log = logging.getLogger(__name__)
 
@@ -54,15 +57,21 @@ class FileInRepo:
     path: str  # repo-relative, with forward slashes
 
 
+_roots: dict[Path, Path] = {}  # folder -> its repository's root (found ones only: a `git init` later is seen)
+
+
 def locate_file(path: Path) -> FileInRepo | None:
     """The repository containing ``path`` (which may not exist yet), if any."""
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
-    top = _git(folder, "rev-parse", "--show-toplevel")
-    if top is None:
-        return None
-    root = Path(top.strip())
+    root = _roots.get(folder)
+    if root is None or not (root / ".git").exists():
+        top = _git(folder, "rev-parse", "--show-toplevel")
+        if top is None:
+            _roots.pop(folder, None)
+            return None
+        root = _roots[folder] = Path(top.strip())
     try:
         relative = path.resolve().relative_to(root.resolve())
     except ValueError:
@@ -71,8 +80,38 @@ def locate_file(path: Path) -> FileInRepo | None:
 
 
 def head(root: Path) -> str | None:
+    """HEAD's commit: read from ``.git`` directly when it is plain (checked on every request), else via git."""
+    quick = _head_from_files(root / ".git")
+    if quick is not None:
+        return quick
     out = _git(root, "rev-parse", "--verify", "-q", "HEAD")
     return out.strip() if out else None
+
+
+def _head_from_files(git_dir: Path) -> str | None:
+    """A loose or packed ref, or a detached HEAD; None for anything unusual (worktrees, reftables, errors)."""
+    try:
+        content = (git_dir / "HEAD").read_text(encoding="ascii").strip()
+        if not content.startswith("ref: "):
+            return content if _is_sha(content) else None
+        ref = content[5:]
+        loose = git_dir / ref
+        if loose.is_file():
+            sha = loose.read_text(encoding="ascii").strip()
+            return sha if _is_sha(sha) else None
+        packed = git_dir / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text(encoding="ascii").splitlines():
+                sha, _, name = line.partition(" ")
+                if name == ref and _is_sha(sha):
+                    return sha
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
 def show(root: Path, commit: str, path: str) -> str | None:
@@ -80,10 +119,19 @@ def show(root: Path, commit: str, path: str) -> str | None:
     return _git(root, "show", f"{commit}:{path}")
 
 
+_users: dict[Path, tuple[float, str | None]] = {}
+
+
 def user_name(root: Path | None) -> str | None:
-    out = _git(root or Path.cwd(), "config", "user.name")
-    name = out.strip() if out else ""
-    return name or None
+    """git's ``user.name`` for a repository (re-read at most every 30 s)."""
+    where = root or Path.cwd()
+    cached = _users.get(where)
+    if cached is not None and time.monotonic() - cached[0] < 30:
+        return cached[1]
+    out = _git(where, "config", "user.name")
+    name = (out.strip() if out else "") or None
+    _users[where] = (time.monotonic(), name)
+    return name
 
 
 def renames(root: Path, since: str, *, staged: bool = True) -> dict[str, str]:
@@ -184,6 +232,8 @@ class GitView:
     _texts: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _renames: dict[str, dict[str, str]] = field(default_factory=dict)
     _changed: dict[str, list[str]] = field(default_factory=dict)
+    _targets: dict[tuple[str, str], Target | None] = field(default_factory=dict)
+    _added_index: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
     _blobs: Blobs | None = None
 
     @property
@@ -220,6 +270,28 @@ class GitView:
         if since not in self._changed:
             self._changed[since] = changed_files(self.root, since, self.head)
         return self._changed[since]
+
+    def target(self, since: str, path: str) -> Target | None:
+        """``path`` at HEAD with the lines added since ``since``: where a block moved into it would be."""
+        key = (since, path)
+        if key not in self._targets:
+            now = self.text(self.head, path)
+            self._targets[key] = None if now is None else Target(now, added_lines(self.text(since, path), now))
+        return self._targets[key]
+
+    def files_with_added_line_like(self, since: str, line: str) -> list[str]:
+        """Changed files (since ``since``) with an added line similar to ``line``: one C search over all of them."""
+        if since not in self._added_index:
+            norms: list[str] = []
+            owners: list[str] = []
+            for path in self.changed(since):
+                target = self.target(since, path)
+                if target is not None:
+                    norms += target.added_norms
+                    owners += [path] * len(target.added_norms)
+            self._added_index[since] = (norms, owners)
+        norms, owners = self._added_index[since]
+        return sorted({owners[k] for k in similar_lines(line, norms)})
 
     def close(self) -> None:
         if self._blobs is not None:

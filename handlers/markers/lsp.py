@@ -266,7 +266,7 @@ def register(server: TetherServer) -> None:
         if repo is None:
             return service.Place(uri, text, loc)
         head = state.sync_head(repo)
-        committed = git.show(repo.root, head, repo.path) if head else None
+        committed = state.committed_text(repo, head) if head else None
         return service.Place(uri, text, loc, True, head, committed)
 
     @server.handler("tether/markers/create", CreateParams, Marker)
@@ -274,7 +274,7 @@ def register(server: TetherServer) -> None:
         uri = params.text_document.uri
         kind = service.check_kind(params.kind)
         where = place(ls, uri, params.range, "textDocument.uri")
-        repo = state.repo_of(uri)
+        repo = state.repo_of(uri) if where.in_git else None
         author = service.default_author(git.user_name(repo.root) if repo is not None else None)
         item = service.create(state.markers(), where, params.note, kind, author, state.local())
         state.forget(uri)

@@ -54,6 +54,7 @@ class MarkersState:
         self._listener: threading.Thread | None = None
         self._stop = threading.Event()
         self._local: tuple[Database, UncommittedStore] | None = None
+        self._committed: dict[tuple[str, str, str], str | None] = {}
 
     # --- stores ---------------------------------------------------------------------------------------
 
@@ -132,6 +133,15 @@ class MarkersState:
             log.info("markers: %d location(s) computed at %s", result.computed, head[:12])
         return sorted({r.uri for r in records} | {r.uri for r in result.moved})
 
+    def committed_text(self, repo: git.FileInRepo, head: str) -> str | None:
+        """A file's text at a commit (a few recent ones cached: creating many markers reads it once)."""
+        key = (str(repo.root), head, repo.path)
+        if key not in self._committed:
+            if len(self._committed) >= 16:
+                self._committed.pop(next(iter(self._committed)))
+            self._committed[key] = git.show(repo.root, head, repo.path)
+        return self._committed[key]
+
     def follow_working_tree_renames(self, uri: str) -> bool:
         """Markers of files renamed (``git mv``, committed or staged) into ``uri`` move with them."""
         path = uri_to_path(uri)
@@ -140,9 +150,10 @@ class MarkersState:
             return False
         root_uri = repo.root.as_uri().rstrip("/") + "/"
         markers = self.markers()
-        gone = [r for r in markers.under(root_uri) if r.uri != uri and not _exists(r.uri)]
-        if not gone:
+        gone_files = [u for u in markers.uris_under(root_uri) if u != uri and not _exists(u)]
+        if not gone_files:
             return False
+        gone = [r for u in gone_files for r in markers.for_uri(u)]
         cache: dict[str, dict[str, str]] = {}
 
         def renamed_to(record: MarkerRecord) -> str | None:

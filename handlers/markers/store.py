@@ -194,6 +194,13 @@ class MarkerStore:
             ).all()
         return [_record(row) for row in rows]
 
+    def uris_under(self, uri_prefix: str) -> list[str]:
+        """The distinct files with markers under a repository's root."""
+        t = markers_table
+        with self.db.transaction() as conn:
+            rows = conn.execute(select(t.c.uri).distinct().where(t.c.uri.startswith(uri_prefix, autoescape=True)))
+            return [row[0] for row in rows]
+
     def replace(self, record: MarkerRecord, origin: StoredLocation | None = None) -> None:
         """Store a marker's mutable fields (what it says, where it is); its identity and origin stay.
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from server.storage import StorageError
 
-from .calculator import Calculated, Location, block_of, calculate, find_elsewhere
+from .calculator import Calculated, Location, block_of, calculate, find_elsewhere, split_lines
 from .git import GitView
 from .store import (
     ALGORITHM_VERSION,
@@ -101,21 +101,26 @@ def _group_at_head(
     new = view.text(view.head, new_path) if new_path else None
     if new is None or new_path is None:
         results = {r.id: Calculated(None, True, True, True, reason="codeBlockDeleted") for r in group}
-        new_uri = uri
+        stored_uri = follow = uri
     else:
         results = calculate(old, new, {r.id: _origin_location(origins[r.id]) for r in group})
-        new_uri = view.uri(new_path) if new_path != path else uri
+        stored_uri = view.uri(new_path)  # the committed file the location is in
+        # a committed rename moves the marker; its old name at HEAD (a staged rename since) does not
+        follow = stored_uri if new_path not in (path, origin_path) else uri
     out = []
+    old_lines: list[str] = []
     for record in group:
         result = results[record.id]
-        target = new_uri
+        target, at = follow, stored_uri
         if result.location is None and result.reason == "codeBlockDeleted":
-            found = _moved_to_other_file(view, commit, old, _origin_location(origins[record.id]), new_path)
+            old_lines = old_lines or split_lines(old)
+            found = _moved_to_other_file(view, commit, old_lines, _origin_location(origins[record.id]), new_path)
             if found is not None:
                 target, result = found
+                at = target
         if target != record.uri:
             moved.append(replace(record, uri=target))
-        out.append(StoredLocation(record.id, view.head, target, result.location, result.reason, commit))
+        out.append(StoredLocation(record.id, view.head, at, result.location, result.reason, commit))
     return out
 
 
@@ -133,23 +138,31 @@ def _path_at_head(view: GitView, commit: str, origin_path: str, path: str | None
 
 
 def _moved_to_other_file(
-    view: GitView, commit: str, old: str, loc: Location, own_path: str | None
+    view: GitView, commit: str, old: list[str], loc: Location, own_path: str | None
 ) -> tuple[str, Calculated] | None:
-    """The best place for a block in the files the commit range added or changed (not its own)."""
+    """The best place for a block in the files the commit range added or changed (not its own).
+
+    Only files whose added lines hold something like the block's first non-blank line are searched.
+    """
     best: tuple[str, Calculated, int] | None = None
-    for path in view.changed(commit):
-        if path == own_path:
+    for path in view.files_with_added_line_like(commit, _first_text_line(old, loc)):
+        target = view.target(commit, path)
+        if path == own_path or target is None:
             continue
-        text = view.text(view.head, path)
-        if text is None:
-            continue
-        result = find_elsewhere(old, loc, text)
+        result = find_elsewhere(old, loc, target)
         if result.location is None:
             continue
         exact = int(not result.content_changed)
         if best is None or exact > best[2]:
             best = (view.uri(path), result, exact)
     return None if best is None else (best[0], best[1])
+
+
+def _first_text_line(old: list[str], loc: Location) -> str:
+    for line in old[loc.line_start - 1 : loc.line_end]:
+        if line.strip():
+            return line
+    return ""
 
 
 def flush_uncommitted(
