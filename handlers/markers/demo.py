@@ -1,10 +1,9 @@
-"""The markers section of ``tether-lsp demo``: notes that follow a buffer being edited.
-
-(The git part — commits, branch switches, renames — joins this section when it lands.)
-"""
+"""The markers section of ``tether-lsp demo``: notes that follow a buffer being edited, then a git repository
+made in a temp dir (commit, a function moved to another file, a rename, a marker on uncommitted code)."""
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,4 +89,74 @@ async def section(client: LanguageClient, files: list[OpenFile]) -> None:
         listed = await raw_request(client, "tether/markers/list", {"textDocument": {"uri": uri}})
         for marker in listed["markers"]:
             await raw_request(client, "tether/markers/delete", {"id": marker["id"]})
+    await git_section(client)
     say()
+
+
+def _git(root: Path, *args: str) -> str:
+    who = ["-c", "user.name=Demo User", "-c", "user.email=demo@example.org", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(["git", *who, *args], cwd=root, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+async def _list(client: LanguageClient, path: Path) -> list[dict[str, Any]]:
+    result = await raw_request(client, "tether/markers/list", {"textDocument": {"uri": path.as_uri()}})
+    return list(result["markers"])
+
+
+def _line(root: Path, marker: dict[str, Any]) -> str:
+    commit = (marker.get("commitHashWhenCreated") or "")[:8] or "no commit yet"
+    where = Path(marker["uri"].removeprefix("file://")).relative_to(root)
+    return f"“{marker['note']}” in {where}: {_where(marker)} (created at {commit})"
+
+
+async def git_section(client: LanguageClient) -> None:
+    say("  -- in a git repository (made in a temp dir) --")
+    try:
+        subprocess.run(["git", "--version"], capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        say("  (git is not installed: skipped)")
+        return
+    with tempfile.TemporaryDirectory(prefix="tether-demo-git-") as folder:
+        root = Path(folder).resolve()
+        _git(root, "init", "-q", "-b", "main")
+        calc = root / "calc.py"
+        calc.write_text(SOURCE, encoding="utf-8")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-q", "-m", "calc")
+        r = {"start": {"line": 8, "character": 0}, "end": {"line": 12, "character": 12}}
+        await raw_request(
+            client, "tether/markers/create", {"textDocument": {"uri": calc.as_uri()}, "range": r, "note": "use sum()"}
+        )
+        (m,) = await _list(client, calc)
+        say(f"  created:                           {_line(root, m)}")
+        calc.write_text('"""Small maths."""\n\n' + SOURCE, encoding="utf-8")
+        _git(root, "commit", "-q", "-am", "docstring")
+        (m,) = await _list(client, calc)
+        say(f"  after a commit adding 2 lines:     {_line(root, m)}")
+        total = SOURCE[SOURCE.index("def total") :]
+        calc.write_text(
+            '"""Small maths."""\n\n' + SOURCE[: SOURCE.index("def total")].rstrip() + "\n", encoding="utf-8"
+        )
+        helpers = root / "helpers.py"
+        helpers.write_text("import math\n\n\n" + total, encoding="utf-8")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-q", "-m", "move total() to helpers.py")
+        (m,) = await _list(client, helpers)
+        say(f"  total() moved to helpers.py:       {_line(root, m)}")
+        (root / "lib").mkdir()
+        _git(root, "mv", "helpers.py", "lib/maths.py")
+        _git(root, "commit", "-q", "-m", "rename")
+        (m,) = await _list(client, root / "lib" / "maths.py")
+        say(f"  after git mv + commit:             {_line(root, m)}")
+        calc.write_text(calc.read_text(encoding="utf-8") + "\n\ndef mean(xs):\n    return sum(xs) / len(xs)\n", "utf-8")
+        lines = calc.read_text(encoding="utf-8").splitlines()
+        start = lines.index("def mean(xs):")
+        r = {"start": {"line": start, "character": 0}, "end": {"line": start + 1, "character": 28}}
+        params = {"textDocument": {"uri": calc.as_uri()}, "range": r, "note": "empty list?"}
+        await raw_request(client, "tether/markers/create", params)
+        (m,) = await _list(client, calc)
+        say(f"  on uncommitted code:               {_line(root, m)}")
+        _git(root, "commit", "-q", "-am", "mean")
+        (m,) = await _list(client, calc)
+        say(f"  after committing it (flushed):     {_line(root, m)}")

@@ -216,3 +216,15 @@ async def test_a_second_server_on_the_same_postgresql_sees_markers_and_gets_did_
 def _local_rows(repo: Path) -> int:
     with sqlite3.connect(repo / ".git" / "tether" / "tether.db") as db:
         return int(db.execute("SELECT count(*) FROM tether_marker_uncommitted").fetchone()[0])
+
+
+async def test_a_committed_marker_follows_a_staged_rename_then_its_commit(client: LanguageClient, repo: Path) -> None:
+    marker = await create(client, (repo / "calc.py").as_uri(), rng(2, 0, 6, 12), "committed code")
+    git(repo, "mv", "calc.py", "renamed.py")
+    new_uri = (repo / "renamed.py").as_uri()
+    (m,) = await listed(client, new_uri)
+    assert (m["id"], m["range"]) == (marker["id"], rng(2, 0, 6, 12))
+    git(repo, "commit", "-q", "-m", "rename")
+    (m,) = await listed(client, new_uri)
+    assert (m["id"], m["uri"], m["range"]) == (marker["id"], new_uri, rng(2, 0, 6, 12))
+    assert await listed(client, (repo / "calc.py").as_uri()) == []
