@@ -70,6 +70,7 @@ def locate_file(path: Path) -> FileInRepo | None:
         top = _git(folder, "rev-parse", "--show-toplevel")
         if top is None:
             _roots.pop(folder, None)
+            _warn_if_broken(folder)
             return None
         root = _roots[folder] = Path(top.strip())
     try:
@@ -77,6 +78,20 @@ def locate_file(path: Path) -> FileInRepo | None:
     except ValueError:
         return None
     return FileInRepo(root, relative.as_posix())
+
+
+def _warn_if_broken(folder: Path) -> None:
+    """A ``.git`` that git refuses is a corrupt repository: say so once (markers work as outside git)."""
+    if "no-git" in _warned:
+        return  # git itself is missing: already said
+    for parent in (folder, *folder.parents):
+        if (parent / ".git").exists():
+            warn_once(
+                f"corrupt:{parent}",
+                f"{parent} has a .git that git cannot read (corrupt repository?): "
+                "markers there work as for files outside git",
+            )
+            return
 
 
 def head(root: Path) -> str | None:

@@ -153,6 +153,7 @@ async def test_git_missing_markers_work_as_outside_git(tmp_path: Path, repo: Pat
         assert m["range"] == rng(3, 0, 7, 12)
         warnings = [m.message for m in lsp.log_messages if "git is not installed" in m.message]
         assert len(warnings) == 1
+        assert not [m for m in lsp.log_messages if "corrupt" in m.message]
     finally:
         await lsp.shutdown_session()
         await lsp.stop()
@@ -173,6 +174,8 @@ async def test_a_corrupt_repository_is_treated_as_outside_git(tmp_path: Path) ->
         (root / "calc.py").write_text("# top\n" + SOURCE, encoding="utf-8")
         (m,) = await listed(lsp, uri)
         assert m["range"] == rng(3, 0, 7, 12)
+        warnings = [m.message for m in lsp.log_messages if "corrupt repository" in m.message]
+        assert len(warnings) == 1
     finally:
         await lsp.shutdown_session()
         await lsp.stop()

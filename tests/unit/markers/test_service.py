@@ -28,3 +28,21 @@ def test_added_block_and_missing_base() -> None:
 def test_block_text() -> None:
     assert block_text(COMMITTED, Location(2, 5, 3, 11)) == "f():\n    return"
     assert block_text("café 東京\n", Location(1, 6, 1, 8)) == "東京"
+
+
+def test_content_fallback_finds_the_code_when_no_reference_is_usable() -> None:
+    from datetime import UTC, datetime
+
+    from handlers.markers.service import locate_all
+    from handlers.markers.store import MarkerRecord
+
+    def marker(code: str) -> MarkerRecord:
+        return MarkerRecord(
+            "m", "file:///x.py", "n", "comment", code, "c0", datetime.now(UTC), "A", "", Location(1, 1, 1, 1)
+        )
+
+    now = "# top\n\n" + COMMITTED
+    (found,) = locate_all([marker("def f():\n    return 2")], now, {"m": "missingOriginalCommit"})
+    assert (found.location, found.missing_reason) == (Location(4, 1, 5, 13), None)
+    (absent,) = locate_all([marker("def g():\n    return 7")], now, {"m": "missingOriginalCommit"})
+    assert (absent.location, absent.missing_reason) == (None, "missingOriginalCommit")

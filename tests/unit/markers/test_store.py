@@ -57,3 +57,35 @@ def test_round_trip_update_delete(store: MarkerStore) -> None:
     assert store.delete("id-2") is True
     assert store.delete("id-2") is False
     assert store.get("id-2") is None
+
+
+def test_stored_locations_per_commit(store: MarkerStore) -> None:
+    from handlers.markers.store import ALGORITHM_VERSION, LocationStore, StoredLocation
+
+    store.insert(record(1), StoredLocation("id-1", "c0", "file:///repo/a%20b.py", Location(1, 1, 2, 9), None, "c0"))
+    locations = LocationStore(store.db)
+    assert locations.origin(["id-1"], {"id-1": "c0"})["id-1"].location == Location(1, 1, 2, 9)
+    assert locations.at("c1", ["id-1"]) == {}
+    gone = StoredLocation("id-1", "c1", "file:///repo/a%20b.py", None, "codeBlockDeleted", "c0")
+    locations.put([gone])
+    locations.put([gone])  # idempotent: two servers computing the same location agree
+    assert locations.at("c1", ["id-1"]) == {"id-1": gone}
+    old = StoredLocation("id-1", "c2", "file:///repo/a%20b.py", Location(3, 1, 3, 2), None, "c0", ALGORITHM_VERSION - 1)
+    locations.put([old])
+    assert locations.at("c2", ["id-1"]) == {}  # an older algorithm's result is recomputed, never reused
+    store.delete("id-1")
+    assert locations.origin(["id-1"], {"id-1": "c0"}) == {}
+
+
+def test_uncommitted_locations(store: MarkerStore) -> None:
+    from handlers.markers.store import Uncommitted, UncommittedStore
+
+    local = UncommittedStore(store.db)
+    entry = Uncommitted("id-9", "file:///repo/new.py", "x = 1\n# café 🚀\n", Location(2, 1, 2, 9))
+    local.put(entry)
+    local.put(entry)
+    assert local.get(["id-9", "nope"]) == {"id-9": entry}
+    assert local.under("file:///repo/") == [entry]
+    assert local.under("file:///other/") == []
+    local.remove("id-9")
+    assert local.get(["id-9"]) == {}
