@@ -1,0 +1,1 @@
+"""Replacement analysis: insert vs replace for an AI completion, decided on the syntax tree (REPLACEMENT.md)."""

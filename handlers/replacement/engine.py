@@ -1,0 +1,229 @@
+"""Replacement analysis: does an AI completion at the cursor replace an existing unit, and exactly which text?
+
+Pure (REPLACEMENT.md §3): the document's bytes and tree in, an :class:`Analysis` in bytes out. Each question the
+seed answered with regexes is answered on the tree-sitter tree by the language adapter; the decision tree and the
+confidence model are the seed document's, without its traps (B1–B10).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import regex
+from tree_sitter import Node, Parser, Point, Tree
+
+from server.documents import make_edit
+from server.positions import LineIndex
+from server.syntax import language_by_name
+
+from . import python_adapter, yaml_adapter
+from .model import BASE_CONFIDENCE, Analysis, Candidate, Options, Unit
+from .ranges import dedent, indentation, is_blank, line_count, line_end, line_start, normalised, unit_span
+
+ADAPTERS: dict[str, ModuleType] = {"python": python_adapter, "yaml": yaml_adapter}
+_WORD = regex.compile(r"\w")
+_TRAILING_WORD = regex.compile(rb"[\w$-]+$")
+_parsers: dict[str, Parser] = {}
+
+
+def supported(language: str | None) -> bool:
+    return language in ADAPTERS
+
+
+def _parser(language: str) -> Parser:
+    if language not in _parsers:
+        _parsers[language] = Parser(language_by_name(language).language)
+    return _parsers[language]
+
+
+def _insert(text: bytes, cursor: int, completion: str, reason: str, unit: Unit | None = None) -> Analysis:
+    return Analysis("insert", (cursor, cursor), completion, reason, unit=unit)
+
+
+def error_count(root: Node) -> int:
+    """ERROR and MISSING nodes in a tree (subtrees without errors are skipped)."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if not node.has_error and not node.is_missing:
+            continue
+        count += node.type == "ERROR" or node.is_missing
+        stack.extend(node.children)
+    return count
+
+
+def errors_between(root: Node, start: int, end: int) -> bool:
+    """An ERROR or MISSING node intersects ``[start, end]`` (both ends included)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.start_byte > end or node.end_byte < start or not (node.has_error or node.is_missing):
+            continue
+        if node.type == "ERROR" or node.is_missing:
+            return True
+        stack.extend(node.children)
+    return False
+
+
+def _mid_word(text: bytes, cursor: int) -> bool:
+    before = text[max(0, cursor - 4) : cursor].decode("utf-8", errors="ignore")[-1:]
+    after = text[cursor : cursor + 4].decode("utf-8", errors="ignore")[:1]
+    return bool(before and after and _WORD.match(before) and _WORD.match(after))
+
+
+def incomplete(adapter: ModuleType, tree: Tree, text: bytes, cursor: int) -> str | None:
+    """Why the cursor cannot start a new unit (§3.2), or None."""
+    start = line_start(text, cursor)
+    prefix = text[start:cursor]
+    if prefix.strip(b" \t"):
+        first = start + indentation(prefix)
+        if errors_between(tree.root_node, first, cursor):
+            return "syntax error before the cursor on its line"
+    if _mid_word(text, cursor):
+        return "cursor is inside a word"
+    reason: str | None = adapter.incomplete(tree.root_node, cursor)
+    return reason
+
+
+def logical_unit(adapter: ModuleType, language: str, effective: str) -> Unit | None:
+    """Parse the effective completion with the document's grammar; the unit is the node on its first row (§3.4)."""
+    first_line = effective.split("\n", 1)[0]
+    column = indentation(first_line.encode())
+    source = dedent(effective, column).encode("utf-8")
+    root = _parser(language).parse(source).root_node
+    unit: Unit | None = adapter.unit_of(root, first_line, column)
+    return unit
+
+
+def _anchor(text: bytes, cursor: int) -> int | None:
+    """First non-blank, non-dash byte of the nearest non-blank line above the cursor line, else below (§3.6)."""
+    start = line_start(text, cursor)
+    at = start
+    while at > 0:
+        at = line_start(text, at - 1)
+        line = text[at : line_end(text, at)]
+        if line.strip():
+            return at + len(line) - len(line.lstrip(b" \t-"))
+    newline = text.find(b"\n", cursor)
+    while newline >= 0:
+        at = newline + 1
+        line = text[at : line_end(text, at)]
+        if line.strip():
+            return at + len(line) - len(line.lstrip(b" \t-"))
+        newline = text.find(b"\n", at)
+    return None
+
+
+def _sibling(adapter: ModuleType, tree: Tree, text: bytes, cursor: int, unit: Unit) -> Candidate | None:
+    anchor = _anchor(text, cursor)
+    if anchor is None:
+        return None
+    scope = adapter.scope(tree.root_node, anchor, unit)
+    if scope is None:
+        return None
+    cursor_line = text[line_start(text, cursor) : line_end(text, cursor)]
+    cursor_row = text.count(b"\n", 0, cursor)
+    above: list[Candidate] = []
+    below: list[Candidate] = []
+    for candidate in adapter.candidates(scope, unit):
+        node = candidate.node
+        if node.has_error:
+            continue  # the header being typed, or broken code
+        if node.start_point.row <= cursor_row <= node.end_point.row and cursor_line.strip():
+            continue
+        (above if node.start_point.row < cursor_row else below).append(candidate)
+    if above:
+        return max(above, key=lambda c: c.node.start_byte)
+    if below:
+        return min(below, key=lambda c: c.node.start_byte)
+    return None
+
+
+def confidence(unit: Unit, old_column: int, lines: int) -> float:
+    """The seed document's model (§3.9): base by type, ±column agreement, a bonus for multi-line units."""
+    score = BASE_CONFIDENCE[unit.type] + (0.1 if old_column == unit.column else -0.2) + (0.05 if lines >= 2 else 0)
+    return round(min(score, 1.0), 4)
+
+
+def _validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], new_text: str) -> bool:
+    """Tabby-style: the edited copy, reparsed incrementally, has no more ERROR/MISSING nodes than before."""
+    new_bytes = new_text.encode("utf-8")
+    edit = make_edit(LineIndex(text), span[0], span[1], new_bytes)
+    edited = tree.copy()
+    edited.edit(
+        start_byte=edit.start,
+        old_end_byte=edit.old_end,
+        new_end_byte=edit.new_end,
+        start_point=Point(*edit.start_point),
+        old_end_point=Point(*edit.old_end_point),
+        new_end_point=Point(*edit.new_end_point),
+    )
+    after = _parser(language).parse(edit.apply(text), edited)
+    return error_count(after.root_node) <= error_count(tree.root_node)
+
+
+def analyze(text: bytes, tree: Tree, language: str, cursor: int, completion: str, options: Options) -> Analysis:
+    """Insert or replace, and the exact edit (REPLACEMENT.md §3, steps 1–10)."""
+    adapter = ADAPTERS[language]
+    if not options.enable_replacements:
+        return _insert(text, cursor, completion, "disabled")
+    if not completion.strip():
+        return _insert(text, cursor, completion, "empty completion")
+    why = incomplete(adapter, tree, text, cursor)
+    if why is not None:
+        return _insert(text, cursor, completion, why)
+    start = line_start(text, cursor)
+    prefix = text[start:cursor]
+    if prefix.strip(b" \t"):
+        word = _TRAILING_WORD.search(prefix)
+        if word is None:
+            return _insert(text, cursor, completion, "completion continues the line")
+        typed = word.group().decode("utf-8", errors="replace")
+        return Analysis("insert", (start + word.start(), cursor), typed + completion, "completion continues the line")
+    effective = prefix.decode("utf-8", errors="replace") + completion
+    unit = logical_unit(adapter, language, effective)
+    if unit is None:
+        return _insert(text, cursor, completion, "no logical unit")
+    old = None
+    if unit.type == "yaml-key-value-block" and is_blank(text[start : line_end(text, cursor)]):
+        old = adapter.positional(tree.root_node, text, cursor)
+    if old is None:
+        old = _sibling(adapter, tree, text, cursor, unit)
+    if old is None:
+        return _insert(text, cursor, completion, f"unit '{unit.identifier}' not found in scope", unit)
+    return _replacement(text, tree, language, cursor, completion, effective, unit, old, options)
+
+
+def _replacement(
+    text: bytes,
+    tree: Tree,
+    language: str,
+    cursor: int,
+    completion: str,
+    effective: str,
+    unit: Unit,
+    old: Candidate,
+    options: Options,
+) -> Analysis:
+    span = unit_span(text, old.node)
+    replaced = text[span[0] : span[1]].decode("utf-8", errors="replace")
+    new_text = effective[:-2] if effective.endswith("\r\n") else effective.removesuffix("\n")
+    if normalised(replaced) == normalised(new_text):
+        return _insert(text, cursor, completion, "identical", unit)
+    lines = line_count(text, span[0], span[1])
+    score = confidence(unit, old.node.start_point.column, lines)
+    if score < options.min_confidence:
+        return _insert(
+            text, cursor, completion, f"confidence {score} below minConfidence {options.min_confidence}", unit
+        )
+    start = line_start(text, cursor)
+    if span[0] >= cursor and is_blank(text[cursor : span[0]]):
+        edit = (start, span[1])  # forward: absorb the blank cursor line (B2)
+    else:
+        edit = span
+        if span[0] != line_start(text, span[0]):
+            new_text = new_text.lstrip(" \t")  # after a sequence dash that stays
+    if not _validates(tree, text, language, edit, new_text):
+        return _insert(text, cursor, completion, "replacement would add syntax errors", unit)
+    show = lines >= options.visual_diff_min_lines or score > options.visual_diff_min_confidence
+    return Analysis("replace", edit, new_text, old.reason, span, score, show, lines, unit, old.strategy)

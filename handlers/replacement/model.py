@@ -1,0 +1,66 @@
+"""The data of replacement analysis: options, the logical unit of a completion, and the analysis result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+
+@dataclass(frozen=True)
+class Options:
+    """REPLACEMENT.md §4; per-request ``options`` override the settings."""
+
+    enable_replacements: bool = True
+    min_confidence: float = 0.6
+    visual_diff_min_lines: int = 2
+    visual_diff_min_confidence: float = 0.85
+
+
+#: The seed document's base confidence per unit type.
+BASE_CONFIDENCE = {
+    "yaml-key-value-block": 0.9,
+    "yaml-list-item": 0.85,
+    "python-function": 0.95,
+    "python-class": 0.95,
+}
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What a completion defines: a YAML pair or list item, a Python function or class.
+
+    ``identifier``: the key, the item's identity (its ``name`` or first pair) or the definition's name;
+    ``column``: the indentation of the completion's first line in the document; ``decorated``: a Python
+    definition that comes with its decorators.
+    """
+
+    type: str
+    identifier: str
+    column: int
+    decorated: bool = False
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An old unit that the completion may replace, and how it was found."""
+
+    node: Node
+    strategy: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The decision, in document bytes. ``replace_span`` None means insert; ``edit_span`` is always set."""
+
+    mode: str
+    edit_span: tuple[int, int]
+    new_text: str
+    reason: str
+    replace_span: tuple[int, int] | None = None
+    confidence: float = 0.0
+    show_visual_diff: bool = False
+    replaced_lines: int = 0
+    unit: Unit | None = None
+    strategy: str | None = None

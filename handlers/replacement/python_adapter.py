@@ -1,0 +1,101 @@
+"""Python rules of replacement analysis on the tree-sitter-python tree (REPLACEMENT.md §3).
+
+Only definitions are units (functions, methods, classes, with or without decorators): an expression or a
+statement completion is always inserted, and there is no positional rule (trap B9).
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from .model import Candidate, Unit
+
+LANGUAGE = "python"
+
+STRINGS = frozenset({"string", "string_content", "comment"})
+BRACKETS = frozenset(
+    {
+        "argument_list",
+        "parameters",
+        "list",
+        "dictionary",
+        "set",
+        "tuple",
+        "parenthesized_expression",
+        "subscript",
+        "list_comprehension",
+        "dictionary_comprehension",
+        "set_comprehension",
+        "generator_expression",
+    }
+)
+KINDS = {"function_definition": "python-function", "class_definition": "python-class"}
+
+
+def incomplete(root: Node, cursor: int) -> str | None:
+    node: Node | None = root.descendant_for_byte_range(cursor, cursor)
+    while node is not None:
+        if node.start_byte < cursor < node.end_byte:
+            if node.type in STRINGS:
+                return "cursor is inside a comment" if node.type == "comment" else "cursor is inside a string"
+            if node.type in BRACKETS:
+                return "cursor is inside brackets"
+        node = node.parent
+    return None
+
+
+def definition(node: Node) -> tuple[Node, bool] | None:
+    """The function or class a node defines, and whether it is decorated."""
+    if node.type == "decorated_definition":
+        inner = node.child_by_field_name("definition")
+        return None if inner is None or inner.type not in KINDS else (inner, True)
+    return (node, False) if node.type in KINDS else None
+
+
+def _name(node: Node) -> str:
+    name = node.child_by_field_name("name")
+    return "" if name is None or name.text is None else name.text.decode("utf-8", errors="replace")
+
+
+def unit_of(root: Node, first_line: str, column: int) -> Unit | None:
+    first = next((c for c in root.named_children if c.type != "comment"), None)
+    if first is None or first.start_point.row != 0:
+        return None
+    found = definition(first)
+    if found is None or not _name(found[0]):
+        return None
+    inner, decorated = found
+    return Unit(KINDS[inner.type], _name(inner), column, decorated)
+
+
+def positional(root: Node, text: bytes, cursor: int) -> Candidate | None:
+    return None  # B9: a freshly typed header must not replace the next definition
+
+
+def scope(root: Node, anchor: int, unit: Unit) -> Node | None:
+    """The innermost block (or the module) around ``anchor`` whose statements start at the unit's column."""
+    node: Node | None = root.descendant_for_byte_range(anchor, anchor)
+    while node is not None:
+        if node.type in ("block", "module"):
+            first = next((c for c in node.named_children if c.type != "comment"), None)
+            column = first.start_point.column if first is not None else 0
+            if column == unit.column:
+                return node
+        node = node.parent
+    return None
+
+
+def candidates(scope_node: Node, unit: Unit) -> list[Candidate]:
+    out = []
+    for child in scope_node.named_children:
+        found = definition(child)
+        if found is None:
+            continue
+        inner = found[0]
+        if KINDS[inner.type] != unit.type or _name(inner) != unit.identifier:
+            continue
+        # a decorated completion replaces the decorators too; a bare one keeps the old decorators (B5)
+        old = child if unit.decorated else inner
+        kind = "class" if unit.type == "python-class" else "function"
+        out.append(Candidate(old, "sibling-definition", f"replaces the {kind} '{unit.identifier}'"))
+    return out

@@ -1,0 +1,308 @@
+"""Replacement analysis, table-driven: the seed's scenario, every rule of REPLACEMENT.md §3, the traps B1–B10.
+
+Documents are written with ``‸`` where the cursor is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from handlers.replacement.engine import analyze
+from handlers.replacement.model import Analysis, Options
+from server.syntax import parse_text
+
+CURSOR = "‸"
+
+
+def run(doc: str, completion: str, language: str = "yaml", **options: object) -> tuple[Analysis, bytes]:
+    at = doc.index(CURSOR)
+    text = doc.replace(CURSOR, "").encode("utf-8")
+    cursor = len(doc[:at].encode("utf-8"))
+    tree = parse_text(language, text)
+    return analyze(text, tree, language, cursor, completion, replace(Options(), **options)), text  # type: ignore[arg-type]
+
+
+def replaced(result: tuple[Analysis, bytes]) -> str:
+    analysis, text = result
+    assert analysis.replace_span is not None, analysis.reason
+    return text[analysis.replace_span[0] : analysis.replace_span[1]].decode()
+
+
+def applied(result: tuple[Analysis, bytes]) -> str:
+    analysis, text = result
+    a, b = analysis.edit_span
+    return (text[:a] + analysis.new_text.encode() + text[b:]).decode()
+
+
+SEED = """- hosts: all
+  tasks:
+    - name: Get cpu count for worker
+      shell:
+‸
+        command: >-
+          "{{ old command that should be deleted }}"
+        register: old_result
+      when: ready
+"""
+SEED_COMPLETION = '        command: >-\n          "{{ working_dir }}/oc get nodes"\n        register: r'
+
+
+def test_the_seed_scenario_replaces_the_children_of_shell() -> None:
+    result = run(SEED, SEED_COMPLETION)
+    analysis, text = result
+    assert analysis.mode == "replace"
+    assert analysis.strategy == "positional-children"
+    assert replaced(result) == (
+        '        command: >-\n          "{{ old command that should be deleted }}"\n        register: old_result'
+    )
+    assert analysis.replaced_lines == 3
+    assert analysis.confidence == 1.0
+    assert analysis.show_visual_diff is True
+    assert analysis.unit is not None
+    assert (analysis.unit.type, analysis.unit.identifier, analysis.unit.column) == (
+        "yaml-key-value-block",
+        "command",
+        8,
+    )
+    # B2: the edit starts on the blank cursor line and absorbs it; Tab applies it with the cursor anywhere
+    assert text[analysis.edit_span[0] - 1 : analysis.edit_span[0]] == b"\n"
+    assert applied(result) == SEED.replace(CURSOR + "\n", "").replace(
+        '        command: >-\n          "{{ old command that should be deleted }}"\n        register: old_result',
+        SEED_COMPLETION,
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "old"),
+    [
+        ("        - one\n        - two\n", "        - one\n        - two"),  # a sequence
+        ('        "just a scalar"\n', '        "just a scalar"'),  # a scalar (the seed doc's indent rule)
+    ],
+)
+def test_positional_children_of_any_kind(value: str, old: str) -> None:
+    doc = f"job:\n  steps:\n    shell:\n‸\n{value}    when: x\n"
+    result = run(doc, "        cmd: echo hi")
+    assert result[0].strategy == "positional-children"
+    assert replaced(result) == old
+
+
+def test_a_pair_without_value_falls_through_to_siblings() -> None:
+    result = run("a:\n  shell:\n‸\n  other: 1\n", "  shell: echo hi")
+    assert result[0].strategy == "sibling-key"
+    assert replaced(result) == "  shell:"
+
+
+@pytest.mark.parametrize(
+    ("old_key", "new_key"),
+    [("shell", "shell"), ("ansible.builtin.shell", "shell"), ("shell", "ansible.builtin.shell")],
+)
+def test_sibling_keys_match_with_collection_prefixes(old_key: str, new_key: str) -> None:
+    doc = f"- name: t\n  {old_key}: echo old\n  register: r\n‸\n"
+    result = run(doc, f"  {new_key}: echo new")
+    assert result[0].mode == "replace"
+    assert result[0].strategy == "sibling-key"
+    assert replaced(result) == f"  {old_key}: echo old"
+
+
+TASKS = """tasks:
+  - name: install
+    apt: name=nginx
+  - name: start
+    service: name=nginx state=started
+‸
+"""
+
+
+def test_list_items_are_matched_by_name() -> None:
+    result = run(TASKS, "  - name: install\n    apt: name=nginx state=latest")
+    assert result[0].strategy == "sibling-item"
+    assert replaced(result) == "  - name: install\n    apt: name=nginx"
+
+
+def test_a_new_task_after_a_task_is_inserted_b6() -> None:
+    analysis, _ = run(TASKS, "  - name: reload\n    service: name=nginx state=reloaded")
+    assert analysis.mode == "insert"
+    assert analysis.reason == "unit 'name=reload' not found in scope"
+
+
+def test_a_new_scalar_item_is_inserted_b6() -> None:
+    analysis, _ = run("packages:\n  - git\n  - curl\n‸\n", "  - vim")
+    assert analysis.mode == "insert"
+
+
+def test_the_first_pair_of_an_item_keeps_its_dash() -> None:
+    result = run("- name: old title\n  shell: x\n  ‸\n", "name: new title")
+    assert replaced(result) == "name: old title"
+    assert applied(result) == "- name: new title\n  shell: x\n  \n"
+
+
+CLASS = """import os
+
+
+class Store:
+    def load(self, path):
+        return open(path).read()
+
+    @property
+    def size(self):
+        return 1
+
+    ‸
+"""
+
+
+def test_a_method_redefinition_from_an_auto_indented_cursor_b3() -> None:
+    """FIM text starts at the cursor column: the unit's column comes from the cursor line (B3)."""
+    result = run(CLASS, "def load(self, path):\n        with open(path) as f:\n            return f.read()", "python")
+    analysis = result[0]
+    assert analysis.mode == "replace"
+    assert analysis.strategy == "sibling-definition"
+    assert replaced(result) == "    def load(self, path):\n        return open(path).read()"
+    assert analysis.unit is not None
+    assert analysis.unit.column == 4
+    assert analysis.confidence == 1.0  # 0.95 + 0.1 (same column) + 0.05 (2 lines), capped
+    # the old unit is above the cursor: the edit is exactly replaceRange, the cursor line stays
+    assert analysis.edit_span == analysis.replace_span
+    assert "    def load(self, path):\n        with open(path) as f:\n" in applied(result)
+
+
+def test_a_bare_def_over_a_decorated_one_keeps_the_decorators_b5() -> None:
+    result = run(CLASS, "def size(self):\n        return 2", "python")
+    assert replaced(result) == "    def size(self):\n        return 1"
+    assert "    @property\n    def size(self):\n        return 2" in applied(result)
+
+
+def test_a_decorated_completion_replaces_the_decorators_too_b5() -> None:
+    result = run(CLASS, "@cached_property\n    def size(self):\n        return 2", "python")
+    assert replaced(result) == "    @property\n    def size(self):\n        return 1"
+    assert applied(result).count("def size") == 1
+
+
+def test_functions_and_classes_match_by_kind_and_name() -> None:
+    doc = "def Store():\n    pass\n\n\nclass Store:\n    pass\n\n‸\n"
+    result = run(doc, "class Store:\n    x = 1", "python")
+    assert replaced(result) == "class Store:\n    pass"
+    result = run(doc, "def Store():\n    return 1", "python")
+    assert replaced(result) == "def Store():\n    pass"
+
+
+def test_an_old_unit_below_the_cursor_is_found() -> None:
+    doc = "import os\n‸\n\ndef load(path):\n    return 1\n"
+    result = run(doc, "def load(path):\n    return 2", "python")
+    assert replaced(result) == "def load(path):\n    return 1"
+    # forward: only whitespace between the cursor and the old unit, so the edit starts on the cursor line
+    assert applied(result) == "import os\ndef load(path):\n    return 2\n"
+
+
+@pytest.mark.parametrize(
+    ("doc", "completion", "language", "reason"),
+    [
+        ("a:\n  sta‸tus: x\n", "rt: 1", "yaml", "cursor is inside a word"),  # B4: mid-key, done right
+        ('a:\n  b: "unclosed ‸\n', 'x"', "yaml", "syntax error before the cursor on its line"),
+        ("x = call(1,\n‸\n)\n", "def f():\n    pass", "python", "cursor is inside brackets"),
+        ('s = """doc\n‸\n"""\n', "def f():\n    pass", "python", "cursor is inside a string"),
+        ("a: [1,\n‸\n]\n", "b: 2", "yaml", "cursor is inside a flow sequence"),
+        ("def load_‸", "(path):\n    pass", "python", "syntax error before the cursor on its line"),
+    ],
+)
+def test_incomplete_cursor_positions_insert(doc: str, completion: str, language: str, reason: str) -> None:
+    analysis, _ = run(doc, completion, language)
+    assert (analysis.mode, analysis.reason) == ("insert", reason)
+
+
+def test_an_expression_or_statement_completion_is_inserted_b6() -> None:
+    doc = "def f(x):\n    if x:\n        return 1\n    ‸\n"
+    for completion in ("return x + 1", "if x > 2:\n        return 2", "x.append(3)"):
+        analysis, _ = run(doc, completion, "python")
+        assert (analysis.mode, analysis.reason) == ("insert", "no logical unit")
+
+
+def test_continuing_the_line_inserts_with_the_typed_word() -> None:
+    analysis, text = run("def f():\n    retu‸\n", "rn 42", "python")
+    assert (analysis.mode, analysis.reason) == ("insert", "completion continues the line")
+    assert text[analysis.edit_span[0] : analysis.edit_span[1]] == b"retu"
+    assert analysis.new_text == "return 42"
+
+
+def test_an_identical_completion_is_a_no_op_b8() -> None:
+    analysis, _ = run(
+        SEED,
+        '        command: >-\n          "{{ old command that should be deleted }}"\n        register: old_result\n',
+    )
+    assert (analysis.mode, analysis.reason) == ("insert", "identical")
+
+
+def test_confidence_and_min_confidence_b10() -> None:
+    doc = "root:\n  shell: old\n  register: r\n‸\n"
+    analysis, _ = run(doc, "    shell: new")  # column 4 vs the old key's column 2: a deeper scope, none there
+    assert analysis.mode == "insert"
+    analysis, _ = run("tasks:\n  - name: a\n    x: 1\n  ‸\n", "  - name: a")  # a list item, 1 line, column 4 != 2
+    assert analysis.mode == "insert"
+    single = "root:\n  shell: old\n  ‸\n"
+    analysis, _ = run(single, "shell: new")
+    assert (analysis.mode, analysis.confidence, analysis.show_visual_diff) == ("replace", 1.0, True)
+    analysis, _ = run(single, "shell: new", min_confidence=1.0)
+    assert analysis.mode == "replace"
+    analysis, _ = run(single, "shell: new", visual_diff_min_confidence=1.0)
+    assert analysis.show_visual_diff is False  # one line, confidence 1.0 is not > 1.0
+
+
+def test_a_positional_unit_at_another_column_loses_confidence() -> None:
+    deeper = "\n".join("  " + line for line in SEED_COMPLETION.split("\n"))  # column 10, children at 8
+    analysis, _ = run(SEED, deeper)
+    assert (analysis.mode, analysis.confidence) == ("replace", 0.75)  # 0.9 - 0.2 + 0.05
+    analysis, _ = run(SEED, deeper, min_confidence=0.8)
+    assert (analysis.mode, analysis.reason) == ("insert", "confidence 0.75 below minConfidence 0.8")
+
+
+def test_replacements_can_be_disabled() -> None:
+    analysis, _ = run(SEED, SEED_COMPLETION, enable_replacements=False)
+    assert (analysis.mode, analysis.reason, analysis.confidence) == ("insert", "disabled", 0.0)
+
+
+def test_crlf_documents() -> None:
+    doc = SEED.replace("\n", "\r\n")
+    result = run(doc, SEED_COMPLETION.replace("\n", "\r\n"))
+    assert result[0].mode == "replace"
+    assert replaced(result).endswith("register: old_result")
+    assert "\r\n" in replaced(result)
+
+
+def test_non_ascii_before_the_cursor() -> None:
+    doc = "- name: café 東京 🚀\n  shell:\n‸\n    command: old\n"
+    result = run(doc, "    command: nouveau é")
+    assert replaced(result) == "    command: old"
+
+
+def test_multi_document_yaml_stays_in_its_document() -> None:
+    doc = "a:\n  shell: first\n---\nb:\n  shell: second\n  ‸\n"
+    result = run(doc, "shell: third")
+    assert replaced(result) == "  shell: second"
+
+
+def test_a_comment_at_the_end_of_a_block_does_not_swallow_the_next_sibling() -> None:
+    doc = "job:\n  shell:\n‸\n    cmd: x\n    # trailing note\n  when: y\n"
+    result = run(doc, "    cmd: z")
+    assert "when" not in replaced(result)
+
+
+def test_a_header_being_typed_is_not_replaced_b9() -> None:
+    doc = "def helper(:\n‸\n\ndef other():\n    pass\n"
+    analysis, _ = run(doc, "    return 1", "python")
+    assert analysis.mode == "insert"
+    doc = "def helper():\n    pass\n\ndef other(\n‸\n"
+    analysis, _ = run(doc, "def other():\n    pass", "python")
+    assert analysis.mode == "insert"
+
+
+def test_a_replacement_that_would_break_the_file_is_an_insert() -> None:
+    doc = "def total(items):\n    return sum(items)\n\n‸\n"
+    analysis, _ = run(doc, "def total(items):\n    return (sum(items)\n\nx = [", "python")
+    assert (analysis.mode, analysis.reason) == ("insert", "replacement would add syntax errors")
+
+
+def test_tabs_in_yaml_are_not_replaced() -> None:
+    analysis, _ = run("a:\n\tshell: x\n‸\n", "\tshell: y")
+    assert analysis.mode == "insert"
