@@ -6,8 +6,10 @@ on the cached tree, and turns its byte spans back into ranges.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from lsprotocol import types
@@ -16,9 +18,11 @@ from server.errors import ContentModified, InvalidParams
 from server.positions import Pos, PositionOutOfRange, lsp_range
 from server.syntax import Snapshot
 
-from . import engine
+from . import engine, fim, inference
 from .model import Analysis, Options
-from .settings import CompletionSettings
+from .settings import CompletionSettings, InferenceSettings
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from server.app import TetherServer
@@ -140,3 +144,119 @@ def register(server: TetherServer) -> None:
         options = options_for(ls, params.options)
         analysis = run(ls, snapshot, cursor, params.completion, options)
         return to_result(ls, snapshot, analysis, params.completion)
+
+    register_inline(server)
+
+
+class InlineState:
+    """Latest request wins: a newer inline completion cancels the model call of the older one."""
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.inflight: asyncio.Future[str] | None = None
+        self.failing = False  # one warning per outage, not one per keystroke
+
+    def failed(self, reason: str) -> None:
+        if not self.failing:
+            log.warning("inline completion: %s (no suggestions until the endpoint answers)", reason)
+        self.failing = True
+
+    def succeeded(self) -> None:
+        if self.failing:
+            log.info("inline completion: the endpoint answers again")
+        self.failing = False
+
+
+def multiline_ranges(ls: TetherServer) -> bool:
+    """Whether the client applies multi-line inline completion ranges (our Neovim/Emacs configs opt in)."""
+    experimental: Any = ls.client_capabilities.experimental
+    tether = experimental.get("tether") if isinstance(experimental, dict) else None
+    return bool(isinstance(tether, dict) and tether.get("multilineInlineCompletionRange") is True)
+
+
+NO_ITEMS = types.InlineCompletionList(items=[])
+
+
+def register_inline(server: TetherServer) -> None:
+    state = InlineState()
+
+    @server.command("tether.replacementAccepted")
+    def accepted(ls: TetherServer, *args: Any) -> None:
+        log.info("inline completion: replacement accepted %s", args[:1])
+
+    @server.handler(types.TEXT_DOCUMENT_INLINE_COMPLETION, options=types.InlineCompletionOptions())
+    async def inline_completion(ls: TetherServer, params: types.InlineCompletionParams) -> types.InlineCompletionList:
+        settings = ls.settings.section(InferenceSettings)
+        if not settings.endpoint:
+            return NO_ITEMS
+        automatic = params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic
+        if automatic and settings.delay < 0:
+            return NO_ITEMS
+        state.generation += 1
+        mine = state.generation
+        if state.inflight is not None:
+            state.inflight.cancel()
+        if automatic and settings.delay > 0:
+            await asyncio.sleep(settings.delay / 1000)
+            if mine != state.generation:
+                return NO_ITEMS  # superseded while waiting
+        snapshot = ls.snapshot(params.text_document.uri)
+        if snapshot is None or snapshot.language is None:
+            return NO_ITEMS
+        cursor = snapshot.index.offset_of(Pos(params.position.line, params.position.character), ls.encoding)
+        prefix = snapshot.text[:cursor].decode("utf-8", errors="replace")
+        suffix = snapshot.text[cursor:].decode("utf-8", errors="replace")
+        prompt = fim.build(
+            prefix, suffix, snapshot.language, settings.format, settings.maxPrefixLength, settings.maxSuffixLength
+        )
+        try:
+            endpoint = inference.Endpoint.parse(settings.endpoint)
+        except inference.InferenceError as exc:
+            state.failed(str(exc))
+            return NO_ITEMS
+        call = asyncio.ensure_future(
+            inference.complete(
+                endpoint, settings.model, prompt.text, settings.maxTokens, settings.temperature, settings.timeout
+            )
+        )
+        state.inflight = call
+        try:
+            raw = await call
+        except asyncio.CancelledError:
+            return NO_ITEMS  # a newer request took over
+        except inference.InferenceError as exc:
+            state.failed(str(exc))
+            return NO_ITEMS
+        finally:
+            if state.inflight is call:
+                state.inflight = None
+        state.succeeded()
+        current = ls.snapshot(params.text_document.uri)
+        if mine != state.generation or current is None or current.version != snapshot.version:
+            return NO_ITEMS  # the document or the request moved on while the model was thinking
+        completion = fim.clean(raw, prompt.suffix, settings.maxLines)
+        if not completion.strip():
+            return NO_ITEMS
+        options = ls.settings.section(CompletionSettings).options()
+        analysis = run(ls, snapshot, cursor, completion, options)
+        return _items(ls, snapshot, analysis)
+
+
+def _items(ls: TetherServer, snapshot: Snapshot, analysis: Analysis) -> types.InlineCompletionList:
+    if analysis.reason == "identical":
+        return NO_ITEMS  # B8: accepting would change nothing
+    edit_range = lsp_range(snapshot.index, *analysis.edit_span, ls.encoding)
+    if analysis.mode == "insert":
+        return types.InlineCompletionList(items=[types.InlineCompletionItem(analysis.new_text, range=edit_range)])
+    if not multiline_ranges(ls) and edit_range.start.line != edit_range.end.line:
+        # stock clients mishandle multi-line ranges: they draw the diff from tether/analyzeReplacement instead
+        log.debug("inline completion: a multi-line replacement withheld from a client that did not opt in")
+        return NO_ITEMS
+    assert analysis.unit is not None
+    command = types.Command(
+        title="Tether: replacement accepted",
+        command="tether.replacementAccepted",
+        arguments=[{"strategy": analysis.strategy, "identifier": analysis.unit.identifier}],
+    )
+    item = types.InlineCompletionItem(analysis.new_text, range=edit_range, command=command)
+    return types.InlineCompletionList(items=[item])

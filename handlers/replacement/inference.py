@@ -1,0 +1,148 @@
+"""A small asyncio HTTP client for completion endpoints: Ollama ``/api/generate`` and OpenAI-compatible
+``/v1/completions``. Cancellable (a superseded request is cancelled mid-flight), with a timeout, and every
+failure — refused, slow, dropped, an HTTP error, a body that is not what the protocol says — is an
+:class:`InferenceError` with a one-line reason, never anything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .fim import STOP
+
+
+class InferenceError(Exception):
+    """The endpoint gave no usable completion; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where to send a prompt and in which protocol (``ollama`` or ``openai``)."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+    protocol: str
+
+    @classmethod
+    def parse(cls, url: str) -> Endpoint:
+        """``http://host:11434`` (Ollama), ``…/api/generate``, ``…/v1`` or ``…/v1/completions`` (OpenAI-compatible)."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InferenceError(f"tether.inference.endpoint must be an http(s) URL, got {url!r}")
+        path = parts.path.rstrip("/")
+        if path.endswith("/completions"):
+            protocol = "openai"
+        elif path.endswith("/v1"):
+            protocol, path = "openai", path + "/completions"
+        elif path in ("", "/api") or path.endswith("/api/generate"):
+            protocol, path = "ollama", path if path.endswith("/api/generate") else "/api/generate"
+        else:
+            raise InferenceError(f"cannot tell the protocol of {url!r} (use …/api/generate or …/v1/completions)")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        return cls(parts.scheme, parts.hostname, port, path, protocol)
+
+
+def request_body(endpoint: Endpoint, model: str, prompt: str, max_tokens: int, temperature: float) -> dict[str, Any]:
+    if endpoint.protocol == "ollama":
+        return {
+            "model": model,
+            "prompt": prompt,
+            "raw": True,
+            "stream": False,
+            "options": {"num_predict": max_tokens, "temperature": temperature, "stop": STOP},
+        }
+    return {
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "stop": STOP[:4],
+        "stream": False,
+    }
+
+
+def completion_of(endpoint: Endpoint, body: bytes) -> str:
+    """The completion text in a response body, or InferenceError when it is not what the protocol says."""
+    try:
+        if endpoint.protocol == "ollama" and body.count(b"\n") > 1:  # a server that streamed anyway (NDJSON)
+            text = "".join(json.loads(line)["response"] for line in body.splitlines() if line.strip())
+        else:
+            data = json.loads(body)
+            text = data["response"] if endpoint.protocol == "ollama" else data["choices"][0]["text"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise InferenceError(f"unexpected answer from the endpoint: {body[:80]!r}") from exc
+    if not isinstance(text, str):
+        raise InferenceError(f"unexpected answer from the endpoint: {body[:80]!r}")
+    return text
+
+
+async def post_json(endpoint: Endpoint, payload: dict[str, Any], limit_s: float) -> bytes:
+    """POST ``payload`` and return the response body (HTTP/1.1, Content-Length or chunked) within ``limit_s``."""
+    try:
+        return await asyncio.wait_for(_post(endpoint, json.dumps(payload).encode()), limit_s)
+    except TimeoutError as exc:
+        raise InferenceError(f"no answer from {endpoint.host}:{endpoint.port} within {limit_s:g} s") from exc
+    except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+        raise InferenceError(f"{endpoint.host}:{endpoint.port}: {exc.__class__.__name__}: {exc}") from exc
+
+
+async def _post(endpoint: Endpoint, body: bytes) -> bytes:
+    context = ssl.create_default_context() if endpoint.scheme == "https" else None
+    reader, writer = await asyncio.open_connection(endpoint.host, endpoint.port, ssl=context)
+    try:
+        head = (
+            f"POST {endpoint.path} HTTP/1.1\r\nHost: {endpoint.host}:{endpoint.port}\r\n"
+            f"Content-Type: application/json\r\nAccept: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        writer.write(head.encode("ascii") + body)
+        await writer.drain()
+        status_line = await reader.readline()
+        if not status_line:
+            raise InferenceError(f"{endpoint.host}:{endpoint.port} closed the connection without answering")
+        parts = status_line.decode("latin-1").split(" ", 2)
+        status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+        headers: dict[str, str] = {}
+        while True:
+            line = await reader.readline()
+            if line in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            data = await _chunked(reader)
+        elif "content-length" in headers:
+            data = await reader.readexactly(int(headers["content-length"]))
+        else:
+            data = await reader.read()
+        if status != 200:
+            raise InferenceError(f"HTTP {status or '?'} from the endpoint: {data[:80]!r}")
+        return data
+    finally:
+        writer.close()
+
+
+async def _chunked(reader: asyncio.StreamReader) -> bytes:
+    out = bytearray()
+    while True:
+        size = int((await reader.readline()).split(b";")[0].strip() or b"0", 16)
+        if size == 0:
+            await reader.readline()
+            return bytes(out)
+        out += await reader.readexactly(size)
+        await reader.readline()
+
+
+async def complete(
+    endpoint: Endpoint, model: str, prompt: str, max_tokens: int, temperature: float, limit_s: float
+) -> str:
+    """One completion for a FIM prompt."""
+    body = await post_json(endpoint, request_body(endpoint, model, prompt, max_tokens, temperature), limit_s)
+    return completion_of(endpoint, body)

@@ -1,0 +1,133 @@
+"""A fake model server for tests: the real wire formats on 127.0.0.1, scripted answers, recorded requests.
+
+Speaks Ollama ``/api/generate`` (one JSON object, or NDJSON when ``stream`` is true), OpenAI-compatible
+``/v1/completions`` and ``/v1/chat/completions`` (JSON, or server-sent events with ``stream: true``). Each
+request takes the next scripted :class:`Answer` (the last one repeats): a text, a delay, an HTTP error, a
+dropped connection or a body that is not JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Answer:
+    text: str = ""
+    delay: float = 0.0  # seconds before answering
+    status: int = 200
+    drop: bool = False  # close the connection without an answer (or mid-stream)
+    garbage: bool = False
+    chunks: list[str] | None = None  # streamed pieces (defaults to the text in one piece)
+    chunk_delay: float = 0.0
+
+
+@dataclass
+class FakeModel:
+    answers: list[Answer] = field(default_factory=lambda: [Answer("")])
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    port: int = 0
+
+    def url(self, path: str = "") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def next_answer(self) -> Answer:
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
+def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            model.requests.append(body)
+            model.paths.append(self.path)
+            answer = model.next_answer()
+            time.sleep(answer.delay)
+            if answer.drop and not answer.chunks:
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            if answer.status != 200:
+                self._send(answer.status, b'{"error": "scripted failure"}')
+                return
+            if answer.garbage:
+                self._send(200, b"<html>not json</html>")
+                return
+            if body.get("stream"):
+                self._stream(answer)
+                return
+            self._send(200, json.dumps(self._whole(answer.text)).encode())
+
+        def _whole(self, text: str) -> dict[str, Any]:
+            if self.path.endswith("/api/generate"):
+                return {"model": "fake", "response": text, "done": True}
+            if self.path.endswith("/chat/completions"):
+                return {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+            return {"choices": [{"index": 0, "text": text}]}
+
+        def _send(self, status: int, data: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _pieces(self, answer: Answer) -> Iterator[str]:
+            yield from answer.chunks if answer.chunks is not None else [answer.text]
+
+        def _stream(self, answer: Answer) -> None:
+            self.send_response(200)
+            ndjson = self.path.endswith("/api/generate")
+            self.send_header("Content-Type", "application/x-ndjson" if ndjson else "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            for k, piece in enumerate(self._pieces(answer)):
+                if answer.drop and k == len(answer.chunks or []) // 2:
+                    self.connection.shutdown(2)
+                    return
+                if ndjson:
+                    line = json.dumps({"response": piece, "done": False}) + "\n"
+                elif self.path.endswith("/chat/completions"):
+                    line = "data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": piece}}]}) + "\n\n"
+                else:
+                    line = "data: " + json.dumps({"choices": [{"index": 0, "text": piece}]}) + "\n\n"
+                self.wfile.write(line.encode())
+                self.wfile.flush()
+                time.sleep(answer.chunk_delay)
+            self.wfile.write(b'{"response": "", "done": true}\n' if ndjson else b"data: [DONE]\n\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+class RunningModel:
+    """Context manager: the fake server in a thread on a free port."""
+
+    def __init__(self, *answers: Answer) -> None:
+        self.model = FakeModel(list(answers) or [Answer("")])
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.model))
+        self.server.daemon_threads = True
+        self.model.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeModel:
+        self.thread.start()
+        return self.model
+
+    def __exit__(self, *_exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
