@@ -34,6 +34,7 @@ bench: venv
 	$(PY) -m benchmarks.syntax
 	$(PY) -m benchmarks.selectors
 	$(PY) -m benchmarks.markers
+	$(PY) -m benchmarks.replacement
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -68,3 +68,32 @@ def yaml_file(lines: int = 10_000) -> str:
         ]
         n += 1
     return "\n".join(out[:lines]) + "\n"
+
+
+def ansible_file(lines: int = 1_000) -> str:
+    """An Ansible playbook: plays with tasks using FQCN and short module names, block scalars, Jinja."""
+    out: list[str] = []
+    n = 0
+    while len(out) < lines:
+        out += [
+            f"- name: Configure group {n}",
+            f"  hosts: group_{n}",
+            "  become: true",
+            "  tasks:",
+            f"    - name: Install packages {n}",
+            "      ansible.builtin.apt:",
+            "        name: [nginx, git]",
+            "        state: present",
+            f"    - name: Get cpu count {n}",
+            "      shell:",
+            "        command: >-",
+            '          "{{ working_dir }}/oc get machineset -o json"',
+            f"        register: cpu_{n}",
+            f"    - name: Restart {n}",
+            "      ansible.builtin.service:",
+            "        name: nginx",
+            "        state: restarted",
+            "      when: cpu_{n}.changed",
+        ]
+        n += 1
+    return "\n".join(out[:lines]) + "\n"

@@ -35,6 +35,7 @@ def commands() -> dict[str, Callable[[Sequence[str]], int]]:
 def demo_sections() -> list[tuple[str, Section]]:
     """Each feature's section of ``tether-lsp demo``, in order."""
     from .markers.demo import section as markers_section
+    from .replacement.demo import section as replacement_section
     from .selectors.demo import section as selectors_section
 
-    return [("selectors", selectors_section), ("markers", markers_section)]
+    return [("selectors", selectors_section), ("markers", markers_section), ("replacement", replacement_section)]

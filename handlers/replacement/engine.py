@@ -12,8 +12,7 @@ from types import ModuleType
 import regex
 from tree_sitter import Node, Parser, Point, Tree
 
-from server.documents import make_edit
-from server.positions import LineIndex
+from server.positions import point_after
 from server.syntax import language_by_name
 
 from . import python_adapter, yaml_adapter
@@ -148,18 +147,24 @@ def confidence(unit: Unit, old_column: int, lines: int) -> float:
 def _validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], new_text: str) -> bool:
     """Tabby-style: the edited copy, reparsed incrementally, has no more ERROR/MISSING nodes than before."""
     new_bytes = new_text.encode("utf-8")
-    edit = make_edit(LineIndex(text), span[0], span[1], new_bytes)
+    start, old_end = span
+    begin = _point(text, start)
     edited = tree.copy()
     edited.edit(
-        start_byte=edit.start,
-        old_end_byte=edit.old_end,
-        new_end_byte=edit.new_end,
-        start_point=Point(*edit.start_point),
-        old_end_point=Point(*edit.old_end_point),
-        new_end_point=Point(*edit.new_end_point),
+        start_byte=start,
+        old_end_byte=old_end,
+        new_end_byte=start + len(new_bytes),
+        start_point=begin,
+        old_end_point=_point(text, old_end),
+        new_end_point=Point(*point_after((begin.row, begin.column), new_bytes)),
     )
-    after = _parser(language).parse(edit.apply(text), edited)
+    after = _parser(language).parse(text[:start] + new_bytes + text[old_end:], edited)
     return error_count(after.root_node) <= error_count(tree.root_node)
+
+
+def _point(text: bytes, offset: int) -> Point:
+    """tree-sitter's (row, byte column) of an offset: rows count "\n" only."""
+    return Point(text.count(b"\n", 0, offset), offset - (text.rfind(b"\n", 0, offset) + 1))
 
 
 def analyze(text: bytes, tree: Tree, language: str, cursor: int, completion: str, options: Options) -> Analysis:
