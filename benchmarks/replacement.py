@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import ansible_file, python_file, yaml_file
-from benchmarks.syntax import pct, row
+from benchmarks.syntax import row
 from handlers.replacement.engine import analyze
 from handlers.replacement.model import Options
 from server.syntax import parse_text
