@@ -15,6 +15,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from tree_sitter import Tree
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import ansible_file, python_file, yaml_file
@@ -24,10 +26,10 @@ from handlers.replacement.model import Options
 from server.syntax import parse_text
 
 
-def samples(text: str, language: str, count: int, seed: int) -> list[tuple[bytes, object, int, str]]:
+def samples(text: str, language: str, count: int, seed: int) -> list[tuple[bytes, Tree, int, str]]:
     lines = text.split("\n")
     rnd = random.Random(seed)
-    out = []
+    out: list[tuple[bytes, Tree, int, str]] = []
     candidates = [k for k, line in enumerate(lines[:-3]) if line.strip() and not line.lstrip().startswith("#")]
     for k in rnd.sample(candidates, min(count, len(candidates))):
         indent = lines[k][: len(lines[k]) - len(lines[k].lstrip())]
@@ -41,10 +43,11 @@ def samples(text: str, language: str, count: int, seed: int) -> list[tuple[bytes
 
 def run(name: str, language: str, text: str, count: int) -> None:
     cases = samples(text, language, count, 7)
-    times, modes = [], Counter()
+    times: list[float] = []
+    modes: Counter[str] = Counter()
     for data, tree, cursor, completion in cases:
         t = time.perf_counter()
-        result = analyze(data, tree, language, cursor, completion, Options())  # type: ignore[arg-type]
+        result = analyze(data, tree, language, cursor, completion, Options())
         times.append((time.perf_counter() - t) * 1000)
         modes[result.mode] += 1
     per_second = len(times) / (sum(times) / 1000)
