@@ -13,12 +13,14 @@ if TYPE_CHECKING:
 def register(server: TetherServer) -> None:
     """Register every feature's handlers on ``server`` (no handler registers itself on import)."""
     from .markers import lsp as markers
+    from .playground import lsp as playground
     from .replacement import lsp as replacement
     from .selectors import lsp as selectors
 
     selectors.register(server)
     markers.register(server)
     replacement.register(server)
+    playground.register(server)
 
 
 def commands() -> dict[str, Callable[[Sequence[str]], int]]:

@@ -1,0 +1,263 @@
+"""The playground's state machine: the four editor events, pinning, and the state a client shows.
+
+PLAYGROUND.md "Events": the map is updated on every change of every open document, pinned or not; only the
+*emitted* state follows the seed's chart (while pinned, only the pinned file's updates and saves re-resolve
+it). Pure apart from the callbacks it is given; offsets are bytes of the document versions it was handed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from tree_sitter import Node, Tree
+
+from server.documents import ByteEdit
+
+from . import detect_python, detect_yaml
+from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap, Prompt
+from .resolver import resolve_file_prompts
+from .text import preview
+
+
+@dataclass(frozen=True)
+class Found:
+    """A prompt of a file as shown: its ids and where it is now."""
+
+    file_id: str
+    prompt_id: str
+    prompt: Prompt
+
+
+@dataclass
+class FileView:
+    """What the engine knows of one file's current version."""
+
+    uri: str
+    language_id: str
+    version: int
+    text: bytes
+    found: list[Found]
+    parse_error: str | None
+    last_good: list[Prompt] = field(default_factory=list)
+    last_good_version: int = 0
+
+
+@dataclass(frozen=True)
+class Item:
+    file_id: str
+    prompt_id: str
+    preview: str
+    span: tuple[int, int]
+    anchor: str
+
+
+@dataclass(frozen=True)
+class State:
+    """PROTOCOL.md ``PlaygroundState`` in bytes of ``text`` (the LSP edge makes ranges)."""
+
+    uri: str | None
+    file_id: str | None
+    language_id: str | None
+    text: bytes = field(compare=False)  # what the spans are in; the client sees ranges, compared via the spans
+    prompt: Item | None
+    content: str | None
+    reason: str | None
+    prompts: tuple[Item, ...]
+    pin: tuple[str, str] | None
+    parse_error: str | None
+
+
+def first_error(root: Node) -> str | None:
+    """Where the first syntax error is, for ``parseError``."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if not (node.has_error or node.is_missing):
+            continue
+        if node.type == "ERROR" or node.is_missing:
+            what = f"missing {node.type}" if node.is_missing else "syntax error"
+            return f"{what} at line {node.start_point.row + 1}, column {node.start_point.column + 1}"
+        stack.extend(reversed(node.children))
+    return None
+
+
+def detect(
+    language: str,
+    tree: Tree,
+    text: bytes,
+    keywords: Sequence[str] | None = None,
+    yaml_keys: Sequence[str] | None = None,
+) -> list[Prompt]:
+    if language == "python":
+        return detect_python.detect(tree.root_node, keywords or DEFAULT_KEYWORDS)
+    if language == "yaml":
+        return detect_yaml.detect(tree.root_node, text, yaml_keys or YAML_KEYS)
+    return []
+
+
+def shift_span(span: tuple[int, int], edits: Sequence[ByteEdit]) -> tuple[int, int]:
+    """A byte span carried through edits (each relative to the text the previous one left)."""
+    start, end = span
+    for edit in edits:
+        delta = edit.new_end - edit.old_end
+        if edit.old_end <= start:
+            start, end = start + delta, end + delta
+        elif edit.start < end:
+            end = max(start, end + delta) if edit.old_end <= end else max(start, edit.new_end)
+    return start, end
+
+
+class Playground:
+    """The map, the files' views, the editors, the pin, and the last state sent."""
+
+    def __init__(
+        self,
+        pmap: PlaygroundMap,
+        *,
+        exists: Callable[[str], bool],
+        on_map_change: Callable[[MapFile], None],
+        keywords: Sequence[str] | None = None,
+        yaml_keys: Sequence[str] | None = None,
+    ) -> None:
+        self.pmap = pmap
+        self.yaml_keys = yaml_keys
+        self.exists = exists
+        self.on_map_change = on_map_change
+        self.keywords = keywords
+        self.views: dict[str, FileView] = {}
+        self.active: str | None = None
+        self.cursors: dict[str, int] = {}  # uri -> byte offset in that view's text
+        self.pin: tuple[str, str] | None = None
+        self.sent: State | None = None
+
+    # --- bookkeeping: every change of every open document --------------------------------------------
+
+    def update(
+        self,
+        uri: str,
+        language_id: str,
+        language: str,
+        version: int,
+        text: bytes,
+        tree: Tree,
+        edits_since: Callable[[int], Sequence[ByteEdit] | None],
+        renamed_from: str | None = None,
+    ) -> None:
+        """Parse the prompts of a document version and resolve their ids in the map."""
+        parsed = detect(language, tree, text, self.keywords, self.yaml_keys)
+        error = first_error(tree.root_node) if tree.root_node.has_error else None
+        previous = self.views.get(uri)
+        if not parsed and previous is None and self.pmap.by_uri(uri) is None and renamed_from is None:
+            self.views[uri] = FileView(uri, language_id, version, text, [], error)  # no map entry for no prompts
+            return
+        last_good, good_version = parsed, version
+        if error is not None and previous is not None:
+            last_good, good_version = previous.last_good, previous.last_good_version
+            parsed = self._keep_last_good(parsed, previous, edits_since)
+        entry, ids, changed = resolve_file_prompts(
+            self.pmap, uri, parsed, exists=self.exists, renamed_from=renamed_from
+        )
+        if changed:
+            self.on_map_change(entry)
+        found = [Found(entry.id, pid, prompt) for pid, prompt in zip(ids, parsed, strict=True)]
+        self.views[uri] = FileView(uri, language_id, version, text, found, error, last_good, good_version)
+
+    def _keep_last_good(
+        self, parsed: list[Prompt], previous: FileView, edits_since: Callable[[int], Sequence[ByteEdit] | None]
+    ) -> list[Prompt]:
+        """A transient syntax error must not drop the identity of prompts it hides: keep the last good ones."""
+        have = {p.norm for p in parsed}
+        edits = edits_since(previous.last_good_version)
+        if edits is None:
+            return parsed
+        kept = list(parsed)
+        for prompt in previous.last_good:
+            if prompt.norm not in have:
+                span = shift_span(prompt.span, edits)
+                kept.append(Prompt(prompt.anchor, prompt.content, span, prompt.variables))
+        return sorted(kept, key=lambda p: p.span)
+
+    def renamed(self, old: str, new: str) -> None:
+        """``workspace/didRenameFiles``: the old entry's ids move to the new path, whatever came first."""
+        old_entry = self.pmap.by_uri(old)
+        if old_entry is None:
+            return
+        fresh = self.pmap.by_uri(new)
+        if fresh is not None and fresh is not old_entry:
+            del self.pmap.files[fresh.id]  # made from didOpen(new) before we knew it was a rename
+        old_entry.uri = new
+        self.on_map_change(old_entry)
+        view: FileView | None = self.views.pop(old, None) or self.views.get(new)
+        if view is not None:
+            prompts = [f.prompt for f in view.found]
+            entry, ids, _ = resolve_file_prompts(self.pmap, new, prompts, exists=self.exists)
+            self.on_map_change(entry)
+            view.uri = new
+            view.found = [Found(entry.id, pid, p) for pid, p in zip(ids, prompts, strict=True)]
+            self.views[new] = view
+        if self.active == old:
+            self.active = new
+        if old in self.cursors:
+            self.cursors[new] = self.cursors.pop(old)
+
+    # --- the state ---------------------------------------------------------------------------------
+
+    def find(self, file_id: str, prompt_id: str) -> tuple[FileView, Found] | None:
+        for view in self.views.values():
+            for found in view.found:
+                if found.file_id == file_id and found.prompt_id == prompt_id:
+                    return view, found
+        return None
+
+    def state(self) -> State:
+        if self.pin is not None:
+            hit = self.find(*self.pin)
+            if hit is None:
+                self.pin = None  # its prompt no longer exists
+            else:
+                pinned_view, found = hit
+                cursor = self.cursors.get(pinned_view.uri)
+                inside = cursor is not None and found.prompt.span[0] <= cursor <= found.prompt.span[1]
+                return self._state(pinned_view, found, "cursor" if inside else "pinned")
+        active = self.views.get(self.active) if self.active else None
+        if active is None:
+            return State(None, None, None, b"", None, None, None, (), None, None)
+        cursor = self.cursors.get(active.uri)
+        under = None
+        if cursor is not None:
+            under = next((f for f in active.found if f.prompt.span[0] <= cursor <= f.prompt.span[1]), None)
+        return self._state(active, under, "cursor" if under else None)
+
+    def _state(self, view: FileView, found: Found | None, reason: str | None) -> State:
+        items = tuple(_item(f) for f in view.found)
+        file_id = view.found[0].file_id if view.found else self._file_id(view.uri)
+        return State(
+            view.uri,
+            file_id,
+            view.language_id,
+            view.text,
+            _item(found) if found else None,
+            found.prompt.content if found else None,
+            reason,
+            items,
+            self.pin,
+            view.parse_error,
+        )
+
+    def _file_id(self, uri: str) -> str | None:
+        entry = self.pmap.by_uri(uri)
+        return entry.id if entry else None
+
+    def changed_state(self) -> State | None:
+        """The state if it differs from the last one sent (then it counts as sent), else None."""
+        now = self.state()
+        if now == self.sent:
+            return None
+        self.sent = now
+        return now
+
+
+def _item(found: Found) -> Item:
+    p = found.prompt
+    return Item(found.file_id, found.prompt_id, preview(p.content), p.span, p.anchor)

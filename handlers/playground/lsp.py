@@ -1,0 +1,329 @@
+"""LSP edge of the prompt playground (PROTOCOL.md §3): editor notifications, state requests, pin, settings,
+``workspace/didRenameFiles`` and ``tether/playground/didChangeState``.
+
+Every open document's change updates the map synchronously, so a request or notification that arrives after
+a change always sees it (no debounce to flush).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from lsprotocol import types
+
+from server.app import DocumentEvent, uri_to_path
+from server.errors import InvalidParams
+from server.positions import Pos, lsp_range
+from server.settings import register_section
+
+from .engine import Item, Playground, State
+from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap
+from .store import PlaygroundStore
+
+if TYPE_CHECKING:
+    from server.app import TetherServer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PlaygroundSettings:
+    """``tether.playground``: which keyword arguments / dict keys (P3, P5) and YAML keys (Y2) hold prompts."""
+
+    keywords: list[str] = field(default_factory=lambda: list(DEFAULT_KEYWORDS))
+    yamlKeys: list[str] = field(default_factory=lambda: list(YAML_KEYS))
+
+
+register_section("playground", PlaygroundSettings)
+
+
+@attrs.define
+class DocumentRef:
+    uri: str
+
+
+@attrs.define
+class ActiveEditorParams:
+    text_document: DocumentRef | None = None
+    position: types.Position | None = None
+
+
+@attrs.define
+class CursorParams:
+    text_document: DocumentRef
+    position: types.Position
+
+
+@attrs.define
+class Empty:
+    pass
+
+
+@attrs.define
+class PinParams:
+    file_id: str
+    prompt_id: str
+
+
+@attrs.define
+class SetSettingsParams:
+    prompt_id: str
+    settings: Any
+
+
+@attrs.define
+class GetSettingsParams:
+    prompt_id: str
+
+
+@attrs.define
+class FileInfo:
+    uri: str
+    file_id: str
+    language_id: str
+
+
+@attrs.define
+class PromptItem:
+    file_id: str
+    prompt_id: str
+    preview: str
+    range: types.Range
+    anchor: str
+
+
+@attrs.define
+class SelectedPrompt:
+    file_id: str
+    prompt_id: str
+    preview: str
+    range: types.Range
+    anchor: str
+    content: str
+    reason: str
+
+
+@attrs.define
+class Pin:
+    file_id: str
+    prompt_id: str
+
+
+@attrs.define
+class PlaygroundState:
+    file: FileInfo | None
+    prompt: SelectedPrompt | None
+    prompts: list[PromptItem]
+    pin: Pin | None
+    parse_error: str | None
+
+
+class Session:
+    """The server's playground: the engine, its storage, and the editor positions as the client sent them."""
+
+    def __init__(self, server: TetherServer) -> None:
+        self.server = server
+        self._engine: Playground | None = None
+        self._store: PlaygroundStore | None = None
+        self.positions: dict[str, types.Position] = {}
+
+    def store(self) -> PlaygroundStore | None:
+        if self._store is None:
+            try:
+                self._store = PlaygroundStore(self.server.database())
+            except Exception as exc:
+                log.warning("playground: no storage (%s); prompt ids last for this session only", exc)
+                return None
+        return self._store
+
+    @property
+    def engine(self) -> Playground:
+        if self._engine is None:
+            store = self.store()
+            pmap = PlaygroundMap()
+            if store is not None:
+                try:
+                    pmap = store.load()
+                except Exception as exc:
+                    log.warning("playground: could not load the map (%s)", exc)
+            settings = self.server.settings.section(PlaygroundSettings)
+            self._engine = Playground(
+                pmap,
+                exists=_exists,
+                on_map_change=self.saved,
+                keywords=settings.keywords or None,
+                yaml_keys=settings.yamlKeys or None,
+            )
+        return self._engine
+
+    def saved(self, entry: MapFile) -> None:
+        store = self.store()
+        if store is None:
+            return
+        try:
+            store.save_file(entry)
+        except Exception as exc:
+            log.warning("playground: could not save the map of %s (%s)", entry.uri, exc)
+
+    def update(self, uri: str) -> bool:
+        """Re-read an open document's prompts; False when it is not one Tether parses."""
+        snapshot = self.server.snapshot(uri)
+        doc = self.server.document(uri)
+        tree = snapshot.tree if snapshot is not None else None
+        if snapshot is None or doc is None or tree is None or snapshot.language is None:
+            return False
+
+        def edits_since(version: int) -> list[Any] | None:
+            found = doc.edits_since(version)
+            return None if found is None else list(found)
+
+        self.engine.update(uri, doc.language_id, snapshot.language, snapshot.version, snapshot.text, tree, edits_since)
+        return True
+
+    def refresh_cursors(self) -> None:
+        engine = self.engine
+        engine.cursors.clear()
+        for uri, position in self.positions.items():
+            snapshot = self.server.snapshot(uri)
+            if snapshot is not None and uri in engine.views:
+                engine.cursors[uri] = snapshot.index.offset_of(
+                    Pos(position.line, position.character), self.server.encoding
+                )
+
+    def emit(self) -> None:
+        """Send ``didChangeState`` when what the client shows changed."""
+        self.refresh_cursors()
+        state = self.engine.changed_state()
+        if state is not None:
+            self.server.protocol.notify("tether/playground/didChangeState", self.wire(state))
+
+    def pinned_uri(self) -> str | None:
+        pin = self.engine.pin
+        hit = self.engine.find(*pin) if pin else None
+        return hit[0].uri if hit else None
+
+    def wire(self, state: State) -> PlaygroundState:
+        encoding = self.server.encoding
+        snapshot = self.server.snapshot(state.uri) if state.uri else None
+        index = snapshot.index if snapshot is not None and snapshot.text == state.text else None
+        if index is None:
+            from server.positions import LineIndex
+
+            index = LineIndex(state.text)
+
+        def item(i: Item) -> PromptItem:
+            return PromptItem(i.file_id, i.prompt_id, i.preview, lsp_range(index, *i.span, encoding), i.anchor)
+
+        prompt = None
+        if state.prompt is not None and state.content is not None and state.reason is not None:
+            p = item(state.prompt)
+            prompt = SelectedPrompt(p.file_id, p.prompt_id, p.preview, p.range, p.anchor, state.content, state.reason)
+        file = None
+        if state.uri is not None and state.file_id is not None:
+            file = FileInfo(state.uri, state.file_id, state.language_id or "")
+        return PlaygroundState(
+            file, prompt, [item(i) for i in state.prompts], Pin(*state.pin) if state.pin else None, state.parse_error
+        )
+
+
+def _exists(uri: str) -> bool:
+    path = uri_to_path(uri)
+    return True if path is None else path.exists()
+
+
+def register(server: TetherServer) -> None:
+    session = Session(server)
+
+    def on_document(event: DocumentEvent) -> None:
+        if event.kind in ("open", "change"):
+            if session.update(event.uri) and (session.engine.pin is None or session.pinned_uri() == event.uri):
+                session.emit()
+        elif event.kind == "save" and (session.engine.pin is None or session.pinned_uri() == event.uri):
+            session.emit()
+
+    server.document_listeners.append(on_document)
+
+    def on_settings(settings: Any) -> None:
+        if session._engine is not None:
+            section = settings.section(PlaygroundSettings)
+            session._engine.keywords = section.keywords or None
+            session._engine.yaml_keys = section.yamlKeys or None
+
+    server.settings_listeners.append(on_settings)
+
+    @server.notification("tether/editor/didChangeActiveEditor", ActiveEditorParams)
+    def active_editor(ls: TetherServer, params: ActiveEditorParams) -> None:
+        uri = params.text_document.uri if params.text_document else None
+        session.engine.active = uri
+        if uri is not None and params.position is not None:
+            session.positions[uri] = params.position
+        if session.engine.pin is None:
+            session.emit()
+
+    @server.notification("tether/editor/didChangeCursor", CursorParams)
+    def cursor(ls: TetherServer, params: CursorParams) -> None:
+        session.positions[params.text_document.uri] = params.position
+        if session.engine.pin is None:
+            session.emit()
+
+    @server.handler("tether/playground/getState", Empty, PlaygroundState)
+    def get_state(ls: TetherServer, params: Empty) -> PlaygroundState:
+        engine = session.engine
+        if engine.sent is None or engine.pin is None:
+            session.refresh_cursors()
+            engine.sent = engine.state()
+        return session.wire(engine.sent)
+
+    @server.handler("tether/playground/pin", PinParams, PlaygroundState)
+    def pin(ls: TetherServer, params: PinParams) -> PlaygroundState:
+        engine = session.engine
+        if not any(f.id == params.file_id for f in engine.pmap.files.values()):
+            raise InvalidParams("fileId", f"no file with id {params.file_id!r}", kind="unknownPrompt")
+        if engine.find(params.file_id, params.prompt_id) is None:
+            raise InvalidParams("promptId", f"no prompt {params.prompt_id!r} in that file", kind="unknownPrompt")
+        engine.pin = (params.file_id, params.prompt_id)
+        session.emit()
+        return session.wire(engine.state())
+
+    @server.handler("tether/playground/unpin", Empty, PlaygroundState)
+    def unpin(ls: TetherServer, params: Empty) -> PlaygroundState:
+        session.engine.pin = None
+        session.emit()
+        return session.wire(session.engine.state())
+
+    def known_prompt(prompt_id: str) -> None:
+        for entry in session.engine.pmap.files.values():
+            if any(p.id == prompt_id for p in entry.prompts):
+                return
+        raise InvalidParams("promptId", f"no prompt with id {prompt_id!r}", kind="unknownPrompt")
+
+    @server.handler("tether/playground/setSettings", SetSettingsParams, None)
+    def set_settings(ls: TetherServer, params: SetSettingsParams) -> None:
+        if not isinstance(params.settings, dict):
+            raise InvalidParams("settings", f"expected a JSON object, got {type(params.settings).__name__}")
+        known_prompt(params.prompt_id)
+        store = session.store()
+        if store is None:
+            raise InvalidParams("settings", "no storage is available to keep them")
+        store.set_settings(params.prompt_id, params.settings)
+
+    @server.handler("tether/playground/getSettings", GetSettingsParams, None)
+    def get_settings(ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
+        known_prompt(params.prompt_id)
+        store = session.store()
+        return store.settings(params.prompt_id) if store is not None else None
+
+    rename_options = types.FileOperationRegistrationOptions(
+        filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]
+    )
+
+    @server.feature(types.WORKSPACE_DID_RENAME_FILES, rename_options)
+    def renamed(ls: TetherServer, params: types.RenameFilesParams) -> None:
+        for change in params.files:
+            session.engine.renamed(change.old_uri, change.new_uri)
+            if change.old_uri in session.positions:
+                session.positions[change.new_uri] = session.positions.pop(change.old_uri)
+        session.emit()

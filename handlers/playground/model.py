@@ -1,0 +1,56 @@
+"""Prompts found in a document, and the playground map that gives them stable ids (PLAYGROUND.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .text import normalise
+
+#: Keyword arguments (P3), dict keys (P5) and YAML keys (Y2) that hold prompts; a setting.
+DEFAULT_KEYWORDS = ("prompt", "system", "system_prompt", "user_prompt", "instructions", "template")
+YAML_KEYS = ("system", "user", "assistant", "template", "instructions", "system_prompt", "user_prompt")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt as parsed: where it is (bytes of the whole expression), its anchor and decoded content."""
+
+    anchor: str
+    content: str
+    span: tuple[int, int]
+    variables: tuple[str, ...] = ()
+
+    @property
+    def norm(self) -> str:
+        return normalise(self.content)
+
+
+@dataclass
+class MapPrompt:
+    """A prompt's identity in the map: its id, and what it last looked like."""
+
+    id: str
+    anchor: str
+    content: str  # normalised
+    order: int
+    updated_at: float
+    removed_at: float | None = None  # a tombstone: removed at that time ...
+    removed_update: int | None = None  # ... during that update of its file
+
+
+@dataclass
+class MapFile:
+    id: str
+    uri: str
+    updated_at: float
+    updates: int = 0
+    prompts: list[MapPrompt] = field(default_factory=list)
+    tombstones: list[MapPrompt] = field(default_factory=list)
+
+
+@dataclass
+class PlaygroundMap:
+    files: dict[str, MapFile] = field(default_factory=dict)  # by file id
+
+    def by_uri(self, uri: str) -> MapFile | None:
+        return next((f for f in self.files.values() if f.uri == uri), None)

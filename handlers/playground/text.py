@@ -1,0 +1,100 @@
+"""Decoding prompt literals to the text identity is computed on (PLAYGROUND.md "What counts as a prompt").
+
+Python string literals (prefixes, quotes, escapes), ``textwrap.dedent``/``inspect.cleandoc``, YAML scalars
+(plain, quoted, block with chomping); then whitespace normalisation and the variables a playground asks for.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+
+_SPACES = re.compile(r"\s+")
+_ESCAPE = re.compile(r"\\(\n|[\\'\"abfnrtv0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\})")
+_SIMPLE = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n"}
+_SIMPLE |= {"r": "\r", "t": "\t", "v": "\v", "0": "\0"}
+_VARIABLES = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}|(?<!\{)\{([A-Za-z_]\w*)[^{}]*\}(?!\})|\$\{?([A-Za-z_]\w*)\}?")
+
+
+def normalise(text: str) -> str:
+    """Whitespace runs collapsed, ends stripped: what identity compares."""
+    return _SPACES.sub(" ", text).strip()
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code in _SIMPLE:
+        return _SIMPLE[code]
+    if code[0] in "xuU":
+        return chr(int(code[1:], 16))
+    import unicodedata
+
+    try:
+        return unicodedata.lookup(code[2:-1])
+    except KeyError:
+        return match.group(0)
+
+
+def python_literal(token: str) -> tuple[str, bool] | None:
+    """The decoded body of one Python string literal and whether it is an f-string; None for bytes."""
+    k = 0
+    while k < len(token) and token[k] not in "'\"":
+        k += 1
+    prefix = token[:k].lower()
+    if "b" in prefix:
+        return None
+    quote = token[k : k + 3] if token[k : k + 3] in ('"""', "'''") else token[k]
+    body = token[k + len(quote) : len(token) - len(quote)] if token.endswith(quote) else token[k + len(quote) :]
+    if "r" not in prefix:
+        body = _ESCAPE.sub(_unescape, body)
+    return body, "f" in prefix
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text)
+
+
+def cleandoc(text: str) -> str:
+    return inspect.cleandoc(text)
+
+
+def yaml_double_quoted(token: str) -> str:
+    body = token[1:-1] if len(token) >= 2 and token.endswith('"') else token[1:]
+    return _ESCAPE.sub(_unescape, body)
+
+
+def yaml_single_quoted(token: str) -> str:
+    body = token[1:-1] if len(token) >= 2 and token.endswith("'") else token[1:]
+    return body.replace("''", "'")
+
+
+def yaml_block(token: str) -> str:
+    """A ``|`` or ``>`` block scalar (header with chomping/indent indicators, then indented lines)."""
+    header, _, rest = token.partition("\n")
+    indicator = header.strip()
+    lines = rest.split("\n")
+    body = textwrap.dedent("\n".join(lines))
+    if indicator.startswith(">"):
+        paragraphs = re.split(r"\n\s*\n", body)
+        body = "\n".join(" ".join(p.split("\n")) for p in paragraphs)
+    if "-" in indicator:
+        return body.rstrip("\n")
+    if "+" in indicator:
+        return body
+    return body.rstrip("\n") + "\n"
+
+
+def variables(text: str) -> list[str]:
+    """``{x}`` (f-strings, format), ``{{x}}`` (Jinja, Mustache), ``$x`` / ``${x}``: first-seen order, no repeats."""
+    out: list[str] = []
+    for match in _VARIABLES.finditer(text):
+        name = next(g for g in match.groups() if g)
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def preview(text: str, width: int = 60) -> str:
+    one = normalise(text)
+    return one if len(one) <= width else one[: width - 1] + "…"
