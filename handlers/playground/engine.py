@@ -188,7 +188,8 @@ class Playground:
             del self.pmap.files[fresh.id]  # made from didOpen(new) before we knew it was a rename
         old_entry.uri = new
         self.on_map_change(old_entry)
-        view: FileView | None = self.views.pop(old, None) or self.views.get(new)
+        stale = self.views.pop(old, None)
+        view: FileView | None = self.views.get(new) or stale  # the new file's own text when it is open
         if view is not None:
             prompts = [f.prompt for f in view.found]
             entry, ids, _ = resolve_file_prompts(self.pmap, new, prompts, exists=self.exists)
