@@ -35,6 +35,7 @@ bench: venv
 	$(PY) -m benchmarks.selectors
 	$(PY) -m benchmarks.markers
 	$(PY) -m benchmarks.replacement
+	$(PY) -m benchmarks.playground
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -8,9 +8,11 @@ chain with at least one S, or ``textwrap.dedent(S)`` / ``inspect.cleandoc(S)``. 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
+
+from server.syntax import language_by_name
 
 from . import text as decode
 from .model import DEFAULT_KEYWORDS, Prompt
@@ -54,11 +56,22 @@ def value_of(node: Node) -> str | None:
     return None
 
 
+_decoded: dict[tuple[str, bytes], tuple[str, tuple[str, ...]] | None] = {}
+
+
 def _prompt(anchor: str, node: Node) -> Prompt | None:
-    content = value_of(node)
-    if content is None or len("".join(content.split())) < 3:
+    """A prompt at ``node``; decoding is memoised by the literal's text (most prompts do not change per edit)."""
+    key = (node.type, node.text or b"")
+    if key not in _decoded:
+        if len(_decoded) > 20_000:
+            _decoded.clear()
+        content = value_of(node)
+        usable = content is not None and len("".join(content.split())) >= 3
+        _decoded[key] = (content, tuple(decode.variables(content))) if usable and content is not None else None
+    found = _decoded[key]
+    if found is None:
         return None
-    return Prompt(anchor, content, (node.start_byte, node.end_byte), tuple(decode.variables(content)))
+    return Prompt(anchor, found[0], (node.start_byte, node.end_byte), found[1])
 
 
 def _scope(node: Node) -> str:
@@ -98,14 +111,6 @@ def _marked(statement: Node) -> bool:
     )
 
 
-def _walk(root: Node) -> Iterator[Node]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(node.named_children))
-
-
 def _container(node: Node) -> str:
     """What holds a dict or list: the assigned name or the keyword argument, else a generic word."""
     parent = node.parent
@@ -124,17 +129,29 @@ def _key(pair: Node) -> str | None:
     return None if literal is None else literal[0]
 
 
+_QUERY: Query | None = None
+
+
+def _candidates(root: Node) -> dict[str, list[Node]]:
+    """Assignments, keyword arguments and dicts, found by a tree-sitter query (in C, not a Python walk)."""
+    global _QUERY
+    if _QUERY is None:
+        _QUERY = Query(language_by_name("python").language, "(assignment) @a (keyword_argument) @k (dictionary) @d")
+    return QueryCursor(_QUERY).captures(root)
+
+
 def detect(root: Node, keywords: Sequence[str] = DEFAULT_KEYWORDS) -> list[Prompt]:
     """Every prompt of a module, in document order."""
+    nodes = _candidates(root)
+    assignments = nodes.get("a", [])
     marked: set[tuple[str, str]] = set()  # (scope, name) of P2 names: a prompt name in that scope
-    assignments = [n for n in _walk(root) if n.type == "assignment"]
     for node in assignments:
         name = _target(node.child_by_field_name("left"))
         statement = node.parent
         if name and statement is not None and statement.type == "expression_statement" and _marked(statement):
             marked.add((_scope(node), name))
     found: list[Prompt] = []
-    for node in _walk(root):
+    for node in [*assignments, *nodes.get("k", []), *nodes.get("d", [])]:
         found += _at(node, keywords, marked)
     return sorted(found, key=lambda p: p.span)
 

@@ -186,6 +186,7 @@ class Playground:
         fresh = self.pmap.by_uri(new)
         if fresh is not None and fresh is not old_entry:
             del self.pmap.files[fresh.id]  # made from didOpen(new) before we knew it was a rename
+            self.on_map_change(fresh)
         old_entry.uri = new
         self.on_map_change(old_entry)
         stale = self.views.pop(old, None)

@@ -7,6 +7,7 @@ a change always sees it (no debounce to flush).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from server.app import TetherServer
 
 log = logging.getLogger(__name__)
+
+#: The map is written this long after its last change (and at shutdown): not on every keystroke.
+FLUSH_DELAY_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,9 @@ class Session:
         self._engine: Playground | None = None
         self._store: PlaygroundStore | None = None
         self.positions: dict[str, types.Position] = {}
+        self._wired: tuple[State, PlaygroundState] | None = None
+        self._dirty: dict[str, MapFile] = {}
+        self._flush_handle: asyncio.TimerHandle | None = None
 
     def store(self) -> PlaygroundStore | None:
         if self._store is None:
@@ -160,13 +167,30 @@ class Session:
         return self._engine
 
     def saved(self, entry: MapFile) -> None:
+        """A file's entry changed: write it soon (typing changes it on every keystroke), and at shutdown."""
+        self._dirty[entry.id] = entry
+        if self._flush_handle is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self.flush()
+                return
+            self._flush_handle = loop.call_later(FLUSH_DELAY_S, self.flush)
+
+    def flush(self) -> None:
+        self._flush_handle = None
+        dirty, self._dirty = self._dirty, {}
         store = self.store()
         if store is None:
             return
-        try:
-            store.save_file(entry)
-        except Exception as exc:
-            log.warning("playground: could not save the map of %s (%s)", entry.uri, exc)
+        for entry in dirty.values():
+            try:
+                if entry.id in self.engine.pmap.files:
+                    store.save_file(entry)
+                else:
+                    store.forget_file(entry.id)
+            except Exception as exc:
+                log.warning("playground: could not save the map of %s (%s)", entry.uri, exc)
 
     def update(self, uri: str) -> bool:
         """Re-read an open document's prompts; False when it is not one Tether parses."""
@@ -206,6 +230,14 @@ class Session:
         return hit[0].uri if hit else None
 
     def wire(self, state: State) -> PlaygroundState:
+        """The state on the wire (the last one is kept: a getState right after a notification reuses it)."""
+        if self._wired is not None and self._wired[0] is state:
+            return self._wired[1]
+        wired = self._wire(state)
+        self._wired = (state, wired)
+        return wired
+
+    def _wire(self, state: State) -> PlaygroundState:
         encoding = self.server.encoding
         snapshot = self.server.snapshot(state.uri) if state.uri else None
         index = snapshot.index if snapshot is not None and snapshot.text == state.text else None
@@ -245,6 +277,7 @@ def register(server: TetherServer) -> None:
             session.emit()
 
     server.document_listeners.append(on_document)
+    server.shutdown_hooks.append(session.flush)
 
     def on_settings(settings: Any) -> None:
         if session._engine is not None:

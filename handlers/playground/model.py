@@ -19,10 +19,10 @@ class Prompt:
     content: str
     span: tuple[int, int]
     variables: tuple[str, ...] = ()
+    norm: str = field(init=False, repr=False, compare=False)  # what identity compares, computed once
 
-    @property
-    def norm(self) -> str:
-        return normalise(self.content)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "norm", normalise(self.content))
 
 
 @dataclass

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from .model import MapFile, MapPrompt, PlaygroundMap, Prompt
@@ -121,9 +122,8 @@ def match_file_by_distance(
     the best mean prompt similarity, if at least RENAME_THRESHOLD. A copy (the original still there) never
     qualifies."""
     best: tuple[float, MapFile] | None = None
-    for entry in pmap.files.values():
-        if not entry.prompts or exists(entry.uri):
-            continue
+    gone = [entry for entry in pmap.files.values() if entry.prompts and not exists(entry.uri)]
+    for entry in _likely(gone, parsed):
         score = match_prompts(entry.prompts, parsed).score
         if score >= RENAME_THRESHOLD and (best is None or score > best[0]):
             best = (score, entry)
@@ -134,6 +134,31 @@ def _recent(tombstone: MapPrompt, updates: int, now: float) -> bool:
     """Tombstones last for the file's last TOMBSTONE_UPDATES updates or TOMBSTONE_SECONDS."""
     in_updates = (tombstone.removed_update or 0) >= updates - TOMBSTONE_UPDATES
     return in_updates and now - (tombstone.removed_at or now) <= TOMBSTONE_SECONDS
+
+
+def _likely(entries: list[MapFile], parsed: Sequence[Prompt]) -> list[MapFile]:
+    """Entries whose score could reach RENAME_THRESHOLD, best bound first.
+
+    One C search per parsed prompt over every map prompt gives each entry an upper bound of its score (the sum
+    of each parsed prompt's best similarity there); only those above the threshold get the full matching.
+    """
+    if len(entries) <= 8 or not parsed:
+        return entries
+    norms = [p.content for e in entries for p in e.prompts]
+    owners = [k for k, e in enumerate(entries) for _ in e.prompts]
+    best: dict[int, dict[int, float]] = {}
+    for i, prompt in enumerate(parsed):
+        for _, score, at in process.extract(
+            prompt.norm, norms, scorer=Levenshtein.normalized_similarity, score_cutoff=THRESHOLD, limit=None
+        ):
+            per = best.setdefault(owners[at], {})
+            per[i] = max(per.get(i, 0.0), score)
+    bounds = []
+    for k, per in best.items():
+        bound = sum(per.values()) / max(len(parsed), len(entries[k].prompts))
+        if bound >= RENAME_THRESHOLD:
+            bounds.append((bound, k))
+    return [entries[k] for _, k in sorted(bounds, reverse=True)]
 
 
 def new_id() -> str:

@@ -6,6 +6,7 @@ Python string literals (prefixes, quotes, escapes), ``textwrap.dedent``/``inspec
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import textwrap
@@ -17,6 +18,7 @@ _SIMPLE |= {"r": "\r", "t": "\t", "v": "\v", "0": "\0"}
 _VARIABLES = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}|(?<!\{)\{([A-Za-z_]\w*)[^{}]*\}(?!\})|\$\{?([A-Za-z_]\w*)\}?")
 
 
+@functools.lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
     """Whitespace runs collapsed, ends stripped: what identity compares."""
     return _SPACES.sub(" ", text).strip()
@@ -95,6 +97,7 @@ def variables(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=8192)
 def preview(text: str, width: int = 60) -> str:
     one = normalise(text)
     return one if len(one) <= width else one[: width - 1] + "…"
