@@ -16,7 +16,7 @@ from server.documents import ByteEdit
 
 from . import detect_python, detect_yaml
 from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap, Prompt
-from .resolver import resolve_file_prompts
+from .resolver import DEFAULT, Thresholds, resolve_file_prompts
 from .text import preview
 
 
@@ -122,6 +122,7 @@ class Playground:
     ) -> None:
         self.pmap = pmap
         self.yaml_keys = yaml_keys
+        self.limits: Thresholds = DEFAULT
         self.exists = exists
         self.on_map_change = on_map_change
         self.keywords = keywords
@@ -156,7 +157,7 @@ class Playground:
             last_good, good_version = previous.last_good, previous.last_good_version
             parsed = self._keep_last_good(parsed, previous, edits_since)
         entry, ids, changed = resolve_file_prompts(
-            self.pmap, uri, parsed, exists=self.exists, renamed_from=renamed_from
+            self.pmap, uri, parsed, exists=self.exists, renamed_from=renamed_from, limits=self.limits
         )
         if changed:
             self.on_map_change(entry)
@@ -193,7 +194,7 @@ class Playground:
         view: FileView | None = self.views.get(new) or stale  # the new file's own text when it is open
         if view is not None:
             prompts = [f.prompt for f in view.found]
-            entry, ids, _ = resolve_file_prompts(self.pmap, new, prompts, exists=self.exists)
+            entry, ids, _ = resolve_file_prompts(self.pmap, new, prompts, exists=self.exists, limits=self.limits)
             self.on_map_change(entry)
             view.uri = new
             view.found = [Found(entry.id, pid, p) for pid, p in zip(ids, prompts, strict=True)]

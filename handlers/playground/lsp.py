@@ -22,6 +22,7 @@ from server.settings import register_section
 
 from .engine import Item, Playground, State
 from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap
+from .resolver import Thresholds
 from .store import PlaygroundStore
 
 if TYPE_CHECKING:
@@ -39,6 +40,18 @@ class PlaygroundSettings:
 
     keywords: list[str] = field(default_factory=lambda: list(DEFAULT_KEYWORDS))
     yamlKeys: list[str] = field(default_factory=lambda: list(YAML_KEYS))
+    #: A fuzzy pair of prompts; when both are under 40 characters; the mean similarity confirming a rename.
+    similarityThreshold: float = 0.4
+    shortSimilarityThreshold: float = 0.6
+    renameThreshold: float = 0.5
+
+    def thresholds(self) -> Thresholds:
+        def unit(x: float) -> float:
+            return min(1.0, max(0.0, x))
+
+        return Thresholds(
+            unit(self.similarityThreshold), unit(self.shortSimilarityThreshold), unit(self.renameThreshold)
+        )
 
 
 register_section("playground", PlaygroundSettings)
@@ -164,6 +177,7 @@ class Session:
                 keywords=settings.keywords or None,
                 yaml_keys=settings.yamlKeys or None,
             )
+            self._engine.limits = settings.thresholds()
         return self._engine
 
     def saved(self, entry: MapFile) -> None:
@@ -284,6 +298,7 @@ def register(server: TetherServer) -> None:
             section = settings.section(PlaygroundSettings)
             session._engine.keywords = section.keywords or None
             session._engine.yaml_keys = section.yamlKeys or None
+            session._engine.limits = section.thresholds()
 
     server.settings_listeners.append(on_settings)
 

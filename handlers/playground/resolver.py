@@ -31,8 +31,23 @@ def similarity(a: str, b: str) -> float:
     return float(Levenshtein.normalized_similarity(a, b))
 
 
-def threshold(a: str, b: str) -> float:
-    return SHORT_THRESHOLD if len(a) < SHORT and len(b) < SHORT else THRESHOLD
+@dataclass(frozen=True)
+class Thresholds:
+    """The similarity thresholds (settings ``tether.playground.*Threshold``)."""
+
+    pair: float = THRESHOLD
+    short_pair: float = SHORT_THRESHOLD
+    rename: float = RENAME_THRESHOLD
+
+    def for_pair(self, a: str, b: str) -> float:
+        return self.short_pair if len(a) < SHORT and len(b) < SHORT else self.pair
+
+
+DEFAULT = Thresholds()
+
+
+def threshold(a: str, b: str, limits: Thresholds = DEFAULT) -> float:
+    return limits.for_pair(a, b)
 
 
 @dataclass
@@ -64,7 +79,7 @@ def match_prompts_by_content(
 
 
 def match_prompts_by_distance(
-    map_prompts: list[MapPrompt], parsed: Sequence[Prompt], todo: list[int]
+    map_prompts: list[MapPrompt], parsed: Sequence[Prompt], todo: list[int], limits: Thresholds = DEFAULT
 ) -> tuple[dict[int, MapPrompt], list[MapPrompt], list[int], list[float]]:
     """Every pair above the threshold, best first (a same anchor adds a bonus), ties by nearer position."""
     candidates = []
@@ -72,7 +87,7 @@ def match_prompts_by_distance(
         for index in todo:
             p = parsed[index]
             score = similarity(m.content, p.norm)
-            if score < threshold(m.content, p.norm):
+            if score < limits.for_pair(m.content, p.norm):
                 continue
             bonus = ANCHOR_BONUS if m.anchor == p.anchor else 0.0
             candidates.append((-(score + bonus), abs(m.order - index), m.order, index, m, score))
@@ -91,19 +106,22 @@ def match_prompts_by_distance(
 
 
 def match_prompts(
-    map_prompts: list[MapPrompt], parsed: Sequence[Prompt], tombstones: Sequence[MapPrompt] = ()
+    map_prompts: list[MapPrompt],
+    parsed: Sequence[Prompt],
+    tombstones: Sequence[MapPrompt] = (),
+    limits: Thresholds = DEFAULT,
 ) -> PromptMatch:
     """``matchPlaygroundMapPrompts``: passes (1) content+anchor, (2) content, (3) fuzzy, (4) tombstones."""
     todo = list(range(len(parsed)))
     a, left, todo = match_prompts_by_content(map_prompts, parsed, todo, same_anchor=True)
     b, left, todo = match_prompts_by_content(left, parsed, todo, same_anchor=False)
-    c, left, todo, fuzzy_scores = match_prompts_by_distance(left, parsed, todo)
+    c, left, todo, fuzzy_scores = match_prompts_by_distance(left, parsed, todo, limits)
     pairs = a | b | c
     scores = [1.0] * (len(a) + len(b)) + fuzzy_scores
     if todo and tombstones:
         dead = list(tombstones)
         d, dead, todo = match_prompts_by_content(dead, parsed, todo, same_anchor=False)
-        e, dead, todo, more = match_prompts_by_distance(dead, parsed, todo)
+        e, dead, todo, more = match_prompts_by_distance(dead, parsed, todo, limits)
         pairs |= d | e
         scores += [1.0] * len(d) + more
     total = max(len(parsed), len(map_prompts))
@@ -116,16 +134,16 @@ def match_file(pmap: PlaygroundMap, uri: str) -> MapFile | None:
 
 
 def match_file_by_distance(
-    pmap: PlaygroundMap, parsed: Sequence[Prompt], exists: Callable[[str], bool]
+    pmap: PlaygroundMap, parsed: Sequence[Prompt], exists: Callable[[str], bool], limits: Thresholds = DEFAULT
 ) -> MapFile | None:
     """``matchPlaygroundMapFileByDistance`` for a renamed file: among entries whose file is gone from disk,
     the best mean prompt similarity, if at least RENAME_THRESHOLD. A copy (the original still there) never
     qualifies."""
     best: tuple[float, MapFile] | None = None
     gone = [entry for entry in pmap.files.values() if entry.prompts and not exists(entry.uri)]
-    for entry in _likely(gone, parsed):
-        score = match_prompts(entry.prompts, parsed).score
-        if score >= RENAME_THRESHOLD and (best is None or score > best[0]):
+    for entry in _likely(gone, parsed, limits):
+        score = match_prompts(entry.prompts, parsed, (), limits).score
+        if score >= limits.rename and (best is None or score > best[0]):
             best = (score, entry)
     return None if best is None else best[1]
 
@@ -136,7 +154,7 @@ def _recent(tombstone: MapPrompt, updates: int, now: float) -> bool:
     return in_updates and now - (tombstone.removed_at or now) <= TOMBSTONE_SECONDS
 
 
-def _likely(entries: list[MapFile], parsed: Sequence[Prompt]) -> list[MapFile]:
+def _likely(entries: list[MapFile], parsed: Sequence[Prompt], limits: Thresholds) -> list[MapFile]:
     """Entries whose score could reach RENAME_THRESHOLD, best bound first.
 
     One C search per parsed prompt over every map prompt gives each entry an upper bound of its score (the sum
@@ -149,14 +167,14 @@ def _likely(entries: list[MapFile], parsed: Sequence[Prompt]) -> list[MapFile]:
     best: dict[int, dict[int, float]] = {}
     for i, prompt in enumerate(parsed):
         for _, score, at in process.extract(
-            prompt.norm, norms, scorer=Levenshtein.normalized_similarity, score_cutoff=THRESHOLD, limit=None
+            prompt.norm, norms, scorer=Levenshtein.normalized_similarity, score_cutoff=limits.pair, limit=None
         ):
             per = best.setdefault(owners[at], {})
             per[i] = max(per.get(i, 0.0), score)
     bounds = []
     for k, per in best.items():
         bound = sum(per.values()) / max(len(parsed), len(entries[k].prompts))
-        if bound >= RENAME_THRESHOLD:
+        if bound >= limits.rename:
             bounds.append((bound, k))
     return [entries[k] for _, k in sorted(bounds, reverse=True)]
 
@@ -173,6 +191,7 @@ def resolve_file_prompts(
     exists: Callable[[str], bool],
     renamed_from: str | None = None,
     now: float | None = None,
+    limits: Thresholds = DEFAULT,
 ) -> tuple[MapFile, list[str], bool]:
     """``resolveFilePromptsMap``: the file's entry (found, inherited on a rename, or new) with an id for each
     parsed prompt. Returns (entry, ids in parsed order, whether the map changed)."""
@@ -181,7 +200,7 @@ def resolve_file_prompts(
     if entry is None and renamed_from is not None:
         entry = match_file(pmap, renamed_from)
     if entry is None:
-        entry = match_file_by_distance(pmap, parsed, exists)
+        entry = match_file_by_distance(pmap, parsed, exists, limits)
     if entry is None:
         entry = MapFile(new_id(), uri, now)
         pmap.files[entry.id] = entry
@@ -194,7 +213,7 @@ def resolve_file_prompts(
         if (t.removed_update or 0) >= entry.updates - TOMBSTONE_UPDATES
         and now - (t.removed_at or now) <= TOMBSTONE_SECONDS
     ]
-    match = match_prompts(entry.prompts, parsed, entry.tombstones)
+    match = match_prompts(entry.prompts, parsed, entry.tombstones, limits)
     ids = []
     prompts = []
     for index, prompt in enumerate(parsed):

@@ -322,3 +322,18 @@ async def test_identity_and_settings_survive_a_restart(tmp_path: Path) -> None:
         assert await raw_request(lsp, "tether/playground/getSettings", {"promptId": a}) is None
     finally:
         await stop(lsp)
+
+
+async def test_keywords_and_thresholds_are_settings(tmp_path: Path) -> None:
+    init = {"tether": {"playground": {"keywords": ["persona"], "similarityThreshold": 0.95}}}
+    lsp, editor = await start(tmp_path, **init)
+    try:
+        uri = editor.open("k.py", 'agent(persona="A grumpy but helpful chef.", system="Not a keyword now.")\n')
+        state = await editor.state()
+        assert [p["anchor"] for p in state["prompts"]] == ["agent(persona=)"]
+        (first,) = await editor.ids()
+        editor.edit(uri, 'agent(persona="A grumpy but very helpful chef.")\n')  # 0.9 similar: below 0.95 now
+        (second,) = await editor.ids()
+        assert second != first
+    finally:
+        await stop(lsp)
