@@ -325,7 +325,8 @@ async def test_identity_and_settings_survive_a_restart(tmp_path: Path) -> None:
 
 
 async def test_keywords_and_thresholds_are_settings(tmp_path: Path) -> None:
-    init = {"tether": {"playground": {"keywords": ["persona"], "similarityThreshold": 0.95}}}
+    limits = {"similarityThreshold": 0.95, "shortSimilarityThreshold": 0.95}
+    init = {"tether": {"playground": {"keywords": ["persona"], **limits}}}
     lsp, editor = await start(tmp_path, **init)
     try:
         uri = editor.open("k.py", 'agent(persona="A grumpy but helpful chef.", system="Not a keyword now.")\n')
