@@ -37,7 +37,13 @@ def commands() -> dict[str, Callable[[Sequence[str]], int]]:
 def demo_sections() -> list[tuple[str, Section]]:
     """Each feature's section of ``tether-lsp demo``, in order."""
     from .markers.demo import section as markers_section
+    from .playground.demo import section as playground_section
     from .replacement.demo import section as replacement_section
     from .selectors.demo import section as selectors_section
 
-    return [("selectors", selectors_section), ("markers", markers_section), ("replacement", replacement_section)]
+    return [
+        ("selectors", selectors_section),
+        ("markers", markers_section),
+        ("playground", playground_section),
+        ("replacement", replacement_section),
+    ]
