@@ -9,14 +9,17 @@ Rules:
 * Line endings are kept exactly as sent (CRLF stays CRLF).
 * Versions never go backwards: a change whose version is not newer than the current one is ignored (the
   caller logs a warning).
-* History is bounded per document: the last :data:`MAX_VERSIONS` versions or :data:`MAX_HISTORY_BYTES`
-  of text, whichever is smaller; the current version is always kept.
+* History is bounded per document: the last :data:`MAX_VERSIONS` versions or :data:`MAX_HISTORY_BYTES`,
+  whichever is smaller; the current version is always kept. Older versions are kept as their edits (each
+  edit records the bytes it replaced) and rebuilt on demand from a later version, so 64 versions of a large
+  file cost the size of what changed, not 64 copies. Versions pinned by a running operation (inline edits)
+  are never evicted while pinned.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .positions import Encoding, LineIndex, Pos, point_after
@@ -36,9 +39,14 @@ class ByteEdit:
     old_end_point: tuple[int, int]
     new_end_point: tuple[int, int]
     new_text: bytes
+    old_text: bytes = b""  # the bytes it replaced: what undoing it needs
 
     def apply(self, text: bytes) -> bytes:
         return text[: self.start] + self.new_text + text[self.old_end :]
+
+    def undo(self, text: bytes) -> bytes:
+        """The text before this edit, from the text after it."""
+        return text[: self.start] + self.old_text + text[self.new_end :]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,17 +58,40 @@ class ContentChange:
 
 
 class TextVersion:
-    """One immutable version of a document's text."""
+    """One immutable version of a document's text (its bytes kept, or rebuilt from a later version)."""
 
-    __slots__ = ("_index", "_str", "edits", "text", "version")
+    __slots__ = ("_index", "_rebuild", "_str", "_text", "edits", "version")
 
     def __init__(self, version: int, text: bytes, edits: tuple[ByteEdit, ...] = (), index: LineIndex | None = None):
         self.version = version
-        self.text = text
+        self._text: bytes | None = text
+        self._rebuild: Callable[[], bytes] | None = None
         #: The edits that turn the previous version's text into this one, in order (empty for the first).
         self.edits = edits
         self._index = index
         self._str: str | None = None
+
+    @property
+    def text(self) -> bytes:
+        if self._text is not None:
+            return self._text
+        assert self._rebuild is not None
+        return self._rebuild()
+
+    @property
+    def materialised(self) -> bool:
+        return self._text is not None
+
+    def dematerialise(self, rebuild: Callable[[], bytes]) -> int:
+        """Drop the bytes (returns how many); ``rebuild`` makes them again from a later version."""
+        size = len(self._text) if self._text is not None else 0
+        self._text, self._rebuild = None, rebuild
+        self.drop_caches()
+        return size
+
+    @property
+    def edit_bytes(self) -> int:
+        return sum(len(e.new_text) + len(e.old_text) + 64 for e in self.edits)
 
     @property
     def index(self) -> LineIndex:
@@ -81,7 +112,7 @@ class TextVersion:
         self._str = None
 
     def __repr__(self) -> str:
-        return f"TextVersion(version={self.version}, bytes={len(self.text)})"
+        return f"TextVersion(version={self.version}, materialised={self.materialised})"
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
@@ -134,6 +165,7 @@ def make_edit(old_index: LineIndex, start: int, old_end: int, new_text: bytes) -
         old_end_point=old_index.point_of(old_end),
         new_end_point=point_after(start_point, new_text),
         new_text=new_text,
+        old_text=old_index.text[start:old_end],
     )
 
 
@@ -167,7 +199,8 @@ class Document:
         self.uri = uri
         self.language_id = language_id
         self._history: deque[TextVersion] = deque([TextVersion(version, text.encode("utf-8"))])
-        self._history_bytes = len(self._history[0].text)
+        self._pins: dict[int, int] = {}  # version -> how many operations hold it
+        self._rebuilt: dict[int, bytes] = {}  # a few recently rebuilt old versions
 
     @property
     def current(self) -> TextVersion:
@@ -203,12 +236,66 @@ class Document:
         self._push(TextVersion(version, text, edits, index))
         return self.current
 
+    def pin(self, version: int) -> bool:
+        """Keep ``version`` (and what rebuilding it needs) until :meth:`unpin`; False when it is not kept."""
+        if self.get(version) is None:
+            return False
+        self._pins[version] = self._pins.get(version, 0) + 1
+        return True
+
+    def unpin(self, version: int) -> None:
+        left = self._pins.get(version, 0) - 1
+        if left > 0:
+            self._pins[version] = left
+        else:
+            self._pins.pop(version, None)
+
+    @property
+    def oldest_version(self) -> int:
+        return self._history[0].version
+
+    def history_bytes(self) -> int:
+        """What the history costs: kept texts plus the recorded edits."""
+        return sum((len(v._text) if v._text is not None else 0) + v.edit_bytes for v in self._history)
+
+    def _text_of(self, position: int) -> bytes:
+        """Rebuild the text of the version at ``position`` in the history by undoing later edits."""
+        versions = list(self._history)
+        cached = self._rebuilt.get(versions[position].version)
+        if cached is not None:
+            return cached
+        later = next(k for k in range(position + 1, len(versions)) if versions[k].materialised)
+        text = versions[later].text
+        for k in range(later, position, -1):
+            for edit in reversed(versions[k].edits):
+                text = edit.undo(text)
+        if len(self._rebuilt) >= 4:
+            self._rebuilt.pop(next(iter(self._rebuilt)))
+        self._rebuilt[versions[position].version] = text
+        return text
+
     def _push(self, item: TextVersion) -> None:
-        self.current.drop_caches()
+        previous = self.current
+        previous.drop_caches()
         self._history.append(item)
-        self._history_bytes += len(item.text)
-        while len(self._history) > 1 and (len(self._history) > MAX_VERSIONS or self._history_bytes > MAX_HISTORY_BYTES):
-            self._history_bytes -= len(self._history.popleft().text)
+        self._rebuilt.clear()  # rebuilt texts stay valid, but keep the cache small and simple
+        if len(self._history) > 1 and previous.version not in self._pins:
+            version = previous.version
+            previous.dematerialise(lambda: self._text_of(self._position(version)))
+        while len(self._history) > 1 and self._history[0].version not in self._pins:
+            if len(self._history) <= MAX_VERSIONS and self.history_bytes() <= MAX_HISTORY_BYTES:
+                break
+            dropped = self._history.popleft()
+            if not self._history[0].materialised:  # the new oldest must be rebuildable without the dropped one
+                self._history[0]._text = self._history[0].text
+            self._history[0].edits = ()  # nothing before it any more
+            del dropped
+
+    def _position(self, version: int) -> int:
+        for k, item in enumerate(self._history):
+            if item.version == version:
+                return k
+        raise KeyError(version)
 
 
 class DocumentStore:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from server import documents
 from server.documents import ContentChange, Document, DocumentStore, minimal_edit
@@ -75,17 +77,68 @@ def test_history_keeps_the_last_64_versions() -> None:
     assert doc.get(50) is not None and doc.get(50).string == "x" * 50  # type: ignore[union-attr]
 
 
-def test_history_is_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_history_keeps_edits_not_copies(monkeypatch: pytest.MonkeyPatch) -> None:
     big = "y" * 700_000
     doc = Document("file:///a.py", "python", 1, big)
+    texts = {1: big.encode()}
     for v in range(2, 6):
         doc.apply(v, [change("x", (0, 0))], Encoding.UTF16)
+        texts[v] = doc.current.text
+    assert [v.version for v in doc.versions()] == [1, 2, 3, 4, 5]  # small edits: every version fits
+    assert doc.history_bytes() < 800_000  # one text plus four one-byte edits, not five copies
+    assert all(v.text == texts[v.version] for v in doc.versions())  # old versions are rebuilt exactly
+
+
+def test_history_is_bounded_in_bytes() -> None:
+    doc = Document("file:///a.py", "python", 1, "y" * 300_000)
+    for v in range(2, 8):  # each version rewrites everything: each edit costs ~600 KB
+        doc.apply(v, [change(str(v) * 300_000, (0, 0), (0, 300_000))], Encoding.UTF16)
     kept = [v.version for v in doc.versions()]
-    assert kept == [4, 5]  # 3 versions would exceed 2 MiB
-    assert sum(len(v.text) for v in doc.versions()) <= documents.MAX_HISTORY_BYTES
+    assert kept[-1] == 7
+    assert len(kept) < 7
+    assert doc.history_bytes() <= documents.MAX_HISTORY_BYTES
+    assert doc.versions()[0].text == (str(kept[0]) * 300_000).encode()
     huge = Document("file:///b.py", "python", 1, "z" * (3 * 1024 * 1024))
     huge.apply(2, [change("x", (0, 0))], Encoding.UTF16)
     assert [v.version for v in huge.versions()] == [2]  # the current version is always kept
+
+
+def test_a_pinned_version_is_not_evicted() -> None:
+    doc = Document("file:///a.py", "python", 1, "base\n")
+    assert doc.pin(1)
+    for v in range(2, documents.MAX_VERSIONS + 10):
+        doc.apply(v, [change(f"{v}\n", (0, 0))], Encoding.UTF16)
+    assert doc.oldest_version == 1
+    assert doc.get(1) is not None
+    assert doc.get(1).text == b"base\n"  # type: ignore[union-attr]
+    doc.unpin(1)
+    doc.apply(200, [change("z", (0, 0))], Encoding.UTF16)
+    assert len(doc.versions()) <= documents.MAX_VERSIONS
+    assert doc.pin(1) is False  # gone now
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 6), st.text(max_size=6)), min_size=1, max_size=30))
+def test_every_kept_version_rebuilds_exactly(steps: list[tuple[int, int, str]]) -> None:
+    doc = Document("file:///r.py", "python", 1, "héllo\nwörld 🚀\nthird\r\nend")
+    seen = {1: doc.current.text}
+    for k, (at, length, text) in enumerate(steps, start=2):
+        current = doc.current.string
+        start = min(at, len(current))
+        end = min(start + length, len(current))
+        doc.apply(k, [ContentChange(text, _span(current, start, end))], Encoding.UTF32)
+        seen[k] = doc.current.text
+    for version in doc.versions():
+        assert version.text == seen[version.version]
+
+
+def _span(text: str, start: int, end: int) -> tuple[Pos, Pos]:
+    def pos(offset: int) -> Pos:
+        before = text[:offset]
+        line = before.count("\n")
+        return Pos(line, len(before) - (before.rfind("\n") + 1))
+
+    return pos(start), pos(end)
 
 
 def test_edits_since_replays_to_the_current_text() -> None:
