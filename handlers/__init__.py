@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 def register(server: TetherServer) -> None:
     """Register every feature's handlers on ``server`` (no handler registers itself on import)."""
+    from .edits import lsp as edits
     from .markers import lsp as markers
     from .playground import lsp as playground
     from .replacement import lsp as replacement
@@ -21,6 +22,7 @@ def register(server: TetherServer) -> None:
     markers.register(server)
     replacement.register(server)
     playground.register(server)
+    edits.register(server)
 
 
 def commands() -> dict[str, Callable[[Sequence[str]], int]]:

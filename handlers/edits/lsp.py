@@ -1,0 +1,325 @@
+"""LSP edge of inline edits (PROTOCOL.md §5): ``tether/edits/resolve`` and the streaming
+``tether/edits/begin`` / ``update`` / ``end`` with ``workspace/applyEdit`` and ``tether/edits/didUpdate``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import uuid
+from typing import TYPE_CHECKING
+
+import attrs
+from lsprotocol import types
+
+from server.documents import Document
+from server.errors import InvalidParams
+from server.positions import lsp_range
+
+from .resolve import EditRequest, Options, Resolution, Text, resolve_all, resolve_one
+from .stream import Stream, Write
+
+if TYPE_CHECKING:
+    from server.app import TetherServer
+
+log = logging.getLogger(__name__)
+
+OMIT = {"omit_none": True}  # optional fields are left out of the JSON, not sent as null
+
+
+@attrs.define
+class DocumentRef:
+    uri: str
+
+
+@attrs.define
+class ResolveOptions:
+    fuzzy: bool | None = None
+    min_similarity: float | None = None
+    reindent: bool | None = None
+    on_user_edit: str | None = None
+
+
+@attrs.define
+class EditItem:
+    old_text: str
+    new_text: str
+    id: str | None = None
+
+
+@attrs.define
+class ResolveParams:
+    text_document: DocumentRef
+    base_version: int
+    edits: list[EditItem]
+    options: ResolveOptions | None = None
+
+
+@attrs.define
+class Match:
+    kind: str
+    similarity: float
+
+
+@attrs.define
+class EditResult:
+    id: str
+    status: str
+    range: types.Range | None = attrs.field(default=None, metadata=OMIT)
+    new_text: str | None = attrs.field(default=None, metadata=OMIT)
+    match: Match | None = attrs.field(default=None, metadata=OMIT)
+    candidates: list[types.Range] | None = attrs.field(default=None, metadata=OMIT)
+    notes: list[str] | None = attrs.field(default=None, metadata=OMIT)
+
+
+@attrs.define
+class ResolveResult:
+    version: int
+    edits: list[EditResult]
+
+
+@attrs.define
+class BeginParams:
+    text_document: DocumentRef
+    base_version: int
+
+
+@attrs.define
+class BeginResult:
+    edit_id: str
+
+
+@attrs.define
+class UpdateParams:
+    edit_id: str
+    old_text: str
+    old_text_final: bool
+    new_text: str
+    new_text_final: bool
+
+
+@attrs.define
+class StreamStatus:
+    status: str
+    range: types.Range | None = attrs.field(default=None, metadata=OMIT)
+
+
+@attrs.define
+class EndParams:
+    edit_id: str
+    action: str = "keep"
+
+
+@attrs.define
+class DidUpdate:
+    edit_id: str
+    status: str
+    range: types.Range | None = attrs.field(default=None, metadata=OMIT)
+
+
+def open_document(ls: TetherServer, uri: str) -> Document:
+    doc = ls.document(uri)
+    if doc is None:
+        raise InvalidParams("textDocument.uri", f"{uri} is not open", kind="unknownDocument")
+    return doc
+
+
+def check_base(doc: Document, base_version: int) -> None:
+    if base_version > doc.version:
+        raise InvalidParams("baseVersion", f"{base_version} is newer than the current version {doc.version}")
+    if doc.get(base_version) is None:
+        raise InvalidParams(
+            "baseVersion", f"version {base_version} is no longer kept; the oldest version kept is {doc.oldest_version}"
+        )
+
+
+def options_of(given: ResolveOptions | None) -> Options:
+    if given is None:
+        return Options()
+    if given.on_user_edit not in (None, "merge", "refuse"):
+        raise InvalidParams("options.onUserEdit", f"expected merge or refuse, got {given.on_user_edit!r}")
+    if given.min_similarity is not None and not 0 <= given.min_similarity <= 1:
+        raise InvalidParams("options.minSimilarity", f"must lie in [0, 1], got {given.min_similarity}")
+    default = Options()
+    return Options(
+        fuzzy=default.fuzzy if given.fuzzy is None else given.fuzzy,
+        min_similarity=default.min_similarity if given.min_similarity is None else given.min_similarity,
+        reindent=default.reindent if given.reindent is None else given.reindent,
+        on_user_edit=given.on_user_edit or default.on_user_edit,
+    )
+
+
+def check_overlaps(results: list[Resolution]) -> None:
+    spans = sorted(
+        (r.base_span, k) for k, r in enumerate(results) if r.base_span is not None and r.status == "resolved"
+    )
+    for (a, i), (b, j) in itertools.pairwise(spans):
+        if b[0] < a[1] or (a[0] == a[1] == b[0] == b[1]):
+            first, second = sorted((i, j))
+            raise InvalidParams("edits", f"the targets of edits[{first}] and edits[{second}] overlap")
+
+
+def register(server: TetherServer) -> None:
+    @server.handler("tether/edits/resolve", ResolveParams, ResolveResult)
+    def resolve(ls: TetherServer, params: ResolveParams) -> ResolveResult:
+        doc = open_document(ls, params.text_document.uri)
+        check_base(doc, params.base_version)
+        options = options_of(params.options)
+        base = doc.get(params.base_version)
+        assert base is not None
+        for k, item in enumerate(params.edits):
+            if not item.old_text and base.text:
+                raise InvalidParams(f"edits[{k}].oldText", "empty, but the base document is not (where would it go?)")
+        requests = [EditRequest(item.id or str(k), item.old_text, item.new_text) for k, item in enumerate(params.edits)]
+        edits = list(doc.edits_since(params.base_version) or [])
+        results = resolve_all(base.text, doc.current.text, edits, requests, options)
+        check_overlaps(results)
+        index, encoding = doc.current.index, ls.encoding
+
+        def rng(span: tuple[int, int]) -> types.Range:
+            return lsp_range(index, span[0], span[1], encoding)
+
+        out = []
+        for r in results:
+            resolved = r.status == "resolved" and r.span is not None
+            out.append(
+                EditResult(
+                    id=r.id,
+                    status=r.status,
+                    range=rng(r.span) if r.span is not None else None,
+                    new_text=r.new_text if resolved else None,
+                    match=Match(*r.match) if r.match and resolved else None,
+                    candidates=[rng(c) for c in r.candidates] or None,
+                    notes=r.notes or None,
+                )
+            )
+        return ResolveResult(doc.version, out)
+
+    register_streaming(server)
+
+
+FINAL = ("conflict", "notFound", "ambiguous", "deleted", "done", "reverted")
+
+
+def register_streaming(server: TetherServer) -> None:
+    streams: dict[str, tuple[Stream, asyncio.Lock]] = {}
+
+    def lookup(edit_id: str) -> tuple[Stream, asyncio.Lock]:
+        found = streams.get(edit_id)
+        if found is None:
+            raise InvalidParams("editId", f"no streaming edit {edit_id!r} (ended, or never begun)", kind="unknownEdit")
+        return found
+
+    def current_range(ls: TetherServer, stream: Stream) -> types.Range | None:
+        doc = ls.document(stream.uri)
+        if doc is None or not stream.resolved or stream.synced != doc.version:
+            return None
+        return lsp_range(doc.current.index, stream.start, stream.end, ls.encoding)
+
+    def report(ls: TetherServer, edit_id: str, stream: Stream) -> StreamStatus:
+        rng = current_range(ls, stream)
+        ls.protocol.notify("tether/edits/didUpdate", DidUpdate(edit_id, stream.status, rng))
+        return StreamStatus(stream.status, rng)
+
+    async def write(ls: TetherServer, stream: Stream, doc: Document, change: Write) -> bool:
+        index = doc.current.index
+        edit = types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=stream.uri, version=doc.version),
+            edits=[
+                types.TextEdit(
+                    range=lsp_range(index, change.start, change.end, ls.encoding),
+                    new_text=change.text.decode("utf-8"),
+                )
+            ],
+        )
+        stream.pending.append(change)
+        try:
+            result = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(
+                    edit=types.WorkspaceEdit(document_changes=[edit]), label="Tether: model edit"
+                )
+            )
+        except Exception as exc:
+            log.warning("inline edit: the client failed to apply an edit: %s", exc)
+            stream.pending.remove(change)
+            return False
+        if not result.applied:
+            stream.pending.remove(change)
+            log.info("inline edit: the client refused an edit (%s); it is retried with the next update", result)
+            return False
+        stream.follow(doc.versions())
+        return True
+
+    @server.handler("tether/edits/begin", BeginParams, BeginResult)
+    def begin(ls: TetherServer, params: BeginParams) -> BeginResult:
+        doc = open_document(ls, params.text_document.uri)
+        check_base(doc, params.base_version)
+        doc.pin(params.base_version)
+        edit_id = uuid.uuid4().hex[:12]
+        stream = Stream(params.text_document.uri, params.base_version, synced=doc.version)
+        stream.line_ending = "\r\n" if b"\r\n" in doc.current.text else "\n"
+        streams[edit_id] = (stream, asyncio.Lock())
+        return BeginResult(edit_id)
+
+    @server.handler("tether/edits/update", UpdateParams, StreamStatus)
+    async def update(ls: TetherServer, params: UpdateParams) -> StreamStatus:
+        stream, lock = lookup(params.edit_id)
+        async with lock:
+            if stream.status in FINAL:
+                return StreamStatus(stream.status, current_range(ls, stream))
+            doc = ls.document(stream.uri)
+            if doc is None:
+                stream.status = "conflict"
+                return report(ls, params.edit_id, stream)
+            stream.follow(doc.versions())
+            if stream.status == "conflict":
+                return report(ls, params.edit_id, stream)
+            if not params.old_text_final:
+                return StreamStatus(stream.status, current_range(ls, stream))
+            if not stream.resolved and not resolve_target(stream, doc, params):
+                return report(ls, params.edit_id, stream)
+            want = stream.desired(params.new_text, params.new_text_final)
+            change = stream.next_write(want) if want is not None and not stream.pending else None
+            if change is not None and await write(ls, stream, doc, change):
+                stream.status = "streaming"
+            return report(ls, params.edit_id, stream)
+
+    def resolve_target(stream: Stream, doc: Document, params: UpdateParams) -> bool:
+        base = doc.get(stream.base_version)
+        assert base is not None  # pinned
+        edits = list(doc.edits_since(stream.base_version) or [])
+        found = resolve_one(
+            Text(base.text), Text(doc.current.text), edits, EditRequest("s", params.old_text, ""), Options()
+        )
+        if found.status != "resolved" or found.span is None:
+            stream.status = found.status
+            return False
+        stream.start, stream.end = found.span
+        stream.synced = doc.version
+        stream.original = stream.written = doc.current.text[stream.start : stream.end]
+        stream.resolved = True
+        return True
+
+    @server.handler("tether/edits/end", EndParams, StreamStatus)
+    async def end(ls: TetherServer, params: EndParams) -> StreamStatus:
+        if params.action not in ("keep", "revert"):
+            raise InvalidParams("action", f"expected keep or revert, got {params.action!r}")
+        stream, lock = lookup(params.edit_id)
+        async with lock:
+            doc = ls.document(stream.uri)
+            if params.action == "revert" and doc is not None and stream.resolved and stream.status != "conflict":
+                stream.follow(doc.versions())
+                if stream.status != "conflict":
+                    if stream.written != stream.original and not await write(
+                        ls, stream, doc, Write(stream.start, stream.end, stream.original)
+                    ):
+                        stream.status = "conflict"
+                    else:
+                        stream.status = "reverted"
+            elif stream.status not in ("conflict", "notFound", "ambiguous", "deleted"):
+                stream.status = "done"
+            if doc is not None:
+                doc.unpin(stream.base_version)
+            del streams[params.edit_id]
+            return report(ls, params.edit_id, stream)
