@@ -36,6 +36,7 @@ bench: venv
 	$(PY) -m benchmarks.markers
 	$(PY) -m benchmarks.replacement
 	$(PY) -m benchmarks.playground
+	$(PY) -m benchmarks.edits
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 #: The map is written this long after its last change (and at shutdown): not on every keystroke.
 FLUSH_DELAY_S = 0.5
+#: Document changes are processed this long after the last one (typing does not pay for the playground),
+#: and at once before any playground request or notification, so those always see every change.
+DEBOUNCE_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,8 @@ class Session:
         self.positions: dict[str, types.Position] = {}
         self._wired: tuple[State, PlaygroundState] | None = None
         self._dirty: dict[str, MapFile] = {}
+        self.pending: dict[str, str] = {}  # uri -> "change" | "save", not processed yet
+        self._catch_up_handle: asyncio.TimerHandle | None = None
         self._flush_handle: asyncio.TimerHandle | None = None
 
     def store(self) -> PlaygroundStore | None:
@@ -238,6 +243,27 @@ class Session:
         if state is not None:
             self.server.protocol.notify("tether/playground/didChangeState", self.wire(state))
 
+    def later(self, uri: str, kind: str) -> None:
+        """Note a document event; it is processed after a short pause, or before any playground message."""
+        previous = self.pending.pop(uri, None)
+        self.pending[uri] = "change" if "change" in (kind, previous) or "open" in (kind, previous) else kind
+        if self._catch_up_handle is None:
+            try:
+                self._catch_up_handle = asyncio.get_running_loop().call_later(DEBOUNCE_S, self.catch_up)
+            except RuntimeError:
+                self.catch_up()
+
+    def catch_up(self) -> None:
+        """Process the pending document events, in order (the map follows every change, pinned or not)."""
+        if self._catch_up_handle is not None:
+            self._catch_up_handle.cancel()
+            self._catch_up_handle = None
+        pending, self.pending = self.pending, {}
+        for uri, kind in pending.items():
+            updated = self.update(uri) if kind == "change" else True
+            if updated and (self.engine.pin is None or self.pinned_uri() == uri):
+                self.emit()
+
     def pinned_uri(self) -> str | None:
         pin = self.engine.pin
         hit = self.engine.find(*pin) if pin else None
@@ -284,13 +310,11 @@ def register(server: TetherServer) -> None:
     session = Session(server)
 
     def on_document(event: DocumentEvent) -> None:
-        if event.kind in ("open", "change"):
-            if session.update(event.uri) and (session.engine.pin is None or session.pinned_uri() == event.uri):
-                session.emit()
-        elif event.kind == "save" and (session.engine.pin is None or session.pinned_uri() == event.uri):
-            session.emit()
+        if event.kind in ("open", "change", "save"):
+            session.later(event.uri, event.kind)
 
     server.document_listeners.append(on_document)
+    server.shutdown_hooks.append(session.catch_up)
     server.shutdown_hooks.append(session.flush)
 
     def on_settings(settings: Any) -> None:
@@ -304,6 +328,7 @@ def register(server: TetherServer) -> None:
 
     @server.notification("tether/editor/didChangeActiveEditor", ActiveEditorParams)
     def active_editor(ls: TetherServer, params: ActiveEditorParams) -> None:
+        session.catch_up()
         uri = params.text_document.uri if params.text_document else None
         session.engine.active = uri
         if uri is not None and params.position is not None:
@@ -313,12 +338,14 @@ def register(server: TetherServer) -> None:
 
     @server.notification("tether/editor/didChangeCursor", CursorParams)
     def cursor(ls: TetherServer, params: CursorParams) -> None:
+        session.catch_up()
         session.positions[params.text_document.uri] = params.position
         if session.engine.pin is None:
             session.emit()
 
     @server.handler("tether/playground/getState", Empty, PlaygroundState)
     def get_state(ls: TetherServer, params: Empty) -> PlaygroundState:
+        session.catch_up()
         engine = session.engine
         if engine.sent is None or engine.pin is None:
             session.refresh_cursors()
@@ -327,6 +354,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/playground/pin", PinParams, PlaygroundState)
     def pin(ls: TetherServer, params: PinParams) -> PlaygroundState:
+        session.catch_up()
         engine = session.engine
         if not any(f.id == params.file_id for f in engine.pmap.files.values()):
             raise InvalidParams("fileId", f"no file with id {params.file_id!r}", kind="unknownPrompt")
@@ -338,6 +366,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/playground/unpin", Empty, PlaygroundState)
     def unpin(ls: TetherServer, params: Empty) -> PlaygroundState:
+        session.catch_up()
         session.engine.pin = None
         session.emit()
         return session.wire(session.engine.state())
@@ -350,6 +379,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/playground/setSettings", SetSettingsParams, None)
     def set_settings(ls: TetherServer, params: SetSettingsParams) -> None:
+        session.catch_up()
         if not isinstance(params.settings, dict):
             raise InvalidParams("settings", f"expected a JSON object, got {type(params.settings).__name__}")
         known_prompt(params.prompt_id)
@@ -360,6 +390,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/playground/getSettings", GetSettingsParams, None)
     def get_settings(ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
+        session.catch_up()
         known_prompt(params.prompt_id)
         store = session.store()
         return store.settings(params.prompt_id) if store is not None else None
@@ -370,6 +401,7 @@ def register(server: TetherServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_RENAME_FILES, rename_options)
     def renamed(ls: TetherServer, params: types.RenameFilesParams) -> None:
+        session.catch_up()
         for change in params.files:
             session.engine.renamed(change.old_uri, change.new_uri)
             if change.old_uri in session.positions:
