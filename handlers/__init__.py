@@ -38,6 +38,7 @@ def commands() -> dict[str, Callable[[Sequence[str]], int]]:
 
 def demo_sections() -> list[tuple[str, Section]]:
     """Each feature's section of ``tether-lsp demo``, in order."""
+    from .edits.demo import section as edits_section
     from .markers.demo import section as markers_section
     from .playground.demo import section as playground_section
     from .replacement.demo import section as replacement_section
@@ -48,4 +49,5 @@ def demo_sections() -> list[tuple[str, Section]]:
         ("markers", markers_section),
         ("playground", playground_section),
         ("replacement", replacement_section),
+        ("edits", edits_section),
     ]
