@@ -1,17 +1,17 @@
-"""A small asyncio HTTP client for completion endpoints: Ollama ``/api/generate`` and OpenAI-compatible
-``/v1/completions``. Cancellable (a superseded request is cancelled mid-flight), with a timeout, and every
+"""Completion endpoints: Ollama ``/api/generate`` and OpenAI-compatible ``/v1/completions`` over
+``server/http.py``. Cancellable (a superseded request is cancelled mid-flight), with a timeout, and every
 failure — refused, slow, dropped, an HTTP error, a body that is not what the protocol says — is an
 :class:`InferenceError` with a one-line reason, never anything else.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import ssl
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+from server import http
 
 from .fim import STOP
 
@@ -84,60 +84,13 @@ def completion_of(endpoint: Endpoint, body: bytes) -> str:
 
 
 async def post_json(endpoint: Endpoint, payload: dict[str, Any], limit_s: float) -> bytes:
-    """POST ``payload`` and return the response body (HTTP/1.1, Content-Length or chunked) within ``limit_s``."""
+    """POST ``payload`` and return the body of a 200 answer within ``limit_s``."""
     try:
-        return await asyncio.wait_for(_post(endpoint, json.dumps(payload).encode()), limit_s)
-    except TimeoutError as exc:
-        raise InferenceError(f"no answer from {endpoint.host}:{endpoint.port} within {limit_s:g} s") from exc
-    except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
-        raise InferenceError(f"{endpoint.host}:{endpoint.port}: {exc.__class__.__name__}: {exc}") from exc
-
-
-async def _post(endpoint: Endpoint, body: bytes) -> bytes:
-    context = ssl.create_default_context() if endpoint.scheme == "https" else None
-    reader, writer = await asyncio.open_connection(endpoint.host, endpoint.port, ssl=context)
-    try:
-        head = (
-            f"POST {endpoint.path} HTTP/1.1\r\nHost: {endpoint.host}:{endpoint.port}\r\n"
-            f"Content-Type: application/json\r\nAccept: application/json\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        return await http.post_json(
+            http.Url(endpoint.scheme, endpoint.host, endpoint.port, endpoint.path), payload, limit_s
         )
-        writer.write(head.encode("ascii") + body)
-        await writer.drain()
-        status_line = await reader.readline()
-        if not status_line:
-            raise InferenceError(f"{endpoint.host}:{endpoint.port} closed the connection without answering")
-        parts = status_line.decode("latin-1").split(" ", 2)
-        status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
-        headers: dict[str, str] = {}
-        while True:
-            line = await reader.readline()
-            if line in (b"\r\n", b"\n", b""):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            headers[name.strip().lower()] = value.strip()
-        if headers.get("transfer-encoding", "").lower() == "chunked":
-            data = await _chunked(reader)
-        elif "content-length" in headers:
-            data = await reader.readexactly(int(headers["content-length"]))
-        else:
-            data = await reader.read()
-        if status != 200:
-            raise InferenceError(f"HTTP {status or '?'} from the endpoint: {data[:80]!r}")
-        return data
-    finally:
-        writer.close()
-
-
-async def _chunked(reader: asyncio.StreamReader) -> bytes:
-    out = bytearray()
-    while True:
-        size = int((await reader.readline()).split(b";")[0].strip() or b"0", 16)
-        if size == 0:
-            await reader.readline()
-            return bytes(out)
-        out += await reader.readexactly(size)
-        await reader.readline()
+    except http.HttpError as exc:
+        raise InferenceError(str(exc)) from exc
 
 
 async def complete(
