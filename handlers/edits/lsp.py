@@ -196,33 +196,41 @@ def register(server: TetherServer) -> None:
             )
         return ResolveResult(doc.version, out)
 
-    register_streaming(server)
+    streamer = register_streaming(server)
+    from .tasks import register as register_tasks
+
+    register_tasks(server, streamer)
 
 
 FINAL = ("conflict", "notFound", "ambiguous", "deleted", "done", "reverted")
 
 
-def register_streaming(server: TetherServer) -> None:
-    streams: dict[str, tuple[Stream, asyncio.Lock]] = {}
+class Streamer:
+    """The streaming edits of one server: begin / update / end, writing through ``workspace/applyEdit``."""
 
-    def lookup(edit_id: str) -> tuple[Stream, asyncio.Lock]:
-        found = streams.get(edit_id)
+    def __init__(self, server: TetherServer) -> None:
+        self.ls = server
+        self.streams: dict[str, tuple[Stream, asyncio.Lock]] = {}
+
+    def lookup(self, edit_id: str) -> tuple[Stream, asyncio.Lock]:
+        found = self.streams.get(edit_id)
         if found is None:
             raise InvalidParams("editId", f"no streaming edit {edit_id!r} (ended, or never begun)", kind="unknownEdit")
         return found
 
-    def current_range(ls: TetherServer, stream: Stream) -> types.Range | None:
-        doc = ls.document(stream.uri)
+    def current_range(self, stream: Stream) -> types.Range | None:
+        doc = self.ls.document(stream.uri)
         if doc is None or not stream.resolved or stream.synced != doc.version:
             return None
-        return lsp_range(doc.current.index, stream.start, stream.end, ls.encoding)
+        return lsp_range(doc.current.index, stream.start, stream.end, self.ls.encoding)
 
-    def report(ls: TetherServer, edit_id: str, stream: Stream) -> StreamStatus:
-        rng = current_range(ls, stream)
-        ls.protocol.notify("tether/edits/didUpdate", DidUpdate(edit_id, stream.status, rng))
+    def report(self, edit_id: str, stream: Stream) -> StreamStatus:
+        rng = self.current_range(stream)
+        self.ls.protocol.notify("tether/edits/didUpdate", DidUpdate(edit_id, stream.status, rng))
         return StreamStatus(stream.status, rng)
 
-    async def write(ls: TetherServer, stream: Stream, doc: Document, change: Write) -> bool:
+    async def write(self, stream: Stream, doc: Document, change: Write) -> bool:
+        ls = self.ls
         index = doc.current.index
         edit = types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=stream.uri, version=doc.version),
@@ -251,47 +259,45 @@ def register_streaming(server: TetherServer) -> None:
         stream.follow(doc.versions())
         return True
 
-    @server.handler("tether/edits/begin", BeginParams, BeginResult)
-    def begin(ls: TetherServer, params: BeginParams) -> BeginResult:
-        doc = open_document(ls, params.text_document.uri)
-        check_base(doc, params.base_version)
-        doc.pin(params.base_version)
+    def begin(self, uri: str, base_version: int) -> str:
+        doc = open_document(self.ls, uri)
+        check_base(doc, base_version)
+        doc.pin(base_version)
         edit_id = uuid.uuid4().hex[:12]
-        stream = Stream(params.text_document.uri, params.base_version, synced=doc.version)
+        stream = Stream(uri, base_version, synced=doc.version)
         stream.line_ending = "\r\n" if b"\r\n" in doc.current.text else "\n"
-        streams[edit_id] = (stream, asyncio.Lock())
-        return BeginResult(edit_id)
+        self.streams[edit_id] = (stream, asyncio.Lock())
+        return edit_id
 
-    @server.handler("tether/edits/update", UpdateParams, StreamStatus)
-    async def update(ls: TetherServer, params: UpdateParams) -> StreamStatus:
-        stream, lock = lookup(params.edit_id)
+    async def update(self, params: UpdateParams) -> StreamStatus:
+        stream, lock = self.lookup(params.edit_id)
         async with lock:
             if stream.status in FINAL:
-                return StreamStatus(stream.status, current_range(ls, stream))
-            doc = ls.document(stream.uri)
+                return StreamStatus(stream.status, self.current_range(stream))
+            doc = self.ls.document(stream.uri)
             if doc is None:
                 stream.status = "conflict"
-                return report(ls, params.edit_id, stream)
+                return self.report(params.edit_id, stream)
             stream.follow(doc.versions())
             if stream.status == "conflict":
-                return report(ls, params.edit_id, stream)
+                return self.report(params.edit_id, stream)
             if not params.old_text_final:
-                return StreamStatus(stream.status, current_range(ls, stream))
-            if not stream.resolved and not resolve_target(stream, doc, params):
-                return report(ls, params.edit_id, stream)
+                return StreamStatus(stream.status, self.current_range(stream))
+            if not stream.resolved and not self._resolve_target(stream, doc, params):
+                return self.report(params.edit_id, stream)
             want = stream.desired(params.new_text, params.new_text_final)
             change = stream.next_write(want) if want is not None and not stream.pending else None
-            if change is not None and await write(ls, stream, doc, change):
+            if change is not None and await self.write(stream, doc, change):
                 stream.status = "streaming"
-            return report(ls, params.edit_id, stream)
+            return self.report(params.edit_id, stream)
 
-    def resolve_target(stream: Stream, doc: Document, params: UpdateParams) -> bool:
+    @staticmethod
+    def _resolve_target(stream: Stream, doc: Document, params: UpdateParams) -> bool:
         base = doc.get(stream.base_version)
         assert base is not None  # pinned
         edits = list(doc.edits_since(stream.base_version) or [])
-        found = resolve_one(
-            Text(base.text), Text(doc.current.text), edits, EditRequest("s", params.old_text, ""), Options()
-        )
+        request = EditRequest("s", params.old_text, "")
+        found = resolve_one(Text(base.text), Text(doc.current.text), edits, request, Options())
         if found.status != "resolved" or found.span is None:
             stream.status = found.status
             return False
@@ -301,18 +307,15 @@ def register_streaming(server: TetherServer) -> None:
         stream.resolved = True
         return True
 
-    @server.handler("tether/edits/end", EndParams, StreamStatus)
-    async def end(ls: TetherServer, params: EndParams) -> StreamStatus:
-        if params.action not in ("keep", "revert"):
-            raise InvalidParams("action", f"expected keep or revert, got {params.action!r}")
-        stream, lock = lookup(params.edit_id)
+    async def end(self, edit_id: str, action: str) -> StreamStatus:
+        stream, lock = self.lookup(edit_id)
         async with lock:
-            doc = ls.document(stream.uri)
-            if params.action == "revert" and doc is not None and stream.resolved and stream.status != "conflict":
+            doc = self.ls.document(stream.uri)
+            if action == "revert" and doc is not None and stream.resolved and stream.status != "conflict":
                 stream.follow(doc.versions())
                 if stream.status != "conflict":
-                    if stream.written != stream.original and not await write(
-                        ls, stream, doc, Write(stream.start, stream.end, stream.original)
+                    if stream.written != stream.original and not await self.write(
+                        stream, doc, Write(stream.start, stream.end, stream.original)
                     ):
                         stream.status = "conflict"
                     else:
@@ -321,5 +324,25 @@ def register_streaming(server: TetherServer) -> None:
                 stream.status = "done"
             if doc is not None:
                 doc.unpin(stream.base_version)
-            del streams[params.edit_id]
-            return report(ls, params.edit_id, stream)
+            del self.streams[edit_id]
+            return self.report(edit_id, stream)
+
+
+def register_streaming(server: TetherServer) -> Streamer:
+    streamer = Streamer(server)
+
+    @server.handler("tether/edits/begin", BeginParams, BeginResult)
+    def begin(ls: TetherServer, params: BeginParams) -> BeginResult:
+        return BeginResult(streamer.begin(params.text_document.uri, params.base_version))
+
+    @server.handler("tether/edits/update", UpdateParams, StreamStatus)
+    async def update(ls: TetherServer, params: UpdateParams) -> StreamStatus:
+        return await streamer.update(params)
+
+    @server.handler("tether/edits/end", EndParams, StreamStatus)
+    async def end(ls: TetherServer, params: EndParams) -> StreamStatus:
+        if params.action not in ("keep", "revert"):
+            raise InvalidParams("action", f"expected keep or revert, got {params.action!r}")
+        return await streamer.end(params.edit_id, params.action)
+
+    return streamer

@@ -1,0 +1,486 @@
+"""``tether/tasks/run``: an ``@run <instruction>`` line becomes a streamed model session whose changes are
+placed and applied as they arrive (EDITS.md "Inline tasks", PROTOCOL.md §5).
+
+The prompt shows the model the current file and the context the instruction names (a small registry:
+``@file:path`` inside the workspace, ``@errors``, ``@tabs``); each file is recorded at the version it was shown
+— the ``baseVersion`` of the edits to it. The OpenAI-compatible chat completions stream is parsed
+incrementally; each change of an open document streams in through :class:`~handlers.edits.lsp.Streamer`,
+a change of a file that is not open is applied when complete, a new file is created. Everything is written
+down under ``.tether/sessions/<UTC timestamp>/``: ``raw.md`` (what the model got and said) and ``session.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import platformdirs
+from lsprotocol import types
+
+from server import http
+from server.app import uri_to_path
+from server.errors import InvalidParams, RequestFailed
+from server.positions import lsp_range
+from server.settings import register_section
+
+from .resolve import EditRequest, Options, Text, resolve_one
+from .taskformat import Event, TaskOutputParser
+
+if TYPE_CHECKING:
+    from server.app import TetherServer
+
+    from .lsp import Streamer
+
+log = logging.getLogger(__name__)
+
+TRIGGER = re.compile(r"@(run|task)\b\s*(?P<instruction>.*)$")
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """``tether.tasks``: the chat completions endpoint, its model, and where the API key is (never logged)."""
+
+    endpoint: str | None = None
+    model: str = "gpt-4o-mini"
+    apiKeyEnv: str | None = "OPENAI_API_KEY"
+    timeout: float = 300.0
+    maxFileChars: int = 60_000
+
+
+register_section("tasks", TaskSettings)
+
+SYSTEM = """You edit files of a code base. For each change print exactly:
+<change><path>relative/path</path>
+<range-to-replace>
+the old lines, quoted exactly (long ones may be elided with <truncated/> between the first and last lines)
+</range-to-replace>
+<replacement>
+the new lines
+</replacement></change>
+For a new file, leave <range-to-replace> empty. You may add one <description>…</description> and
+<terminal-command>…</terminal-command> lines. Never repeat a file's content outside a change."""
+
+
+@dataclass
+class Shown:
+    """A file shown to the model: its uri and text, at the version it was shown (None: read from disk)."""
+
+    path: str
+    uri: str
+    text: str
+    version: int | None
+
+
+@dataclass
+class TaskContext:
+    ls: TetherServer
+    root: Path | None
+    uri: str
+    files: dict[str, Shown] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+
+
+def _relative(ctx: TaskContext, uri: str) -> str:
+    path = uri_to_path(uri)
+    if path is not None and ctx.root is not None:
+        try:
+            return path.resolve().relative_to(ctx.root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return uri
+
+
+def show(ctx: TaskContext, uri: str) -> Shown | None:
+    """Record a file for the model at its current version (open buffer, else disk)."""
+    doc = ctx.ls.document(uri)
+    if doc is not None:
+        shown = Shown(_relative(ctx, uri), uri, doc.current.string, doc.version)
+    else:
+        path = uri_to_path(uri)
+        if path is None or not path.is_file():
+            return None
+        shown = Shown(_relative(ctx, uri), uri, path.read_text(encoding="utf-8", errors="replace"), None)
+    ctx.files[shown.path] = shown
+    return shown
+
+
+def _file(ctx: TaskContext, argument: str | None) -> None:
+    if not argument or ctx.root is None:
+        ctx.notes.append("@file needs a path and a workspace")
+        return
+    path = (ctx.root / argument).resolve()
+    try:
+        path.relative_to(ctx.root.resolve())
+    except ValueError:
+        ctx.notes.append(f"@file:{argument} is outside the workspace: not shown")
+        return
+    if show(ctx, path.as_uri()) is None:
+        ctx.notes.append(f"@file:{argument} does not exist")
+
+
+def _errors(ctx: TaskContext, argument: str | None) -> None:
+    snapshot = ctx.ls.snapshot(ctx.uri)
+    tree = snapshot.tree if snapshot is not None else None
+    if tree is None or not tree.root_node.has_error:
+        ctx.extra.append("Errors: none known.")
+        return
+    found: list[str] = []
+    stack = [tree.root_node]
+    while stack and len(found) < 20:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            found.append(
+                f"line {node.start_point.row + 1}: {'missing ' + node.type if node.is_missing else 'syntax error'}"
+            )
+        elif node.has_error:
+            stack.extend(reversed(node.children))
+    ctx.extra.append("Errors in the current file:\n" + "\n".join(found))
+
+
+def _tabs(ctx: TaskContext, argument: str | None) -> None:
+    for doc in ctx.ls.documents:
+        show(ctx, doc.uri)
+
+
+#: Context expressions: ``@name`` or ``@name:argument`` in the instruction. Add new ones here.
+CONTEXT: dict[str, Callable[[TaskContext, str | None], None]] = {"file": _file, "errors": _errors, "tabs": _tabs}
+EXPRESSION = re.compile(r"@(?P<name>[a-z]+)(?::(?P<arg>\S+))?")
+
+
+def gather(ctx: TaskContext, instruction: str) -> None:
+    show(ctx, ctx.uri)
+    for match in EXPRESSION.finditer(instruction):
+        handler = CONTEXT.get(match.group("name"))
+        if handler is not None:
+            handler(ctx, match.group("arg"))
+
+
+def messages(ctx: TaskContext, instruction: str, limit: int) -> list[dict[str, str]]:
+    parts = [f"Task: {instruction}"]
+    for shown in ctx.files.values():
+        text = shown.text if len(shown.text) <= limit else shown.text[:limit] + "\n<truncated/>"
+        parts.append(f'<file path="{shown.path}">\n{text}\n</file>')
+    parts += ctx.extra
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def chat_url(endpoint: str) -> http.Url:
+    url = http.Url.parse(endpoint)
+    path = url.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path = path + ("/chat/completions" if path.endswith("/v1") else "/v1/chat/completions")
+    return http.Url(url.scheme, url.host, url.port, path)
+
+
+@dataclass
+class ChangeRun:
+    """One change of the model's output while it streams."""
+
+    path: str = ""
+    uri: str = ""
+    old: str = ""
+    old_final: bool = False
+    new: str = ""
+    edit_id: str | None = None
+    status: str = "pending"
+    range: types.Range | None = None
+
+
+class SessionLog:
+    """``raw.md`` (exactly what was sent and received) and ``session.md`` (what the user reads)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.raw = folder / "raw.md"
+        self.session = folder / "session.md"
+        self.raw.write_text("", encoding="utf-8")
+        self.session.write_text("", encoding="utf-8")
+
+    def raw_write(self, text: str) -> None:
+        with self.raw.open("a", encoding="utf-8") as f:
+            f.write(text)
+
+    def say(self, text: str) -> None:
+        with self.session.open("a", encoding="utf-8") as f:
+            f.write(text + "\n")
+
+
+@attrs.define
+class RunParams:
+    text_document: types.TextDocumentIdentifier
+    position: types.Position
+
+
+@attrs.define
+class TaskEdit:
+    uri: str
+    status: str
+    range: types.Range | None = attrs.field(default=None, metadata={"omit_none": True})
+
+
+@attrs.define
+class RunResult:
+    session_uri: str
+    edits: list[TaskEdit]
+
+
+class TaskRun:
+    """One ``tether/tasks/run``: the model stream, the changes as they arrive, the session log."""
+
+    def __init__(self, ls: TetherServer, streamer: Streamer, ctx: TaskContext, log_: SessionLog) -> None:
+        self.ls, self.streamer, self.ctx, self.log = ls, streamer, ctx, log_
+        self.changes: list[ChangeRun] = []
+        self.current: ChangeRun | None = None
+
+    async def on_event(self, event: Event) -> None:
+        if event.kind == "change-start":
+            self.current = ChangeRun()
+            self.changes.append(self.current)
+        elif event.kind in ("description", "terminal-command"):
+            self.log.say(
+                f"- {event.kind}: `{event.text}`" + (" (shown, not run)" if event.kind != "description" else "")
+            )
+            if event.kind == "terminal-command":
+                self.ls.window_show_message(
+                    types.ShowMessageParams(types.MessageType.Info, f"Tether suggests running (not run): {event.text}")
+                )
+        elif self.current is not None:
+            await self.on_change_event(self.current, event)
+
+    async def on_change_event(self, change: ChangeRun, event: Event) -> None:
+        if event.kind == "path":
+            change.path = event.text
+            change.uri = self._uri(event.text)
+        elif event.kind == "old":
+            change.old, change.old_final = event.text, event.final
+        elif event.kind == "new":
+            change.new = event.text
+            if change.old_final:
+                await self._stream(change, final=event.final)
+        elif event.kind == "change-end":
+            await self._finish(change)
+
+    def _uri(self, path: str) -> str:
+        shown = self.ctx.files.get(path)
+        if shown is not None:
+            return shown.uri
+        if self.ctx.root is None:
+            return path
+        target = (self.ctx.root / path).resolve()
+        try:
+            target.relative_to(self.ctx.root.resolve())
+        except ValueError:
+            return ""
+        return target.as_uri()
+
+    async def _stream(self, change: ChangeRun, *, final: bool) -> None:
+        """Changes of open documents stream in; others wait for their end."""
+        shown = self.ctx.files.get(change.path)
+        if shown is None or shown.version is None or self.ls.document(change.uri) is None or not change.old:
+            return
+        from .lsp import UpdateParams
+
+        if change.edit_id is None:
+            change.edit_id = self.streamer.begin(change.uri, shown.version)
+        status = await self.streamer.update(UpdateParams(change.edit_id, change.old, True, change.new, final))
+        change.status, change.range = status.status, status.range
+
+    async def _finish(self, change: ChangeRun) -> None:
+        if not change.uri:
+            change.status = "rejected"
+            self.log.say(f"- `{change.path}`: outside the workspace, not applied")
+            return
+        if change.edit_id is not None:
+            await self._stream(change, final=True)
+            ended = await self.streamer.end(change.edit_id, "keep")
+            change.status = "applied" if ended.status == "done" else ended.status
+            change.edit_id = None
+        else:
+            await self._apply_whole(change)
+        self.log.say(f"- `{change.path}`: {change.status}")
+
+    async def _apply_whole(self, change: ChangeRun) -> None:
+        """A change of a file that is not open (resolved against the text shown) or a new file."""
+        path = uri_to_path(change.uri)
+        shown = self.ctx.files.get(change.path)
+        exists = path is not None and path.exists()
+        if not exists and not change.old.strip():
+            edit = types.WorkspaceEdit(
+                document_changes=[
+                    types.CreateFile(uri=change.uri, options=types.CreateFileOptions(ignore_if_exists=True)),
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=change.uri, version=None),
+                        edits=[types.TextEdit(range=_at(0, 0, 0, 0), new_text=change.new)],
+                    ),
+                ]
+            )
+            change.status = "created" if await self._apply(edit) else "failed"
+            return
+        base_text = shown.text if shown is not None else (path.read_text(encoding="utf-8") if exists and path else "")
+        doc = self.ls.document(change.uri)
+        current = doc.current.text if doc is not None else base_text.encode("utf-8")
+        result = resolve_one(
+            Text(base_text.encode("utf-8")), Text(current), [], EditRequest("c", change.old, change.new), Options()
+        )
+        if result.status != "resolved" or result.span is None or result.new_text is None:
+            change.status = result.status
+            return
+        from server.positions import LineIndex
+
+        index = LineIndex(current)
+        edit = types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=change.uri, version=doc.version if doc is not None else None
+                    ),
+                    edits=[
+                        types.TextEdit(range=lsp_range(index, *result.span, self.ls.encoding), new_text=result.new_text)
+                    ],
+                )
+            ]
+        )
+        change.status = "applied" if await self._apply(edit) else "failed"
+
+    async def _apply(self, edit: types.WorkspaceEdit) -> bool:
+        try:
+            result = await self.ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label="Tether task")
+            )
+        except Exception as exc:
+            log.warning("task: the client failed to apply an edit: %s", exc)
+            return False
+        return bool(result.applied)
+
+    async def stop_unfinished(self, why: str) -> None:
+        """The stream ended early: a change still being written is reverted, so no half-written code stays."""
+        for change in self.changes:
+            if change.edit_id is not None:
+                ended = await self.streamer.end(change.edit_id, "revert")
+                change.status = f"{ended.status} ({why})"
+                change.edit_id = None
+                self.log.say(f"- `{change.path}`: {change.status}")
+
+
+def _at(sl: int, sc: int, el: int, ec: int) -> types.Range:
+    return types.Range(start=types.Position(sl, sc), end=types.Position(el, ec))
+
+
+def session_folder(root: Path | None) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    base = (
+        root / ".tether" / "sessions" if root is not None else Path(platformdirs.user_data_dir("tether")) / "sessions"
+    )
+    return base / stamp
+
+
+def register(server: TetherServer, streamer: Streamer) -> None:
+    @server.handler("tether/tasks/run", RunParams, RunResult)
+    async def run(ls: TetherServer, params: RunParams) -> RunResult:
+        settings = ls.settings.section(TaskSettings)
+        if not settings.endpoint:
+            raise RequestFailed(
+                "no model endpoint: set tether.tasks.endpoint (an OpenAI-compatible chat completions URL)",
+                "noEndpoint",
+            )
+        uri = params.text_document.uri
+        doc = ls.document(uri)
+        text = doc.current.string if doc is not None else None
+        if text is None:
+            path = uri_to_path(uri)
+            text = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+        if text is None:
+            raise InvalidParams("textDocument.uri", f"{uri} is neither open nor a readable file")
+        lines = text.split("\n")
+        if params.position.line >= len(lines):
+            raise InvalidParams("position", f"line {params.position.line} is outside the document")
+        trigger = TRIGGER.search(lines[params.position.line])
+        if trigger is None or not trigger.group("instruction").strip():
+            raise InvalidParams("position", "the line holds no `@run <instruction>` (or `@task`)")
+        instruction = trigger.group("instruction").strip()
+        ctx = TaskContext(ls, ls.workspace_root, uri)
+        gather(ctx, instruction)
+        folder = session_folder(ls.workspace_root)
+        session = SessionLog(folder)
+        session.say(f"# Task\n\n{instruction}\n\n## Context\n")
+        for shown in ctx.files.values():
+            version = f"version {shown.version}" if shown.version is not None else "from disk"
+            session.say(f"- `{shown.path}` ({version})")
+        for note in ctx.notes:
+            session.say(f"- note: {note}")
+        session.say("\n## Changes\n")
+        body = {"model": settings.model, "messages": messages(ctx, instruction, settings.maxFileChars), "stream": True}
+        session.raw_write(
+            "# Sent\n\n```json\n" + json.dumps(body, indent=2, ensure_ascii=False) + "\n```\n\n# Received\n\n"
+        )
+        headers = {}
+        key = os.environ.get(settings.apiKeyEnv or "") if settings.apiKeyEnv else None
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        task = TaskRun(ls, streamer, ctx, session)
+        parser = TaskOutputParser()
+        try:
+            await asyncio.wait_for(
+                _consume(chat_url(settings.endpoint), body, headers, parser, task, session), settings.timeout
+            )
+            session.say("\nDone.")
+        except asyncio.CancelledError:
+            await task.stop_unfinished("cancelled")
+            session.say("\nCancelled by the user.")
+            raise
+        except (http.HttpError, TimeoutError) as exc:
+            await task.stop_unfinished("the model stream failed")
+            reason = str(exc) or "no answer in time"
+            session.say(f"\nThe model stream failed: {reason}. Changes already complete were kept.")
+            log.warning("task: %s", reason)
+        edits = [TaskEdit(c.uri, c.status, c.range) for c in task.changes]
+        return RunResult((folder / "session.md").as_uri(), edits)
+
+
+async def _consume(
+    url: http.Url,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    parser: TaskOutputParser,
+    task: TaskRun,
+    log_: SessionLog,
+) -> None:
+    response = await http.open_post(url, body, headers)
+    try:
+        if response.status != 200:
+            data = await response.body()
+            log_.raw_write(data.decode("utf-8", errors="replace"))
+            raise http.HttpError(f"HTTP {response.status} from the endpoint: {data[:80]!r}")
+        done = False
+        try:
+            async for line in response.lines():
+                if not line.startswith("data:"):
+                    continue
+                payload = line[5:].strip()
+                if payload == "[DONE]":
+                    done = True
+                    break
+                try:
+                    piece = json.loads(payload)["choices"][0]["delta"].get("content") or ""
+                except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                    continue
+                log_.raw_write(piece)
+                for event in parser.feed(piece):
+                    await task.on_event(event)
+        except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            raise http.HttpError(f"the connection broke mid-stream: {exc}") from exc
+        if not done:
+            raise http.HttpError("the stream ended without [DONE]")
+    finally:
+        response.close()
