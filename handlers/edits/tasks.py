@@ -30,6 +30,7 @@ from server import http
 from server.app import uri_to_path
 from server.errors import InvalidParams, RequestFailed
 from server.positions import lsp_range
+from server.progress import Progress
 from server.settings import register_section
 
 from .resolve import EditRequest, Options, Text, resolve_one
@@ -238,8 +239,11 @@ class RunResult:
 class TaskRun:
     """One ``tether/tasks/run``: the model stream, the changes as they arrive, the session log."""
 
-    def __init__(self, ls: TetherServer, streamer: Streamer, ctx: TaskContext, log_: SessionLog) -> None:
+    def __init__(
+        self, ls: TetherServer, streamer: Streamer, ctx: TaskContext, log_: SessionLog, progress: Progress | None = None
+    ) -> None:
         self.ls, self.streamer, self.ctx, self.log = ls, streamer, ctx, log_
+        self.progress = progress
         self.changes: list[ChangeRun] = []
         self.current: ChangeRun | None = None
 
@@ -262,6 +266,9 @@ class TaskRun:
         if event.kind == "path":
             change.path = event.text
             change.uri = self._uri(event.text)
+            if self.progress is not None:
+                count = len(self.changes)
+                self.progress.report(count, count + 1, f"change {count}: {change.path}")
         elif event.kind == "old":
             change.old, change.old_final = event.text, event.final
         elif event.kind == "new":
@@ -428,8 +435,10 @@ def register(server: TetherServer, streamer: Streamer) -> None:
         key = os.environ.get(settings.apiKeyEnv or "") if settings.apiKeyEnv else None
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        task = TaskRun(ls, streamer, ctx, session)
+        progress = await Progress.start(ls, f"Tether: {instruction[:60]}")
+        task = TaskRun(ls, streamer, ctx, session, progress)
         parser = TaskOutputParser()
+        outcome = "failed"
         try:
             await asyncio.wait_for(
                 _consume(chat_url(settings.endpoint), body, headers, parser, task, session), settings.timeout
@@ -444,6 +453,8 @@ def register(server: TetherServer, streamer: Streamer) -> None:
             reason = str(exc) or "no answer in time"
             session.say(f"\nThe model stream failed: {reason}. Changes already complete were kept.")
             log.warning("task: %s", reason)
+        finally:
+            progress.end(outcome)
         edits = [TaskEdit(c.uri, c.status, c.range) for c in task.changes]
         return RunResult((folder / "session.md").as_uri(), edits)
 

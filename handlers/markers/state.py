@@ -23,6 +23,7 @@ from sqlalchemy import text as sql
 from sqlalchemy.engine import Connection
 
 from server.app import uri_to_path
+from server.progress import Progress
 from server.storage import Database
 
 from . import git, service, tracking
@@ -105,11 +106,12 @@ class MarkersState:
         """A HEAD change seen by the watchers: recalculate in a worker thread, reporting ``$/progress``."""
         if str(repo.root) in self.heads and self.heads[str(repo.root)] == git.head(repo.root):
             return
-        reporter = await _Progress.start(self.server, "Tether: relocating markers")
+        reporter = await Progress.start(self.server, "Tether: relocating markers")
+        reporter.minimum = PROGRESS_FROM
         try:
             await asyncio.to_thread(self.sync_head, repo, reporter.report)
         finally:
-            reporter.end()
+            reporter.end("markers relocated")
 
     def _recalculate(self, root: Path, head: str, progress: tracking.Progress | None) -> list[str]:
         """Flush uncommitted locations, then store every committed marker's location at ``head``."""
@@ -283,50 +285,3 @@ class MarkersState:
 def _exists(uri: str) -> bool:
     path = uri_to_path(uri)
     return path is not None and path.exists()
-
-
-class _Progress:
-    """Server-initiated ``$/progress`` when the client supports it; a no-op otherwise."""
-
-    def __init__(self, server: TetherServer, token: str | None, loop: asyncio.AbstractEventLoop) -> None:
-        self.server, self.token, self.loop = server, token, loop
-        self.last = -1
-
-    @classmethod
-    async def start(cls, server: TetherServer, title: str) -> _Progress:
-        from lsprotocol import types
-
-        loop = asyncio.get_running_loop()
-        window = server.client_capabilities.window
-        if not (window and window.work_done_progress):
-            return cls(server, None, loop)
-        token = f"tether-markers-{uuid.uuid4().hex[:8]}"
-        try:
-            await server.work_done_progress.create_async(token)
-        except Exception as exc:
-            log.info("client refused a progress token (%s)", exc)
-            return cls(server, None, loop)
-        server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0))
-        return cls(server, token, loop)
-
-    def report(self, done: int, total: int) -> None:
-        """From the worker thread: at most one report per percent."""
-        from lsprotocol import types
-
-        percent = done * 100 // max(total, 1)
-        if self.token is None or total < PROGRESS_FROM or percent == self.last:
-            return
-        self.last = percent
-        token = self.token
-        message = f"{done}/{total} markers"
-        self.loop.call_soon_threadsafe(
-            lambda: self.server.work_done_progress.report(
-                token, types.WorkDoneProgressReport(message=message, percentage=percent)
-            )
-        )
-
-    def end(self) -> None:
-        from lsprotocol import types
-
-        if self.token is not None:
-            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="markers relocated"))

@@ -18,7 +18,7 @@ from pygls.protocol.json_rpc import JsonRPCRequestMessage
 from server.lspclient import raw_notify
 from tests.e2e.test_edits_e2e import EditorModel
 from tests.fakemodel import Answer, FakeModel, RunningModel
-from tests.helpers import capabilities, raw_request, server_config
+from tests.helpers import raw_request, server_config
 
 CALC = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n# @run use sum() and add a helper @file:util.py\n"
 UTIL = "def double(x):\n    return x * 2\n"
@@ -113,7 +113,7 @@ async def start(tmp_path: Path, model: FakeModel | None, **tasks: Any) -> tuple[
     settings = {"endpoint": model.url("/v1"), "apiKeyEnv": "TETHER_TEST_API_KEY", **tasks} if model else {}
     await lsp.initialize_session(
         types.InitializeParams(
-            capabilities=capabilities(),
+            capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
             root_uri=tmp_path.as_uri(),
             initialization_options={"tether": {"tasks": settings}},
         )
@@ -138,8 +138,18 @@ async def test_a_streamed_task_changes_two_files_and_creates_a_third(tmp_path: P
         try:
             calc = ws.open("calc.py", CALC)
             result = await raw_request(lsp, "tether/tasks/run", run_params(calc))
+            await asyncio.sleep(0.1)
+            (reports,) = lsp.progress_reports.values()
         finally:
             await stop(lsp)
+    kinds = [type(r).__name__ for r in reports]
+    assert kinds[0] == "WorkDoneProgressBegin"
+    assert kinds[-1] == "WorkDoneProgressEnd"
+    assert [r.message for r in reports if type(r).__name__ == "WorkDoneProgressReport"] == [
+        "change 1: calc.py",
+        "change 2: util.py",
+        "change 3: tests/test_calc.py",
+    ]
     assert calc.text == CALC.replace(
         "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
     )
