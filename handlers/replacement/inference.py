@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from server import http
 
@@ -33,9 +32,10 @@ class Endpoint:
     @classmethod
     def parse(cls, url: str) -> Endpoint:
         """``http://host:11434`` (Ollama), ``…/api/generate``, ``…/v1`` or ``…/v1/completions`` (OpenAI-compatible)."""
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise InferenceError(f"tether.inference.endpoint must be an http(s) URL, got {url!r}")
+        try:
+            parts = http.Url.parse(url)
+        except http.HttpError as exc:
+            raise InferenceError(f"tether.inference.endpoint must be an http(s) URL, got {url!r}") from exc
         path = parts.path.rstrip("/")
         if path.endswith("/completions"):
             protocol = "openai"
@@ -45,8 +45,7 @@ class Endpoint:
             protocol, path = "ollama", path if path.endswith("/api/generate") else "/api/generate"
         else:
             raise InferenceError(f"cannot tell the protocol of {url!r} (use …/api/generate or …/v1/completions)")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        return cls(parts.scheme, parts.hostname, port, path, protocol)
+        return cls(parts.scheme, parts.host, parts.port, path, protocol)
 
 
 def request_body(endpoint: Endpoint, model: str, prompt: str, max_tokens: int, temperature: float) -> dict[str, Any]:

@@ -12,20 +12,10 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, rng
+from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, repo, rng
 from tests.helpers import capabilities, change_doc, open_doc, server_config
 
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Ada Lovelace")
-    (root / "calc.py").write_text(SOURCE, encoding="utf-8")
-    git(root, "add", "calc.py")
-    git(root, "commit", "-q", "-m", "init")
-    return root
+__all__ = ["repo"]  # the git repository fixture, shared with test_markers_e2e
 
 
 @pytest_lsp.fixture(config=server_config())
