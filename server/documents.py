@@ -7,6 +7,7 @@ reparsing, and features that place things across versions (markers, inline edits
 
 Rules:
 * Line endings are kept exactly as sent (CRLF stays CRLF).
+* A full-text change is recorded as the precise edits a line diff finds (see :func:`diff_edits`).
 * Versions never go backwards: a change whose version is not newer than the current one is ignored (the
   caller logs a warning).
 * History is bounded per document: the last :data:`MAX_VERSIONS` versions or :data:`MAX_HISTORY_BYTES`,
@@ -169,6 +170,53 @@ def make_edit(old_index: LineIndex, start: int, old_end: int, new_text: bytes) -
     )
 
 
+#: A full-text change with more changed regions than this is recorded as one edit (cheaper to replay).
+MAX_DIFF_EDITS = 64
+
+
+def diff_edits(old: bytes, new: bytes, old_index: LineIndex) -> list[ByteEdit]:
+    """The edits of a full-text change: a line diff, each changed region narrowed to the bytes that differ.
+
+    Several precise edits (not one from the first to the last changed byte) let features that carry things
+    across versions (markers, inline edits) see that the text between two changes did not change. Edits come
+    last-first, so each one's offsets hold in the text the previous ones leave.
+    """
+    from rapidfuzz.distance import Indel
+
+    if old == new:
+        return []
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    ids: dict[bytes, int] = {}
+    a = [ids.setdefault(line, len(ids)) for line in old_lines]
+    b = [ids.setdefault(line, len(ids)) for line in new_lines]
+    hunks = [op for op in Indel.opcodes(a, b) if op.tag != "equal"]
+    merged: list[list[int]] = []
+    for op in hunks:  # an insertion next to a deletion is one replacement
+        if merged and merged[-1][1] == op.src_start and merged[-1][3] == op.dest_start:
+            merged[-1][1], merged[-1][3] = op.src_end, op.dest_end
+        else:
+            merged.append([op.src_start, op.src_end, op.dest_start, op.dest_end])
+    if not merged or len(merged) > MAX_DIFF_EDITS:
+        return [minimal_edit(old, new, old_index)]
+    old_starts = [0]
+    for line in old_lines:
+        old_starts.append(old_starts[-1] + len(line))
+    new_starts = [0]
+    for line in new_lines:
+        new_starts.append(new_starts[-1] + len(line))
+    edits = []
+    for i1, i2, j1, j2 in reversed(merged):
+        start, old_end = old_starts[i1], old_starts[i2]
+        segment = new[new_starts[j1] : new_starts[j2]]
+        before = old[start:old_end]
+        prefix = _char_start(before, _common_prefix(before, segment))
+        suffix = _common_suffix(before, segment, min(len(before), len(segment)) - prefix)
+        while suffix > 0 and (before[len(before) - suffix] & 0xC0) == 0x80:
+            suffix -= 1
+        edits.append(make_edit(old_index, start + prefix, old_end - suffix, segment[prefix : len(segment) - suffix]))
+    return edits
+
+
 def apply_changes(
     current: TextVersion, changes: Iterable[ContentChange], encoding: Encoding
 ) -> tuple[bytes, tuple[ByteEdit, ...], LineIndex]:
@@ -178,7 +226,7 @@ def apply_changes(
     for change in changes:
         if change.span is None:
             new_text = change.text.encode("utf-8")
-            edit = minimal_edit(text, new_text, index)
+            edits += diff_edits(text, new_text, index)
         else:
             start = index.offset_of(change.span[0], encoding)
             end = index.offset_of(change.span[1], encoding)
@@ -186,7 +234,7 @@ def apply_changes(
                 start, end = end, start
             edit = make_edit(index, start, end, change.text.encode("utf-8"))
             new_text = edit.apply(text)
-        edits.append(edit)
+            edits.append(edit)
         text = new_text
         index = LineIndex(text)
     return text, tuple(edits), index

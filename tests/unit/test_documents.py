@@ -165,3 +165,38 @@ def test_store_open_close_rename() -> None:
     assert b is not None and b.uri == "file:///b.py"
     assert store.close("file:///b.py") is b
     assert len(store) == 0
+
+
+def test_a_full_text_change_is_recorded_as_precise_edits() -> None:
+    old = "alpha\nbeta\ngamma\ndelta\nepsilon\n"
+    new = "alpha\nBETA\ngamma\ndelta\nepsilon!\n"
+    doc = Document("file:///f.py", "python", 1, old)
+    doc.apply(2, [ContentChange(new)], Encoding.UTF16)
+    edits = doc.current.edits
+    assert [(e.old_text, e.new_text) for e in edits] == [(b"", b"!"), (b"beta", b"BETA")]  # last first
+    text = old.encode()
+    for edit in edits:
+        text = edit.apply(text)
+    assert text == new.encode()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["a\n", "b\n", "é\n", "東京\n", "🚀 x\n", "\n", "c", "\r\n"]), max_size=25), st.data())
+def test_full_text_edits_replay_to_the_new_text(lines: list[str], data: st.DataObject) -> None:
+    old = "".join(lines)
+    new_lines = list(lines)
+    for _ in range(data.draw(st.integers(0, 5))):
+        at = data.draw(st.integers(0, len(new_lines)))
+        remove: bool = data.draw(st.booleans())
+        if new_lines and remove:
+            del new_lines[min(at, len(new_lines) - 1)]
+        else:
+            new_lines.insert(at, data.draw(st.sampled_from(["x\n", "é y\n", "🚀\n", "z"])))
+    new = "".join(new_lines)
+    doc = Document("file:///g.py", "python", 1, old)
+    doc.apply(2, [ContentChange(new)], Encoding.UTF16)
+    text = old.encode()
+    for edit in doc.current.edits:
+        assert LineIndex(text).point_of(edit.start) == edit.start_point
+        text = edit.apply(text)
+    assert text == new.encode()
