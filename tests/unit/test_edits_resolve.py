@@ -172,3 +172,11 @@ def test_not_found_and_an_empty_old_text() -> None:
     assert result.status == "notFound"
     result, applied = resolve(history(""), "", "print('new')\n")
     assert (result.status, applied) == ("resolved", "print('new')\n")
+
+
+def test_a_full_text_change_around_the_target_leaves_it_untouched() -> None:
+    """Editors may send whole texts: the recorded edits are the changed lines, so the target between is intact."""
+    doc = history(BASE, BASE.replace("import os", "import sys") + "print(total([1]))\n")
+    result, applied = resolve(doc, "def load(path):\n", "def load(path: str):\n")
+    assert (result.status, result.notes) == ("resolved", [])
+    assert applied.startswith("import sys\n\n\ndef load(path: str):\n")
