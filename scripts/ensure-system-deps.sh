@@ -6,9 +6,13 @@ need=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v git >/dev/null 2>&1 || need+=(git)
 command -v runuser >/dev/null 2>&1 || need+=(util-linux)
+command -v nvim >/dev/null 2>&1 || need+=(neovim)                      # the Neovim client's headless test
+command -v emacs >/dev/null 2>&1 || need+=(emacs-nox)                  # the Emacs client's batch test
+[ -d /usr/share/emacs/site-lisp/elpa/eglot-1.9 ] || ls -d /usr/share/emacs/site-lisp/elpa/eglot-* >/dev/null 2>&1 \
+  || need+=(elpa-eglot)
 
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system deps: present (postgresql, git)"
+  echo "system deps: present (postgresql, git, neovim, emacs + eglot)"
   exit 0
 fi
 

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 export PATH="$PWD/$VENV/bin:$PATH"
 export TETHER_REQUIRE_POSTGRES=1
+export TETHER_REQUIRE_EDITORS=1
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 
 summaries=()
