@@ -146,6 +146,8 @@ class LineMap:
             ]
         self._ends = [op[2] for op in self.opcodes]
         self._added_norms: list[str] | None = added_norms
+        self._rows: dict[int, list[float]] = {}
+        self._columns: dict[int, list[float]] = {}
         self.added_set = frozenset(self.added)
 
     def old_norm(self, i: int) -> str:
@@ -169,6 +171,31 @@ class LineMap:
     def sim(self, i: int, j: int) -> float:
         return normalised_similarity(self.old_norm(i), self.new_norm(j))
 
+    def _scores(self, norm: str, others: list[str]) -> list[float]:
+        """``normalised_similarity(norm, o)`` for every ``o`` of ``others`` in one C call."""
+        out = [0.0] * len(others)
+        if len(norm) < SHORT_LINE:
+            for k, other in enumerate(others):
+                out[k] = 1.0 if other == norm else 0.0
+            return out
+        for other, score, k in process.extract(norm, others, scorer=Indel.normalized_similarity, limit=None):
+            out[k] = 1.0 if other == norm else (float(score) if len(other) >= SHORT_LINE else 0.0)
+        return out
+
+    def _row(self, line: int, j1: int, j2: int) -> list[float]:
+        """Similarities of old ``line`` to the new lines ``j1..j2`` of its Change (cached)."""
+        row = self._rows.get(line)
+        if row is None:
+            row = self._rows[line] = self._scores(self.old_norm(line), [self.new_norm(j) for j in range(j1, j2)])
+        return row
+
+    def _column(self, j: int, i1: int, i2: int) -> list[float]:
+        """Similarities of new line ``j`` to the old lines ``i1..i2`` of its Change (cached)."""
+        column = self._columns.get(j)
+        if column is None:
+            column = self._columns[j] = self._scores(self.new_norm(j), [self.old_norm(i) for i in range(i1, i2)])
+        return column
+
     def _opcode(self, line: int) -> Opcode:
         """The opcode whose old range contains ``line`` (inserts have empty old ranges and never do)."""
         k = bisect.bisect_right(self._ends, line)
@@ -183,16 +210,19 @@ class LineMap:
             return None
         expected = j1 + (line - i1) * (j2 - j1) / max(1, i2 - i1)
         best, best_score = None, LINE_THRESHOLD
+        row = self._row(line, j1, j2)
         for j in range(max(j1, lower), j2):
-            score = self.sim(line, j)
+            score = row[j - j1]
             if score > best_score or (
                 best is not None and score == best_score and abs(j - expected) < abs(best - expected)
             ):
                 best, best_score = j, score
             elif best is None and score == best_score:
                 best = j
-        if best is not None and any(self.sim(other, best) > best_score for other in range(i1, i2) if other != line):
-            return None  # another old line of this Change is a better match for it: ours was deleted
+        if best is not None:
+            column = self._column(best, i1, i2)
+            if any(column[other - i1] > best_score for other in range(i1, i2) if other != line):
+                return None  # another old line of this Change is a better match for it: ours was deleted
         return best
 
 
