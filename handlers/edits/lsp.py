@@ -197,7 +197,7 @@ def register(server: TetherServer) -> None:
         return ResolveResult(doc.version, out)
 
     streamer = register_streaming(server)
-    from .tasks import register as register_tasks
+    from .lsp_tasks import register as register_tasks
 
     register_tasks(server, streamer)
 

@@ -1,5 +1,5 @@
-"""``tether/tasks/run``: an ``@run <instruction>`` line becomes a streamed model session whose changes are
-placed and applied as they arrive (EDITS.md "Inline tasks", PROTOCOL.md §5).
+"""LSP edge of inline tasks, ``tether/tasks/run``: an ``@run <instruction>`` line becomes a streamed model
+session whose changes are placed and applied as they arrive (EDITS.md "Inline tasks", PROTOCOL.md §5).
 
 The prompt shows the model the current file and the context the instruction names (a small registry:
 ``@file:path`` inside the workspace, ``@errors``, ``@tabs``); each file is recorded at the version it was shown
