@@ -177,12 +177,6 @@ def locate(record: MarkerRecord, current: str | None) -> Located:
     return locate_all([record], current, {record.id: Reference(record.base_text, record.base)})[0]
 
 
-def list_for(store: MarkerStore, uri: str, current: str | None) -> list[Located]:
-    """Every marker of ``uri`` outside git: located ones in document order, then missing ones."""
-    records = store.for_uri(uri)
-    return locate_all(records, current, {r.id: Reference(r.base_text, r.base) for r in records})
-
-
 def require(store: MarkerStore, marker_id: str) -> MarkerRecord:
     record = store.get(marker_id)
     if record is None:

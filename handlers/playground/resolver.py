@@ -46,10 +46,6 @@ class Thresholds:
 DEFAULT = Thresholds()
 
 
-def threshold(a: str, b: str, limits: Thresholds = DEFAULT) -> float:
-    return limits.for_pair(a, b)
-
-
 @dataclass
 class PromptMatch:
     """``matchPlaygroundMapPrompts``' result: parsed index -> map prompt, what is left, and the file score."""
