@@ -18,6 +18,7 @@ venv: $(STAMP)
 
 system-deps:
 	@bash scripts/ensure-system-deps.sh
+	@bash clients/vscode/e2e/setup.sh
 
 demo: venv
 	$(VENV)/bin/tether-lsp demo examples

@@ -1,0 +1,146 @@
+// A scripted VS Code session for real: code-server (VS Code 1.100) with the Tether extension, driven in
+// headless Chromium by playwright-core. It opens a Python file, runs "Tether: Select…", moves the cursor into
+// a prompt (playground), previews a replacement and accepts it with Tab, then writes what it saw to $OUT.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(path.join(process.env.E2E_CACHE, 'package.json'));
+const { chromium } = require('playwright-core');
+
+const workspace = process.env.WORKSPACE;
+const out = {};
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tether-vscode-'));
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function until(what, check, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+// The extension, installed as code-server expects: <extensions dir>/<publisher>.<name>-<version>.
+const exts = path.join(tmp, 'extensions');
+fs.cpSync(process.env.EXT_SRC, path.join(exts, 'tether.tether-0.1.0'), {
+  recursive: true, filter: (src) => !src.includes(`${path.sep}e2e`),
+});
+const userData = path.join(tmp, 'user-data');
+fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
+  'workbench.startupEditor': 'none',
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'workbench.enableExperiments': false,
+  'editor.inlineSuggest.enabled': false,
+  'tether.server.command': JSON.parse(process.env.SERVER_CMD),
+}));
+
+const port = await freePort();
+const codeServer = spawn(process.env.CODE_SERVER, [
+  '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+  '--disable-workspace-trust', '--user-data-dir', userData, '--extensions-dir', exts, workspace,
+], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_CONFIG_HOME: path.join(tmp, 'config') } });
+let serverLog = '';
+codeServer.stdout.on('data', (d) => { serverLog += d; });
+codeServer.stderr.on('data', (d) => { serverLog += d; });
+
+let browser;
+try {
+  await until('code-server', async () => {
+    try { return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok; } catch { return false; }
+  }, 60000);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+  const statusText = async () => (await page.locator('#workbench\\.parts\\.statusbar').innerText()).replace(/\s+/g, ' ');
+
+  // open calc.py from the Explorer
+  await until('calc.py in the explorer', async () => (await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.py' }).count()) > 0, 60000);
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.py' }).first().click();
+  await until('the editor', async () => (await page.locator('.monaco-editor .view-lines').count()) > 0);
+  out.activated = await until('the Tether status item', async () => {
+    const s = await statusText();
+    return s.includes('Tether:') ? s : false;
+  }, 60000);
+
+  const command = async (title, input) => {
+    await page.keyboard.press('F1'); // the editor keeps the focus (a click would move the cursor)
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(title);
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Enter');
+    if (input !== undefined) {
+      await page.waitForTimeout(400);
+      await page.keyboard.type(input);
+      await page.keyboard.press('Enter');
+    }
+  };
+
+  // a structural selection: the name of every function
+  await command('Tether: Select…', 'selectFunctions selectName');
+  out.selection = await until('the selection', async () => {
+    const s = await statusText();
+    const m = s.match(/Ln (\d+), Col (\d+) \((\d+) selected\)/);
+    return m ? { line: Number(m[1]), col: Number(m[2]), selected: Number(m[3]) } : false;
+  });
+
+  // the playground: the cursor inside SYSTEM_PROMPT
+  await page.keyboard.press('Control+G');
+  await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+  await page.keyboard.type('1:25');
+  await page.keyboard.press('Enter');
+  out.playground = await until('the prompt in the status bar', async () => {
+    const s = await statusText();
+    return s.includes('Tether: SYSTEM_PROMPT') ? 'SYSTEM_PROMPT' : false;
+  });
+
+  // a replacement preview on the blank last line, accepted with Tab
+  await page.keyboard.press('Control+End');
+  await command('Tether: Preview Replacement…', 'def total(items):\\n    return sum(items)');
+  out.preview = await until('the analysis', async () => {
+    const s = await statusText();
+    const m = s.match(/Tether: (replace|insert) \(([^)]*)\)/);
+    return m ? `${m[1]}: ${m[2]}` : false;
+  });
+  out.struck = await page.locator('.view-overlays, .view-lines').locator('[class*="ced-"]').count();
+  await page.screenshot({ path: process.env.SHOT });
+  await page.keyboard.press('Tab');
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Control+S');
+  out.saved = await until('the saved file', async () => {
+    const text = fs.readFileSync(path.join(workspace, 'calc.py'), 'utf8');
+    return text.includes('return sum(items)') ? text : false;
+  });
+} catch (err) {
+  out.error = String(err && err.stack || err);
+  out.serverLog = serverLog.slice(-3000);
+} finally {
+  fs.writeFileSync(process.env.OUT, JSON.stringify(out, null, 2));
+  if (browser) await browser.close();
+  try { process.kill(-codeServer.pid, 'SIGKILL'); } catch {}
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,75 @@
+"""The VS Code extension for real: code-server (VS Code 1.100) with clients/vscode installed, driven in headless
+Chromium (clients/vscode/e2e/run.mjs): "Tether: Select…", the playground's prompt in the status bar, a
+replacement preview (struck old unit) accepted with Tab and saved."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import server_env
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = ROOT / ".cache" / "vscode-e2e"
+SOURCE = """SYSTEM_PROMPT = "You are a helpful assistant for the café menu."
+
+
+def total(items):
+    s = 0
+    for i in items:
+        s += i
+    return s
+
+"""
+
+
+def test_vscode_extension(tmp_path: Path) -> None:
+    code_server = CACHE / "node_modules" / ".bin" / "code-server"
+    ready = (
+        code_server.exists() and (ROOT / "clients" / "vscode" / "node_modules").exists() and shutil.which("chromium")
+    )
+    if not ready:
+        if os.environ.get("TETHER_REQUIRE_EDITORS") or os.environ.get("CI"):
+            pytest.fail("code-server / chromium missing: clients/vscode/e2e/setup.sh installs them")
+        pytest.skip("run clients/vscode/e2e/setup.sh first")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / "calc.py").write_text(SOURCE, encoding="utf-8")
+    out, shot = tmp_path / "out.json", tmp_path / "vscode.png"
+    env = server_env(
+        {
+            "WORKSPACE": str(workspace),
+            "EXT_SRC": str(ROOT / "clients" / "vscode"),
+            "E2E_CACHE": str(CACHE),
+            "CODE_SERVER": str(code_server),
+            "SERVER_CMD": json.dumps([sys.executable, "-m", "server"]),
+            "OUT": str(out),
+            "SHOT": str(shot),
+        }
+    )
+    done = subprocess.run(
+        ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"error": done.stderr}
+    assert "error" not in seen, seen.get("error", "") + "\n" + seen.get("serverLog", "")
+    assert seen["selection"] == {"line": 4, "col": 10, "selected": 5}  # `total` selected (the cursor at its end)
+    assert seen["playground"] == "SYSTEM_PROMPT"
+    assert seen["preview"] == "replace: replaces the function 'total'"
+    assert seen["struck"] >= 1  # the old unit is decorated
+    expected = SOURCE.replace(
+        "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
+    )
+    assert seen["saved"] == expected  # the old function replaced, the cursor line kept
