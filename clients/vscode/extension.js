@@ -134,6 +134,47 @@ async function runTask() {
   vscode.window.showInformationMessage(`Tether: ${result.edits.length} change(s); log: ${result.sessionUri}`);
 }
 
+// Inline completions from the server (with tether.inference.endpoint set). A multi-line replacement (this
+// client opts into such ranges) is not handed to VS Code, which mishandles them: it becomes the preview.
+function inlineProvider() {
+  return {
+    async provideInlineCompletionItems(document, pos, context, token) {
+      const editor = vscode.window.activeTextEditor;
+      const result = await client.sendRequest('textDocument/inlineCompletion', {
+        textDocument: { uri: document.uri.toString() },
+        position: { line: pos.line, character: pos.character },
+        context: { triggerKind: context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke ? 1 : 2 },
+      }, token);
+      const items = [];
+      for (const item of (result && result.items) || []) {
+        const range = item.range ? toRange(item.range) : new vscode.Range(pos, pos);
+        if (range.start.line !== range.end.line && editor && editor.document === document) {
+          const old = new vscode.Range(range.start.line + (range.start.character === 0 && document.lineAt(range.start.line).isEmptyOrWhitespace ? 1 : 0), 0, range.end.line, range.end.character);
+          status.text = 'Tether: replacement pending (Tab / Escape)';
+          await showReplacement(editor, {
+            mode: 'replace', showVisualDiff: true,
+            replaceRange: { start: { line: old.start.line, character: 0 }, end: { line: old.end.line, character: old.end.character } },
+            edit: { range: item.range, newText: item.insertText },
+          });
+          continue;
+        }
+        items.push(new vscode.InlineCompletionItem(item.insertText, range));
+      }
+      return items;
+    },
+  };
+}
+
+// The client capability that says multi-line inline completion ranges are handled (by the preview).
+const multilineRanges = {
+  fillClientCapabilities(capabilities) {
+    capabilities.experimental = { ...(capabilities.experimental || {}), tether: { multilineInlineCompletionRange: true } };
+  },
+  initialize() {},
+  getState() { return { kind: 'static' }; },
+  dispose() {},
+};
+
 function sendCursor(editor) {
   if (!client || !editor || !['python', 'yaml', 'ansible'].includes(editor.document.languageId)) return;
   client.sendNotification('tether/editor/didChangeCursor', {
@@ -148,7 +189,15 @@ async function activate(context) {
     documentSelector: [{ language: 'python' }, { language: 'yaml' }, { language: 'ansible' }],
     initializationOptions: { tether: config.get('settings') },
     synchronize: { configurationSection: 'tether.settings' },
+    middleware: {
+      workspace: {
+        // the server reads section `tether`: answer with the `tether.settings` object, not the extension's keys
+        configuration: (params) => params.items.map((item) => (item.section === 'tether'
+          ? vscode.workspace.getConfiguration('tether').get('settings') : null)),
+      },
+    },
   });
+  client.registerFeature(multilineRanges);
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   status.text = 'Tether';
   status.show();
@@ -161,6 +210,8 @@ async function activate(context) {
     vscode.commands.registerCommand('tether.acceptReplacement', acceptReplacement),
     vscode.commands.registerCommand('tether.rejectReplacement', clearPending),
     vscode.commands.registerCommand('tether.runTask', runTask),
+    vscode.languages.registerInlineCompletionItemProvider(
+      [{ language: 'python' }, { language: 'yaml' }, { language: 'ansible' }], inlineProvider()),
     vscode.window.onDidChangeActiveTextEditor((editor) => {
       if (!editor) return;
       client.sendNotification('tether/editor/didChangeActiveEditor', {

@@ -45,7 +45,7 @@ def _git(cwd: Path, *args: str) -> str | None:
         return None
     if done.returncode != 0:
         err = done.stderr.decode("utf-8", errors="replace").strip()
-        if "not a git repository" not in err:
+        if err and "not a git repository" not in err:  # quiet failures (`--verify -q HEAD` before a commit) are answers
             warn_once(f"git-error:{cwd}:{args[0]}", f"git {args[0]} failed in {cwd}: {err.splitlines()[-1:] or ''}")
         return None
     return done.stdout.decode("utf-8", errors="replace")

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_replacement_e2e import COMPLETION, SITE
+from tests.fakemodel import Answer, RunningModel
 from tests.helpers import server_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +45,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
     workspace.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
     (workspace / "calc.py").write_text(SOURCE, encoding="utf-8")
+    (workspace / "site.yml").write_text(SITE, encoding="utf-8")
     out, shot = tmp_path / "out.json", tmp_path / "vscode.png"
     env = server_env(
         {
@@ -50,19 +53,21 @@ def test_vscode_extension(tmp_path: Path) -> None:
             "EXT_SRC": str(ROOT / "clients" / "vscode"),
             "E2E_CACHE": str(CACHE),
             "CODE_SERVER": str(code_server),
-            "SERVER_CMD": json.dumps([sys.executable, "-m", "server"]),
+            "SERVER_CMD": json.dumps([sys.executable, "-m", "server", "--log-file", str(tmp_path / "server.log")]),
             "OUT": str(out),
             "SHOT": str(shot),
         }
     )
-    done = subprocess.run(
-        ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
+    with RunningModel(Answer(COMPLETION)) as model:  # the AI completion the inline step gets
+        env["TETHER_SETTINGS"] = json.dumps({"inference": {"endpoint": model.url(), "delay": 0}})
+        done = subprocess.run(
+            ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
     seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"error": done.stderr}
     assert "error" not in seen, seen.get("error", "") + "\n" + seen.get("serverLog", "")
     assert seen["selection"] == {"line": 4, "col": 10, "selected": 5}  # `total` selected (the cursor at its end)
@@ -73,3 +78,9 @@ def test_vscode_extension(tmp_path: Path) -> None:
         "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
     )
     assert seen["saved"] == expected  # the old function replaced, the cursor line kept
+    # the model's completion under `shell:`: previewed as a replacement, accepted with Tab
+    assert seen["inline"] == "pending"
+    assert seen["yaml"] == SITE.replace(
+        '\n        command: >-\n          "{{ old command that should be deleted }}"\n        register: old_result',
+        COMPLETION,
+    )

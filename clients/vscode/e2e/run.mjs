@@ -49,8 +49,9 @@ fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
   'update.mode': 'none',
   'extensions.autoCheckUpdates': false,
   'workbench.enableExperiments': false,
-  'editor.inlineSuggest.enabled': false,
+  'editor.inlineSuggest.enabled': true,
   'tether.server.command': JSON.parse(process.env.SERVER_CMD),
+  'tether.settings': JSON.parse(process.env.TETHER_SETTINGS || '{}'),
 }));
 
 const port = await freePort();
@@ -134,6 +135,35 @@ try {
     const text = fs.readFileSync(path.join(workspace, 'calc.py'), 'utf8');
     return text.includes('return sum(items)') ? text : false;
   });
+
+  // an AI completion (the fake model) on the blank line under `shell:`: a replacement, previewed, Tab
+  if (fs.existsSync(path.join(workspace, 'site.yml'))) {
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'site.yml' }).first().click();
+    await until('site.yml in the editor', async () => (await page.locator('.tab.active', { hasText: 'site.yml' }).count()) > 0);
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type('6:1');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    // VS Code may cancel a request it made while the palette closed: ask again until the preview shows
+    for (let attempt = 0; attempt < 4 && !out.inline; attempt++) {
+      await command('Trigger Inline Suggestion');
+      out.inline = await until('the replacement preview', async () => {
+        const s = await statusText();
+        return s.includes('replacement pending') ? 'pending' : false;
+      }, 8000).catch(() => undefined);
+    }
+    if (!out.inline) throw new Error('no replacement preview after 4 inline suggestion requests');
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-inline.png') });
+    await page.keyboard.press('Tab');
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+S');
+    out.yaml = await until('the saved yaml', async () => {
+      const text = fs.readFileSync(path.join(workspace, 'site.yml'), 'utf8');
+      return text.includes('oc get nodes') ? text : false;
+    });
+  }
 } catch (err) {
   out.error = String(err && err.stack || err);
   out.serverLog = serverLog.slice(-3000);
