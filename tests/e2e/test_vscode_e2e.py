@@ -14,22 +14,14 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_editors_e2e import SOURCE as EDITOR_SOURCE
 from tests.e2e.test_replacement_e2e import COMPLETION, SITE
 from tests.fakemodel import Answer, RunningModel
 from tests.helpers import server_env
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "vscode-e2e"
-SOURCE = """SYSTEM_PROMPT = "You are a helpful assistant for the café menu."
-
-
-def total(items):
-    s = 0
-    for i in items:
-        s += i
-    return s
-
-"""
+SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview
 
 
 def test_vscode_extension(tmp_path: Path) -> None:
