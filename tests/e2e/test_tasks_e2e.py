@@ -235,10 +235,23 @@ async def test_no_endpoint_says_which_setting_to_set(tmp_path: Path) -> None:
             await raw_request(lsp, "tether/tasks/run", run_params(calc))
         assert info.value.code == -32803
         assert "tether.tasks.endpoint" in str(info.value.message)
-        with pytest.raises(JsonRpcException) as bad:
-            await raw_request(
-                lsp, "tether/tasks/run", {"textDocument": {"uri": calc.uri}, "position": {"line": 0, "character": 0}}
-            )
-        assert bad.value.code in (-32602, -32803)
     finally:
         await stop(lsp)
+
+
+async def test_a_line_without_an_instruction_is_refused(tmp_path: Path) -> None:
+    with RunningModel(Answer(chunks=tokens(RESPONSE))) as model:
+        lsp, ws = await start(tmp_path, model)
+        try:
+            calc = ws.open("calc.py", CALC)
+            with pytest.raises(JsonRpcException) as info:
+                await raw_request(
+                    lsp,
+                    "tether/tasks/run",
+                    {"textDocument": {"uri": calc.uri}, "position": {"line": 0, "character": 0}},
+                )
+            assert info.value.code == -32602
+            assert "position: the line holds no `@run <instruction>`" in str(info.value.message)
+        finally:
+            await stop(lsp)
+    assert model.requests == []  # nothing was sent to the model
