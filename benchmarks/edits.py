@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import python_file
 from benchmarks.syntax import row
-from handlers.edits.resolve import EditRequest, Options, resolve_all
-from server.documents import ContentChange, Document
-from server.lspclient import make_client, raw_request
-from server.positions import Encoding, Pos
+from tether_lsp.handlers.edits.resolve import EditRequest, Options, resolve_all
+from tether_lsp.server.documents import ContentChange, Document
+from tether_lsp.server.lspclient import make_client, raw_request
+from tether_lsp.server.positions import Encoding, Pos
 
 
 def history_document(lines: list[str], versions: int) -> tuple[Document, str]:
@@ -105,7 +105,7 @@ async def bench_over_stdio() -> None:
         return editor.apply(params)
 
     with tempfile.TemporaryDirectory() as tmp:
-        await client.start_io(sys.executable, "-m", "server")
+        await client.start_io(sys.executable, "-m", "tether_lsp")
         await raw_request(client, "initialize", {"processId": None, "rootUri": Path(tmp).as_uri(), "capabilities": {}})
         client.initialized(types.InitializedParams())
         uri = (Path(tmp) / "big.py").as_uri()

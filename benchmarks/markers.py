@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import markers_reference
 from benchmarks.corpus import python_file
 from benchmarks.syntax import pct, row
-from handlers.markers.calculator import Location, calculate, split_lines
-from handlers.markers.store import MarkerRecord, MarkerStore, StoredLocation
-from server.lspclient import make_client, raw_request
-from server.storage import Database
+from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
+from tether_lsp.handlers.markers.store import MarkerRecord, MarkerStore, StoredLocation
+from tether_lsp.server.lspclient import make_client, raw_request
+from tether_lsp.server.storage import Database
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench",
@@ -138,7 +138,7 @@ async def start_server(root: Path) -> tuple[Any, list[Any]]:
     def on_progress(params: Any) -> None:
         progress.append(params)
 
-    await client.start_io(sys.executable, "-m", "server")
+    await client.start_io(sys.executable, "-m", "tether_lsp")
     params = {"processId": None, "rootUri": root.as_uri(), "capabilities": {"window": {"workDoneProgress": True}}}
     await raw_request(client, "initialize", params)
     client.initialized(types.InitializedParams())

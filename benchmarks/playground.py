@@ -22,13 +22,13 @@ from lsprotocol import types
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.syntax import row
-from handlers.playground.engine import Playground, detect
-from handlers.playground.model import PlaygroundMap
-from handlers.playground.resolver import resolve_file_prompts
-from server.documents import ContentChange, Document
-from server.lspclient import make_client, raw_request
-from server.positions import Encoding, Pos
-from server.syntax import SyntaxCache, parse_text
+from tether_lsp.handlers.playground.engine import Playground, detect
+from tether_lsp.handlers.playground.model import PlaygroundMap
+from tether_lsp.handlers.playground.resolver import resolve_file_prompts
+from tether_lsp.server.documents import ContentChange, Document
+from tether_lsp.server.lspclient import make_client, raw_request
+from tether_lsp.server.positions import Encoding, Pos
+from tether_lsp.server.syntax import SyntaxCache, parse_text
 
 WORDS = [
     "summarize",
@@ -120,7 +120,7 @@ async def over_stdio(count: int = 200, edits: int = 40) -> list[float]:
     text = prompts_file(count)
     with tempfile.TemporaryDirectory() as tmp:
         client = make_client("bench")
-        await client.start_io(sys.executable, "-m", "server")
+        await client.start_io(sys.executable, "-m", "tether_lsp")
         init: dict[str, Any] = {"processId": None, "rootUri": Path(tmp).as_uri(), "capabilities": {}}
         await raw_request(client, "initialize", init)
         client.initialized(types.InitializedParams())

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import ansible_file, python_file, yaml_file
 from benchmarks.syntax import row
-from handlers.replacement.engine import analyze
-from handlers.replacement.model import Options
-from server.syntax import parse_text
+from tether_lsp.handlers.replacement.engine import analyze
+from tether_lsp.handlers.replacement.model import Options
+from tether_lsp.server.syntax import parse_text
 
 
 def samples(text: str, language: str, count: int, seed: int) -> list[tuple[bytes, Tree, int, str]]:

@@ -18,7 +18,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from server.lspclient import make_client, raw_request
+from tether_lsp.server.lspclient import make_client, raw_request
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -121,7 +121,7 @@ SCENARIOS: dict[str, dict[str, list[Step]]] = {
 
 
 async def bench_tether(root: Path, texts: dict[str, str], runs: int) -> dict[str, float]:
-    client = await start([sys.executable, "-m", "server", "--log-level", "warning"], root)
+    client = await start([sys.executable, "-m", "tether_lsp", "--log-level", "warning"], root)
     p50s: dict[str, float] = {}
     try:
         for language, text in texts.items():

@@ -17,14 +17,14 @@ import psutil
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from server.lspclient import make_client, raw_request
+from tether_lsp.server.lspclient import make_client, raw_request
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import python_file, yaml_file
-from server.documents import ContentChange, Document
-from server.positions import Encoding, Pos
-from server.syntax import SyntaxCache, parse_text
+from tether_lsp.server.documents import ContentChange, Document
+from tether_lsp.server.positions import Encoding, Pos
+from tether_lsp.server.syntax import SyntaxCache, parse_text
 
 
 def pct(samples: list[float], p: float) -> float:
@@ -90,7 +90,7 @@ def edit_sites(text: str, kind: str, count: int) -> list[tuple[int, int]]:
 async def start_client() -> tuple[LanguageClient, float]:
     client = make_client("bench")
     t = time.perf_counter()
-    await client.start_io(sys.executable, "-m", "server", "--log-level", "warning")
+    await client.start_io(sys.executable, "-m", "tether_lsp", "--log-level", "warning")
     await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(), process_id=None))
     elapsed = (time.perf_counter() - t) * 1000
     client.initialized(types.InitializedParams())

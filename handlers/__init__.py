@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from server.app import TetherServer
-    from server.demo import Section
+    from tether_lsp.server.app import TetherServer
+    from tether_lsp.server.demo import Section
 
 
 def register(server: TetherServer) -> None:

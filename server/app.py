@@ -3,8 +3,8 @@
 ``TetherServer`` owns the text model (:mod:`server.documents`), the parse cache (:mod:`server.syntax`),
 the negotiated position encoding, the validated settings and the (lazily opened) database. Document
 notifications are the only writers and stay small (STYLE.md 2): apply the change, reparse incrementally,
-tell listeners. Features never register themselves on import: :func:`create_server` calls
-``handlers.register(server)``, the one router that lists every method.
+tell listeners. Features never register themselves on import: the composition root
+(``tether_lsp.compose``) builds a ``TetherServer`` and hands it to each feature's ``register``.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from tree_sitter import Tree
 
-from . import __version__, logs
+from . import logs
 from .documents import ContentChange, Document, DocumentStore
 from .errors import INTERNAL_ERROR, InvalidParams, TetherError, to_jsonrpc
 from .positions import Encoding, Pos, choose_encoding
-from .protocol import TetherProtocol, make_converter, register_method
+from .protocol import TetherProtocol, make_converter, register_method, register_outgoing
 from .settings import DatabaseSettings, LogSettings, Settings, extract_tether, parse
 from .syntax import Snapshot, SyntaxCache
 
@@ -114,10 +114,10 @@ def uri_to_path(uri: str) -> Path | None:
 class TetherServer(LanguageServer):
     """The language server and the state shared by all features."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str, version: str) -> None:
         super().__init__(
-            "tether-lsp",
-            __version__,
+            name,
+            version,
             protocol_cls=TetherProtocol,
             converter_factory=make_converter,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
@@ -146,7 +146,7 @@ class TetherServer(LanguageServer):
         self,
         method: str,
         params: type[Any] | None = None,
-        result: type[Any] | None = None,
+        result: Any = None,
         *,
         options: Any = None,
         custom: bool | None = None,
@@ -189,6 +189,10 @@ class TetherServer(LanguageServer):
         """Register a custom client -> server notification with typed params."""
         register_method(method, params, None, request=False)
         return self.handler(method, custom=False)
+
+    def sends(self, method: str, params: type[Any]) -> None:
+        """Declare a custom server -> client notification (its params class documents its shape)."""
+        register_outgoing(method, params)
 
     # --- state for features ------------------------------------------------------------------------
 
@@ -317,6 +321,7 @@ def register_lifecycle(server: TetherServer) -> None:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
+        """Negotiate the position encoding, read the workspace root and the initial settings."""
         ls.client_log.bind(asyncio.get_event_loop())
         general = params.capabilities.general
         offered = [str(getattr(e, "value", e)) for e in (general.position_encodings or [])] if general else []
@@ -327,10 +332,11 @@ def register_lifecycle(server: TetherServer) -> None:
         ls.apply_settings(extract_tether(params.initialization_options))
         if params.process_id and params.process_id != os.getpid():
             _watch_parent(params.process_id)
-        log.info("tether-lsp %s: position encoding %s, root %s", __version__, ls.encoding, ls.workspace_root)
+        log.info("%s %s: position encoding %s, root %s", ls.name, ls.version, ls.encoding, ls.workspace_root)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: TetherServer, _params: types.InitializedParams) -> None:
+        """Register for configuration changes, pull the settings, start the features' first work."""
         caps = ls.client_capabilities.workspace
         if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
             try:
@@ -352,6 +358,7 @@ def register_lifecycle(server: TetherServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurationParams) -> None:
+        """Re-read the `tether` settings."""
         if not await _pull_configuration(ls):
             pushed = extract_tether(params.settings, bare=False)
             if pushed is not None:
@@ -359,6 +366,7 @@ def register_lifecycle(server: TetherServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
+        """Hold the document's text and parse it (Python and YAML)."""
         item = params.text_document
         doc = ls.documents.open(item.uri, item.language_id, item.version, item.text)
         snapshot = ls.syntax.open(doc)
@@ -366,6 +374,7 @@ def register_lifecycle(server: TetherServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
+        """Apply incremental or full-text changes."""
         uri, version = params.text_document.uri, params.text_document.version
         doc = ls.documents.get(uri)
         if doc is None:
@@ -379,6 +388,7 @@ def register_lifecycle(server: TetherServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> None:
+        """Forget the document."""
         uri = params.text_document.uri
         ls.documents.close(uri)
         ls.syntax.close(uri)
@@ -386,10 +396,12 @@ def register_lifecycle(server: TetherServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
     def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
+        """Saved: markers are recomputed from the committed text."""
         _emit(ls, DocumentEvent("save", params.text_document.uri, ls.snapshot(params.text_document.uri)))
 
     @server.handler("tether/documentInfo", DocumentInfoParams, DocumentInfo)
     def document_info(ls: TetherServer, params: DocumentInfoParams) -> DocumentInfo:
+        """What the server holds for an open document: language, size, parse time, syntax errors."""
         uri = params.text_document.uri
         doc, snapshot = ls.documents.get(uri), ls.snapshot(uri)
         if doc is None or snapshot is None:
@@ -425,6 +437,7 @@ def register_lifecycle(server: TetherServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: TetherServer, *_args: Any) -> None:
+        """Flush pending writes, stop background work, close the databases."""
         for hook in ls.shutdown_hooks:
             try:
                 hook()
@@ -463,12 +476,3 @@ async def _pull_configuration(ls: TetherServer) -> bool:
     pulled = result[0] if result else None
     ls.apply_settings(extract_tether(ls._init_options), pulled if isinstance(pulled, dict) else None)
     return True
-
-
-def create_server() -> TetherServer:
-    from handlers import register
-
-    server = TetherServer()
-    register_lifecycle(server)
-    register(server)
-    return server

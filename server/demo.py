@@ -1,17 +1,11 @@
-"""``tether-lsp demo [DIR]``: a scripted, headless LSP session over stdio against the real server.
-
-It starts ``python -m server`` as a subprocess, initializes, opens every Python/YAML file under DIR, prints
-what the server holds for each (language, size, parse time) and an expand-selection at an interesting
-position, then shuts down cleanly. Each feature adds its section through ``handlers.demo_sections``.
+"""What every section of ``tether-lsp demo`` shares: the opened files, printing, ranges, and the runtime's own
+sections (what the server holds for each file, an expand-selection). The driver that starts the server
+and runs every feature's section is ``tether_lsp.demo``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
-import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,8 +13,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from . import __version__
-from .lspclient import make_client, raw_request
+from .lspclient import raw_request
 from .syntax import language_for
 
 LANGUAGE_IDS = {".py": "python", ".pyi": "python", ".yaml": "yaml", ".yml": "yaml"}
@@ -119,13 +112,6 @@ async def section_selection_range(client: LanguageClient, files: list[OpenFile])
     say()
 
 
-def sections() -> list[tuple[str, Section]]:
-    """The runtime's sections, then each feature's (``handlers.demo_sections``)."""
-    from handlers import demo_sections
-
-    return [("documents", section_files), ("selectionRange", section_selection_range), *demo_sections()]
-
-
 def collect(folder: Path) -> list[OpenFile]:
     files: list[OpenFile] = []
     for path in sorted(folder.rglob("*")):
@@ -135,52 +121,3 @@ def collect(folder: Path) -> list[OpenFile]:
                 continue
             files.append(OpenFile(path, uri, LANGUAGE_IDS[path.suffix], path.read_text(encoding="utf-8")))
     return files
-
-
-async def run(folder: Path, files: list[OpenFile], root_uri: str) -> int:
-    client = make_client("tether-demo", __version__)
-    started = time.perf_counter()
-    await client.start_io(sys.executable, "-m", "server", "--log-level", "warning")
-    try:
-        result = await client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                root_uri=root_uri,
-                process_id=os.getpid(),
-            )
-        )
-        init_ms = (time.perf_counter() - started) * 1000
-        client.initialized(types.InitializedParams())
-        info = result.server_info
-        say(
-            f"Tether demo: {info.name if info else '?'} {info.version if info else ''} over stdio, "
-            f"initialized in {init_ms:.0f} ms, position encoding {result.capabilities.position_encoding}"
-        )
-        say(f"Opening {len(files)} files from {folder}")
-        say()
-        for f in files:
-            client.text_document_did_open(
-                types.DidOpenTextDocumentParams(
-                    text_document=types.TextDocumentItem(uri=f.uri, language_id=f.language_id, version=1, text=f.text)
-                )
-            )
-        for _name, section in sections():
-            await section(client, files)
-        await client.shutdown_async(None)
-        client.exit(None)
-        say("Session closed cleanly (shutdown, exit).")
-        return 0
-    finally:
-        await client.stop()  # type: ignore[no-untyped-call]
-
-
-def main(argv: Sequence[str]) -> int:
-    folder = Path(argv[0]) if argv else Path("examples")
-    if not folder.is_dir():
-        print(f"tether-lsp demo: {folder} is not a directory", file=sys.stderr)
-        return 2
-    files = collect(folder)
-    if not files:
-        print(f"tether-lsp demo: no Python or YAML files under {folder}", file=sys.stderr)
-        return 1
-    return asyncio.run(run(folder, files, folder.resolve().as_uri()))

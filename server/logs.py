@@ -18,7 +18,7 @@ from pygls.exceptions import JsonRpcException
 from .errors import INTERNAL_ERROR
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
-OUR_LOGGERS = ("server", "handlers", "tether")
+OUR_LOGGERS = ("tether_lsp",)
 
 
 class _ExpectedErrorFilter(logging.Filter):

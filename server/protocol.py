@@ -36,16 +36,19 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A custom method: its params class (None: any JSON), result class, and whether it is a request."""
+    """A custom method: its params class (None: any JSON), result class, whether it is a request, and who
+    sends it (``client``: the editor, handled here; ``server``: a notification Tether sends)."""
 
     method: str
     params: type[Any] | None
     result: type[Any] | None
     request: bool
+    sender: str = "client"
 
 
 _METHODS: dict[str, MethodSpec] = {}
 _MESSAGE_TYPES: dict[str, type[Any]] = {}
+_OUTGOING: dict[str, MethodSpec] = {}
 
 
 def register_method(
@@ -54,6 +57,16 @@ def register_method(
     """Declare a custom method's types (called by each feature's ``lsp.py``)."""
     _METHODS[method] = MethodSpec(method, params, result, request)
     _MESSAGE_TYPES.pop(method, None)
+
+
+def register_outgoing(method: str, params: type[Any]) -> None:
+    """Declare a notification the server sends (documented with the rest; never dispatched here)."""
+    _OUTGOING[method] = MethodSpec(method, params, None, False, "server")
+
+
+def methods() -> list[MethodSpec]:
+    """Every custom method, both directions, by name (for the generated protocol reference)."""
+    return sorted([*_METHODS.values(), *_OUTGOING.values()], key=lambda spec: spec.method)
 
 
 def _message_type(spec: MethodSpec) -> type[Any]:
@@ -120,7 +133,7 @@ def _json_repr(value: Any) -> str:
 
 
 def _is_tether_class(cls: type[Any]) -> bool:
-    return attrs.has(cls) and cls.__module__.split(".", 1)[0] in {"server", "handlers", "tests"}
+    return attrs.has(cls) and cls.__module__.split(".", 1)[0] in {"tether_lsp", "tests"}
 
 
 def make_converter() -> cattrs.Converter:

@@ -2,10 +2,14 @@
 
 Why this shape: ``server/`` knows no feature, yet settings must be validated in one place. Each feature
 declares a frozen dataclass of its settings (field names = the camelCase keys on the wire, defaults = the
-documented defaults) and registers it under a section name; :func:`parse` validates a raw JSON object
-against all registered sections. A wrongly typed value is rejected with a warning naming the key and the
-default is kept; unknown keys produce one warning naming them. Both nested (``{"database": {"url": ..}}``)
+documented defaults), each field made with :func:`setting` so that it carries its description, range and
+choices, and registers it under a section name; :func:`parse` validates a raw JSON object against all
+registered sections. A wrongly typed or out-of-range value is rejected with a warning naming the key and
+the default is kept; unknown keys produce one warning naming them. Both nested (``{"database": {"url": ..}}``)
 and dotted (``{"database.url": ..}``) keys are accepted, as editors send either.
+
+These dataclasses are the one description of the settings: the JSON Schema, the settings reference in
+``docs/`` and VS Code's ``contributes.configuration`` are generated from them (``tether_lsp.docgen``).
 """
 
 from __future__ import annotations
@@ -13,39 +17,83 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class SettingInfo:
+    """What a setting means and which values it accepts beyond its type (kept in the field's metadata)."""
+
+    description: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] | None = None
+
+
+def setting(
+    default: Any = dataclasses.MISSING,
+    description: str = "",
+    *,
+    factory: Callable[[], Any] | None = None,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    choices: Sequence[str] | None = None,
+) -> Any:
+    """A settings field: its default (or ``factory`` for lists), a one-sentence description, its limits."""
+    if not description:
+        raise ValueError("every setting needs a description")
+    info = SettingInfo(description, minimum, maximum, tuple(choices) if choices is not None else None)
+    if factory is not None:
+        return field(default_factory=factory, metadata={"tether": info})
+    return field(default=default, metadata={"tether": info})
+
+
+def info_of(f: dataclasses.Field[Any]) -> SettingInfo:
+    """The description and limits of a settings field (a bare field has none)."""
+    info = f.metadata.get("tether")
+    return info if isinstance(info, SettingInfo) else SettingInfo("")
+
+
 @dataclass(frozen=True, slots=True)
 class DatabaseSettings:
     """Where persistent data lives (markers, playground state)."""
 
-    #: SQLAlchemy URL; a PostgreSQL URL shares data with a team. None: the default SQLite file.
-    url: str | None = None
+    url: str | None = setting(
+        None,
+        "SQLAlchemy URL of the database. A PostgreSQL URL (`postgresql+psycopg://user@host/db`, needs "
+        "`tether-lsp[postgres]`) shares markers with a team. null: a SQLite file in `.git/tether/tether.db` of "
+        "the workspace's clone, else in the user data folder. `TETHER_DATABASE_URL` in the environment works too.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class LogSettings:
     """How much the server logs to the client (``window/logMessage``)."""
 
-    level: str = "info"
+    level: str = setting(
+        "info",
+        "The least severe log level sent to the client as `window/logMessage`.",
+        choices=("debug", "info", "warning", "error"),
+    )
 
 
 _SECTIONS: dict[str, type[Any]] = {"database": DatabaseSettings, "log": LogSettings}
-_CHOICES: dict[str, tuple[str, ...]] = {"log.level": ("debug", "info", "warning", "error")}
 
 
-def register_section(name: str, cls: type[Any], choices: Mapping[str, tuple[str, ...]] | None = None) -> None:
+def register_section(name: str, cls: type[Any]) -> None:
     """Declare a feature's settings section (a frozen dataclass with defaults for every field)."""
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls!r} is not a dataclass")
     _SECTIONS[name] = cls
-    for key, allowed in (choices or {}).items():
-        _CHOICES[f"{name}.{key}"] = allowed
+
+
+def sections() -> dict[str, type[Any]]:
+    """Every registered section by name (for the generated schema and docs)."""
+    return dict(_SECTIONS)
 
 
 @dataclass(frozen=True)
@@ -75,18 +123,31 @@ def _flatten(raw: Mapping[str, Any], leaves: Mapping[str, Any], prefix: str = ""
     return flat
 
 
-def _leaf_keys() -> dict[str, tuple[str, type[Any], str]]:
-    """Every known dotted key -> (section name, section class, field name)."""
-    return {f"{name}.{f.name}": (name, cls, f.name) for name, cls in _SECTIONS.items() for f in dataclasses.fields(cls)}
+def _leaf_keys() -> dict[str, tuple[str, type[Any], dataclasses.Field[Any]]]:
+    """Every known dotted key -> (section name, section class, field)."""
+    return {f"{name}.{f.name}": (name, cls, f) for name, cls in _SECTIONS.items() for f in dataclasses.fields(cls)}
 
 
-def _type_name(tp: Any) -> str:
+def _out_of_range(value: Any, info: SettingInfo) -> str | None:
+    """Why ``value`` breaks the setting's choices or range, or None."""
+    if info.choices is not None and value not in info.choices:
+        return f"expected one of {', '.join(info.choices)}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if info.minimum is not None and value < info.minimum:
+            return f"expected at least {info.minimum:g}"
+        if info.maximum is not None and value > info.maximum:
+            return f"expected at most {info.maximum:g}"
+    return None
+
+
+def type_name(tp: Any) -> str:
+    """A type hint in words (``a list of a string``), for messages."""
     origin = typing.get_origin(tp)
     if origin in (types.UnionType, typing.Union):
-        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+        return " or ".join(type_name(a) for a in typing.get_args(tp))
     if origin is list:
         (inner,) = typing.get_args(tp) or (Any,)
-        return f"a list of {_type_name(inner)}"
+        return f"a list of {type_name(inner)}"
     names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", type(None): "null"}
     return names.get(tp, getattr(tp, "__name__", str(tp)))
 
@@ -134,23 +195,14 @@ def parse(*sources: Mapping[str, Any] | None) -> tuple[Settings, list[str]]:
     for key, value in merged.items():
         if key not in leaves:
             continue
-        section, cls, name = leaves[key]
-        hint = typing.get_type_hints(cls)[name]
-        allowed = _CHOICES.get(key)
-        if not _check(value, hint):
-            default = getattr(cls(), name)
-            warnings.append(
-                f"setting tether.{key}: expected {_type_name(hint)}, got {value!r}; keeping the default {default!r}"
-            )
+        section, cls, f = leaves[key]
+        hint = typing.get_type_hints(cls)[f.name]
+        problem = f"expected {type_name(hint)}" if not _check(value, hint) else _out_of_range(value, info_of(f))
+        if problem is not None:
+            default = getattr(cls(), f.name)
+            warnings.append(f"setting tether.{key}: {problem}, got {value!r}; keeping the default {default!r}")
             continue
-        if allowed is not None and value not in allowed:
-            default = getattr(cls(), name)
-            warnings.append(
-                f"setting tether.{key}: expected one of {', '.join(allowed)}, got {value!r}; "
-                f"keeping the default {default!r}"
-            )
-            continue
-        given.setdefault(section, {})[name] = float(value) if hint is float else value
+        given.setdefault(section, {})[f.name] = float(value) if hint is float else value
     values: dict[str, Any] = {}
     for name, cls in _SECTIONS.items():
         values[name] = cls(**given.get(name, {}))

@@ -10,7 +10,7 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from server.lspclient import plain, raw_notify, raw_request
+from tether_lsp.server.lspclient import plain, raw_notify, raw_request
 
 __all__ = ["plain", "raw_notify", "raw_request"]
 
@@ -35,7 +35,7 @@ def server_env(extra: dict[str, str] | None = None, tmp_home: Path | None = None
 
 
 def server_config(**env: str) -> ClientServerConfig:
-    return ClientServerConfig(server_command=[sys.executable, "-m", "server"], server_env=server_env(env))
+    return ClientServerConfig(server_command=[sys.executable, "-m", "tether_lsp"], server_env=server_env(env))
 
 
 def capabilities(encodings: list[str] | None = None, configuration: bool = False) -> types.ClientCapabilities:

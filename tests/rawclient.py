@@ -17,7 +17,7 @@ from tests.helpers import server_env
 class RawServer:
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server", *args],
+            [sys.executable, "-m", "tether_lsp", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -182,18 +182,23 @@ function sendCursor(editor) {
   });
 }
 
+// The server's `tether` section: every tether.* setting but the extension's own (tether.server.*).
+function serverSettings() {
+  const all = JSON.parse(JSON.stringify(vscode.workspace.getConfiguration('tether')));
+  delete all.server;
+  return all;
+}
+
 async function activate(context) {
   const config = vscode.workspace.getConfiguration('tether');
   const [command, ...args] = config.get('server.command');
   client = new LanguageClient('tether', 'Tether', { command, args }, {
     documentSelector: [{ language: 'python' }, { language: 'yaml' }, { language: 'ansible' }],
-    initializationOptions: { tether: config.get('settings') },
-    synchronize: { configurationSection: 'tether.settings' },
+    initializationOptions: { tether: serverSettings() },
+    synchronize: { configurationSection: 'tether' },
     middleware: {
       workspace: {
-        // the server reads section `tether`: answer with the `tether.settings` object, not the extension's keys
-        configuration: (params) => params.items.map((item) => (item.section === 'tether'
-          ? vscode.workspace.getConfiguration('tether').get('settings') : null)),
+        configuration: (params) => params.items.map((item) => (item.section === 'tether' ? serverSettings() : null)),
       },
     },
   });

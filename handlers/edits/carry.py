@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from server.documents import ByteEdit
+from tether_lsp.server.documents import ByteEdit
 
 
 @dataclass(frozen=True)

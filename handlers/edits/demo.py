@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from server.demo import say
-from server.lspclient import raw_request
+from tether_lsp.server.demo import say
+from tether_lsp.server.lspclient import raw_request
 
 if TYPE_CHECKING:
     from pygls.lsp.client import LanguageClient
 
-    from server.demo import OpenFile
+    from tether_lsp.server.demo import OpenFile
 
 URI = "untitled:/demo/orders.py"
 TEXT = """def total(order):

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 import attrs
 from lsprotocol import types
 
-from server.documents import Document
-from server.errors import InvalidParams
-from server.positions import lsp_range
+from tether_lsp.server.documents import Document
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.positions import lsp_range
 
 from .resolve import EditRequest, Options, Resolution, Text, resolve_all, resolve_one
 from .stream import Stream, Write
 
 if TYPE_CHECKING:
-    from server.app import TetherServer
+    from tether_lsp.server.app import TetherServer
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +113,8 @@ class EndParams:
 
 @attrs.define
 class DidUpdate:
+    """A stream's status or range changed (for decorations)."""
+
     edit_id: str
     status: str
     range: types.Range | None = attrs.field(default=None, metadata=OMIT)
@@ -163,6 +165,7 @@ def check_overlaps(results: list[Resolution]) -> None:
 def register(server: TetherServer) -> None:
     @server.handler("tether/edits/resolve", ResolveParams, ResolveResult)
     def resolve(ls: TetherServer, params: ResolveParams) -> ResolveResult:
+        """Place edits a model made on `baseVersion` onto the current version (no side effects)."""
         doc = open_document(ls, params.text_document.uri)
         check_base(doc, params.base_version)
         options = options_of(params.options)
@@ -330,17 +333,21 @@ class Streamer:
 
 def register_streaming(server: TetherServer) -> Streamer:
     streamer = Streamer(server)
+    server.sends("tether/edits/didUpdate", DidUpdate)
 
     @server.handler("tether/edits/begin", BeginParams, BeginResult)
     def begin(ls: TetherServer, params: BeginParams) -> BeginResult:
+        """Start streaming an edit made on `baseVersion` (the base version is kept until the stream ends)."""
         return BeginResult(streamer.begin(params.text_document.uri, params.base_version))
 
     @server.handler("tether/edits/update", UpdateParams, StreamStatus)
     async def update(ls: TetherServer, params: UpdateParams) -> StreamStatus:
+        """The target and replacement so far (cumulative); writes what is complete through `workspace/applyEdit`."""
         return await streamer.update(params)
 
     @server.handler("tether/edits/end", EndParams, StreamStatus)
     async def end(ls: TetherServer, params: EndParams) -> StreamStatus:
+        """End a stream: keep what was written, or revert to the original text."""
         if params.action not in ("keep", "revert"):
             raise InvalidParams("action", f"expected keep or revert, got {params.action!r}")
         return await streamer.end(params.edit_id, params.action)

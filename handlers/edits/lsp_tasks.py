@@ -26,18 +26,18 @@ import attrs
 import platformdirs
 from lsprotocol import types
 
-from server import http
-from server.app import uri_to_path
-from server.errors import InvalidParams, RequestFailed
-from server.positions import lsp_range
-from server.progress import Progress
-from server.settings import register_section
+from tether_lsp.server import http
+from tether_lsp.server.app import uri_to_path
+from tether_lsp.server.errors import InvalidParams, RequestFailed
+from tether_lsp.server.positions import lsp_range
+from tether_lsp.server.progress import Progress
+from tether_lsp.server.settings import register_section, setting
 
 from .resolve import EditRequest, Options, Text, resolve_one
 from .taskformat import Event, TaskOutputParser
 
 if TYPE_CHECKING:
-    from server.app import TetherServer
+    from tether_lsp.server.app import TetherServer
 
     from .lsp import Streamer
 
@@ -50,11 +50,19 @@ TRIGGER = re.compile(r"@(run|task)\b\s*(?P<instruction>.*)$")
 class TaskSettings:
     """``tether.tasks``: the chat completions endpoint, its model, and where the API key is (never logged)."""
 
-    endpoint: str | None = None
-    model: str = "gpt-4o-mini"
-    apiKeyEnv: str | None = "OPENAI_API_KEY"
-    timeout: float = 300.0
-    maxFileChars: int = 60_000
+    endpoint: str | None = setting(
+        None,
+        "OpenAI-compatible chat completions URL (`.../v1` or `.../v1/chat/completions`) for inline tasks. "
+        "null: `tether/tasks/run` answers -32803 saying so.",
+    )
+    model: str = setting("gpt-4o-mini", "Model name sent to the tasks endpoint.")
+    apiKeyEnv: str | None = setting(
+        "OPENAI_API_KEY", "Environment variable holding the API key (sent as a bearer token; never logged or stored)."
+    )
+    timeout: float = setting(300.0, "Seconds a task may stream before it is stopped.", minimum=1)
+    maxFileChars: int = setting(
+        60_000, "Characters of each file included in a task's prompt (longer files are cut).", minimum=1
+    )
 
 
 register_section("tasks", TaskSettings)
@@ -343,7 +351,7 @@ class TaskRun:
         if result.status != "resolved" or result.span is None or result.new_text is None:
             change.status = result.status
             return
-        from server.positions import LineIndex
+        from tether_lsp.server.positions import LineIndex
 
         index = LineIndex(current)
         edit = types.WorkspaceEdit(
@@ -395,6 +403,7 @@ def session_folder(root: Path | None) -> Path:
 def register(server: TetherServer, streamer: Streamer) -> None:
     @server.handler("tether/tasks/run", RunParams, RunResult)
     async def run(ls: TetherServer, params: RunParams) -> RunResult:
+        """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""
         settings = ls.settings.section(TaskSettings)
         if not settings.endpoint:
             raise RequestFailed(

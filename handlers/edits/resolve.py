@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from server.documents import ByteEdit
+from tether_lsp.server.documents import ByteEdit
 
 from .carry import carry
 from .locate import Found, locate

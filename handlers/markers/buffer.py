@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from server.documents import ByteEdit, TextVersion
+from tether_lsp.server.documents import ByteEdit, TextVersion
 
 from .calculator import Location, split_lines
 

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import attrs
 from lsprotocol import types
 
-from server.app import DocumentEvent, uri_to_path
-from server.errors import InvalidParams
-from server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
-from server.storage import StorageError
+from tether_lsp.server.app import DocumentEvent, uri_to_path
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
+from tether_lsp.server.storage import StorageError
 
 from . import git, service
 from .buffer import edits_between, shift
@@ -26,7 +26,7 @@ from .state import MarkersState
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from server.app import TetherServer
+    from tether_lsp.server.app import TetherServer
 
 
 @attrs.define
@@ -146,6 +146,8 @@ def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Ma
 
 @attrs.define
 class DidChangeMarkers:
+    """Markers of these files moved for a reason other than the client's own request: list them again."""
+
     uris: list[str]
 
 
@@ -197,6 +199,7 @@ def _fast_path(ls: TetherServer, uri: str, cached: MarkersState.Cached, text: st
 
 def register(server: TetherServer) -> None:
     state = MarkersState(server)
+    server.sends("tether/markers/didChange", DidChangeMarkers)
 
     def notify_changed(uris: list[str]) -> None:
         if uris:
@@ -237,6 +240,7 @@ def register(server: TetherServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def watched(ls: TetherServer, params: types.DidChangeWatchedFilesParams) -> None:
+        """Notice commits, checkouts and files changed on disk (recompute markers, then `tether/markers/didChange`)."""
         roots = set()
         for change in params.changes:
             path = uri_to_path(change.uri)
@@ -271,6 +275,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/markers/create", CreateParams, Marker)
     def create(ls: TetherServer, params: CreateParams) -> Marker:
+        """Pin a note to a range of a file."""
         uri = params.text_document.uri
         kind = service.check_kind(params.kind)
         where = place(ls, uri, params.range, "textDocument.uri")
@@ -282,6 +287,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/markers/list", ListParams, MarkerList)
     def list_markers(ls: TetherServer, params: ListParams) -> MarkerList:
+        """Every marker of a file where its code is now: located ones in document order, then missing ones."""
         uri = params.text_document.uri
         try:
             if state.follow_working_tree_renames(uri):
@@ -301,6 +307,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/markers/update", UpdateParams, Marker)
     def update(ls: TetherServer, params: UpdateParams) -> Marker:
+        """Change a marker's note or kind, or move it by hand (possibly to another file)."""
         placed = None
         markers = state.markers()
         before = service.require(markers, params.id)
@@ -319,6 +326,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/markers/delete", IdParams, None)
     def delete(ls: TetherServer, params: IdParams) -> None:
+        """Delete a marker."""
         record = service.require(state.markers(), params.id)
         service.delete(state.markers(), params.id)
         state.local().remove(params.id)
@@ -326,6 +334,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: TetherServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        """One lens per located marker, on its first line, titled with its note."""
         uri = params.text_document.uri
         if state.follow_working_tree_renames(uri):
             state.forget(uri)

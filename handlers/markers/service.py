@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from server.errors import InvalidParams, RequestFailed
+from tether_lsp.server.errors import InvalidParams, RequestFailed
 
 from .calculator import Location, block_of, calculate, find_code
 from .store import MarkerRecord, MarkerStore, StoredLocation, Uncommitted, UncommittedStore

@@ -22,15 +22,15 @@ from urllib.parse import unquote
 from sqlalchemy import text as sql
 from sqlalchemy.engine import Connection
 
-from server.app import uri_to_path
-from server.progress import Progress
-from server.storage import Database
+from tether_lsp.server.app import uri_to_path
+from tether_lsp.server.progress import Progress
+from tether_lsp.server.storage import Database
 
 from . import git, service, tracking
 from .store import LocationStore, MarkerRecord, MarkerStore, UncommittedStore
 
 if TYPE_CHECKING:
-    from server.app import TetherServer
+    from tether_lsp.server.app import TetherServer
 
 log = logging.getLogger(__name__)
 

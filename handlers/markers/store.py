@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Column, DateTime, Integer, PrimaryKeyConstraint, String, Table, Text, delete, select, update
 from sqlalchemy.engine import Connection
 
-from server.storage import Database, Migration, metadata, register_migrations
+from tether_lsp.server.storage import Database, Migration, metadata, register_migrations
 
 from .calculator import Location
 

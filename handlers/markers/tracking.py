@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from server.storage import StorageError
+from tether_lsp.server.storage import StorageError
 
 from .calculator import Calculated, Location, block_of, calculate, find_elsewhere, split_lines
 from .git import GitView

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from tree_sitter import Node, Query, QueryCursor
 
-from server.syntax import language_by_name
+from tether_lsp.server.syntax import language_by_name
 
 from . import text as decode
 from .model import DEFAULT_KEYWORDS, Prompt

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node, Tree
 
-from server.documents import ByteEdit
+from tether_lsp.server.documents import ByteEdit
 
 from . import detect_python, detect_yaml
 from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap, Prompt

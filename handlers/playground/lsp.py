@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import attrs
 from lsprotocol import types
 
-from server.app import DocumentEvent, uri_to_path
-from server.errors import InvalidParams
-from server.positions import Pos, lsp_range
-from server.settings import register_section
+from tether_lsp.server.app import DocumentEvent, uri_to_path
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.positions import Pos, lsp_range
+from tether_lsp.server.settings import register_section, setting
 
 from .engine import Item, Playground, State
 from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap
@@ -26,7 +26,7 @@ from .resolver import Thresholds
 from .store import PlaygroundStore
 
 if TYPE_CHECKING:
-    from server.app import TetherServer
+    from tether_lsp.server.app import TetherServer
 
 log = logging.getLogger(__name__)
 
@@ -41,20 +41,23 @@ DEBOUNCE_S = 0.1
 class PlaygroundSettings:
     """``tether.playground``: which keyword arguments / dict keys (P3, P5) and YAML keys (Y2) hold prompts."""
 
-    keywords: list[str] = field(default_factory=lambda: list(DEFAULT_KEYWORDS))
-    yamlKeys: list[str] = field(default_factory=lambda: list(YAML_KEYS))
-    #: A fuzzy pair of prompts; when both are under 40 characters; the mean similarity confirming a rename.
-    similarityThreshold: float = 0.4
-    shortSimilarityThreshold: float = 0.6
-    renameThreshold: float = 0.5
+    keywords: list[str] = setting(
+        description="Python keyword arguments and dict keys whose string values are prompts.",
+        factory=lambda: list(DEFAULT_KEYWORDS),
+    )
+    yamlKeys: list[str] = setting(description="YAML keys whose values are prompts.", factory=lambda: list(YAML_KEYS))
+    similarityThreshold: float = setting(
+        0.4, "Least similarity for a changed prompt to keep its identity.", minimum=0, maximum=1
+    )
+    shortSimilarityThreshold: float = setting(
+        0.6, "The same, when both prompts are under 40 characters.", minimum=0, maximum=1
+    )
+    renameThreshold: float = setting(
+        0.5, "Least mean similarity of the prompts for a file gone from disk to count as renamed.", minimum=0, maximum=1
+    )
 
     def thresholds(self) -> Thresholds:
-        def unit(x: float) -> float:
-            return min(1.0, max(0.0, x))
-
-        return Thresholds(
-            unit(self.similarityThreshold), unit(self.shortSimilarityThreshold), unit(self.renameThreshold)
-        )
+        return Thresholds(self.similarityThreshold, self.shortSimilarityThreshold, self.renameThreshold)
 
 
 register_section("playground", PlaygroundSettings)
@@ -134,6 +137,8 @@ class Pin:
 
 @attrs.define
 class PlaygroundState:
+    """What a playground view shows; sent only when it changes."""
+
     file: FileInfo | None
     prompt: SelectedPrompt | None
     prompts: list[PromptItem]
@@ -282,7 +287,7 @@ class Session:
         snapshot = self.server.snapshot(state.uri) if state.uri else None
         index = snapshot.index if snapshot is not None and snapshot.text == state.text else None
         if index is None:
-            from server.positions import LineIndex
+            from tether_lsp.server.positions import LineIndex
 
             index = LineIndex(state.text)
 
@@ -308,6 +313,7 @@ def _exists(uri: str) -> bool:
 
 def register(server: TetherServer) -> None:
     session = Session(server)
+    server.sends("tether/playground/didChangeState", PlaygroundState)
 
     def on_document(event: DocumentEvent) -> None:
         if event.kind in ("open", "change", "save"):
@@ -328,6 +334,7 @@ def register(server: TetherServer) -> None:
 
     @server.notification("tether/editor/didChangeActiveEditor", ActiveEditorParams)
     def active_editor(ls: TetherServer, params: ActiveEditorParams) -> None:
+        """The editor the user looks at changed (null: none)."""
         session.catch_up()
         uri = params.text_document.uri if params.text_document else None
         session.engine.active = uri
@@ -338,6 +345,7 @@ def register(server: TetherServer) -> None:
 
     @server.notification("tether/editor/didChangeCursor", CursorParams)
     def cursor(ls: TetherServer, params: CursorParams) -> None:
+        """The cursor moved (clients debounce)."""
         session.catch_up()
         session.positions[params.text_document.uri] = params.position
         if session.engine.pin is None:
@@ -345,6 +353,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/playground/getState", Empty, PlaygroundState)
     def get_state(ls: TetherServer, params: Empty) -> PlaygroundState:
+        """What the playground shows now: the file, its prompts, the selected prompt and why."""
         session.catch_up()
         engine = session.engine
         if engine.sent is None or engine.pin is None:
@@ -354,6 +363,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/playground/pin", PinParams, PlaygroundState)
     def pin(ls: TetherServer, params: PinParams) -> PlaygroundState:
+        """Keep showing this prompt whatever the cursor does."""
         session.catch_up()
         engine = session.engine
         if not any(f.id == params.file_id for f in engine.pmap.files.values()):
@@ -366,6 +376,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/playground/unpin", Empty, PlaygroundState)
     def unpin(ls: TetherServer, params: Empty) -> PlaygroundState:
+        """Follow the active editor and cursor again."""
         session.catch_up()
         session.engine.pin = None
         session.emit()
@@ -379,6 +390,7 @@ def register(server: TetherServer) -> None:
 
     @server.handler("tether/playground/setSettings", SetSettingsParams, None)
     def set_settings(ls: TetherServer, params: SetSettingsParams) -> None:
+        """Store a playground's inputs for a prompt (kept with the prompt's identity)."""
         session.catch_up()
         if not isinstance(params.settings, dict):
             raise InvalidParams("settings", f"expected a JSON object, got {type(params.settings).__name__}")
@@ -388,8 +400,9 @@ def register(server: TetherServer) -> None:
             raise InvalidParams("settings", "no storage is available to keep them")
         store.set_settings(params.prompt_id, params.settings)
 
-    @server.handler("tether/playground/getSettings", GetSettingsParams, None)
+    @server.handler("tether/playground/getSettings", GetSettingsParams, dict[str, Any] | None)
     def get_settings(ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
+        """The inputs stored for a prompt, or null."""
         session.catch_up()
         known_prompt(params.prompt_id)
         store = session.store()
@@ -401,6 +414,7 @@ def register(server: TetherServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_RENAME_FILES, rename_options)
     def renamed(ls: TetherServer, params: types.RenameFilesParams) -> None:
+        """Files were renamed: their prompts keep their ids."""
         session.catch_up()
         for change in params.files:
             session.engine.renamed(change.old_uri, change.new_uri)

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Column, Float, String, Table, Text, delete, select
 from sqlalchemy.engine import Connection
 
-from server.storage import Database, Migration, metadata, register_migrations
+from tether_lsp.server.storage import Database, Migration, metadata, register_migrations
 
 from .model import MapFile, MapPrompt, PlaygroundMap
 

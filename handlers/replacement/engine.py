@@ -12,8 +12,8 @@ from types import ModuleType
 import regex
 from tree_sitter import Node, Parser, Point, Tree
 
-from server.positions import point_after
-from server.syntax import language_by_name
+from tether_lsp.server.positions import point_after
+from tether_lsp.server.syntax import language_by_name
 
 from . import python_adapter, yaml_adapter
 from .model import BASE_CONFIDENCE, Analysis, Candidate, Options, Unit

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from server import http
+from tether_lsp.server import http
 
 from .fim import STOP
 

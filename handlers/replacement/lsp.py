@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 
-from server.errors import ContentModified, InvalidParams
-from server.positions import Pos, PositionOutOfRange, lsp_range
-from server.syntax import Snapshot
+from tether_lsp.server.errors import ContentModified, InvalidParams
+from tether_lsp.server.positions import Pos, PositionOutOfRange, lsp_range
+from tether_lsp.server.syntax import Snapshot
 
 from . import engine, fim, inference
 from .model import Analysis, Options
@@ -25,7 +25,7 @@ from .settings import CompletionSettings, InferenceSettings
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from server.app import TetherServer
+    from tether_lsp.server.app import TetherServer
 
 
 @attrs.define
@@ -139,6 +139,7 @@ def to_result(ls: TetherServer, snapshot: Snapshot, analysis: Analysis, completi
 def register(server: TetherServer) -> None:
     @server.handler("tether/analyzeReplacement", AnalyzeParams, AnalyzeResult)
     def analyze_replacement(ls: TetherServer, params: AnalyzeParams) -> AnalyzeResult:
+        """Does a completion at the cursor insert, or replace an existing unit (and which lines)?"""
         snapshot = snapshot_for(ls, params.text_document.uri, params.text_document.version)
         cursor = cursor_offset(snapshot, params.position, ls)
         options = options_for(ls, params.options)
@@ -186,6 +187,7 @@ def register_inline(server: TetherServer) -> None:
 
     @server.handler(types.TEXT_DOCUMENT_INLINE_COMPLETION, options=types.InlineCompletionOptions())
     async def inline_completion(ls: TetherServer, params: types.InlineCompletionParams) -> types.InlineCompletionList:
+        """Ask the fill-in-the-middle model, then place its answer as an insert or a replacement."""
         settings = ls.settings.section(InferenceSettings)
         if not settings.endpoint:
             return NO_ITEMS

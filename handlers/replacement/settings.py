@@ -5,40 +5,59 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.settings import register_section
+from tether_lsp.server.settings import register_section, setting
 
 from .model import Options
 
 
 @dataclass(frozen=True)
 class CompletionSettings:
-    enableReplacements: bool = True
-    minConfidence: float = 0.6
-    visualDiffMinLines: int = 2
-    visualDiffMinConfidence: float = 0.85
+    """``tether.completion``: when an AI completion replaces code instead of being inserted."""
+
+    enableReplacements: bool = setting(True, "Off: every completion is an insert, never a replacement.")
+    minConfidence: float = setting(
+        0.6, "A replacement whose confidence is below this becomes an insert.", minimum=0, maximum=1
+    )
+    visualDiffMinLines: int = setting(
+        2, "`showVisualDiff` is true only when the replaced unit has at least this many lines.", minimum=1
+    )
+    visualDiffMinConfidence: float = setting(
+        0.85, "`showVisualDiff` is true only when the confidence is at least this.", minimum=0, maximum=1
+    )
 
     def options(self) -> Options:
         return Options(
             enable_replacements=self.enableReplacements,
-            min_confidence=min(1.0, max(0.0, self.minConfidence)),
-            visual_diff_min_lines=max(1, self.visualDiffMinLines),
-            visual_diff_min_confidence=min(1.0, max(0.0, self.visualDiffMinConfidence)),
+            min_confidence=self.minConfidence,
+            visual_diff_min_lines=self.visualDiffMinLines,
+            visual_diff_min_confidence=self.visualDiffMinConfidence,
         )
 
 
 @dataclass(frozen=True)
 class InferenceSettings:
-    endpoint: str | None = None
-    model: str = "qwen2.5-coder:1.5b-base"
-    format: str = "qwen"
-    delay: int = 250
-    maxPrefixLength: int = 10_000
-    maxSuffixLength: int = 1_000
-    maxLines: int = 5
-    maxTokens: int = 100
-    temperature: float = 0.2
-    timeout: float = 10.0
+    """``tether.inference``: the fill-in-the-middle model behind ``textDocument/inlineCompletion``."""
+
+    endpoint: str | None = setting(
+        None,
+        "URL of the completion model: Ollama (`http://host:11434` or `.../api/generate`) or OpenAI-compatible "
+        "(`.../v1` or `.../v1/completions`). null: no inline completions (the answer is an empty list).",
+    )
+    model: str = setting("qwen2.5-coder:1.5b-base", "Model name sent to the endpoint.")
+    format: str = setting("qwen", "Fill-in-the-middle tokens of the model family.", choices=("qwen", "deepseek"))
+    delay: int = setting(
+        250,
+        "Milliseconds to wait before an automatic request (a newer request supersedes it); -1: only when the "
+        "user asks explicitly.",
+        minimum=-1,
+    )
+    maxPrefixLength: int = setting(10_000, "Characters of text before the cursor sent to the model.", minimum=0)
+    maxSuffixLength: int = setting(1_000, "Characters of text after the cursor sent to the model.", minimum=0)
+    maxLines: int = setting(5, "Lines a completion may have.", minimum=1)
+    maxTokens: int = setting(100, "Tokens the model may generate.", minimum=1)
+    temperature: float = setting(0.2, "Sampling temperature.", minimum=0, maximum=2)
+    timeout: float = setting(10.0, "Seconds to wait for the model; a slower answer is dropped.", minimum=0.1)
 
 
 register_section("completion", CompletionSettings)
-register_section("inference", InferenceSettings, {"format": ("qwen", "deepseek")})
+register_section("inference", InferenceSettings)

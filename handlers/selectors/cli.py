@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from server.errors import InvalidParams
-from server.positions import Encoding, LineIndex, Pos
-from server.syntax import language_for, parse_text
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.positions import Encoding, LineIndex, Pos
+from tether_lsp.server.syntax import language_for, parse_text
 
 from .engine import run, validate
 from .index import TreeIndex

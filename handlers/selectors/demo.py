@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.demo import say, short, slice_range, to_range
-from server.lspclient import raw_request
+from tether_lsp.server.demo import say, short, slice_range, to_range
+from tether_lsp.server.lspclient import raw_request
 
 if TYPE_CHECKING:
     from pygls.lsp.client import LanguageClient
 
-    from server.demo import OpenFile
+    from tether_lsp.server.demo import OpenFile
 
 PYTHON_CHAINS: list[list[Any]] = [
     ["selectFunctions", "selectName"],

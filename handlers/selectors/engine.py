@@ -13,8 +13,8 @@ from typing import Any
 
 from tree_sitter import Tree
 
-from server.errors import InvalidParams
-from server.nodes import NodeIdSpace
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.nodes import NodeIdSpace
 
 from .index import TreeIndex
 from .kinds import KindTable

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 
-from server.positions import Pos, json_range, lsp_offset, lsp_range
-from server.syntax import Snapshot, language_for
+from tether_lsp.server.positions import Pos, json_range, lsp_offset, lsp_range
+from tether_lsp.server.syntax import Snapshot, language_for
 
 from .engine import resolve, run, validate
 from .index import TreeIndex
@@ -18,7 +18,7 @@ from .spans import expansion
 from .vocabulary import SELECTORS
 
 if TYPE_CHECKING:
-    from server.app import TetherServer
+    from tether_lsp.server.app import TetherServer
 
 INDEX_KEY = "selectors.index"
 
@@ -114,14 +114,17 @@ def list_selectors(params: ListSelectorsParams | None) -> ListSelectorsResult:
 def register(server: TetherServer) -> None:
     @server.handler("tether/applySelector", ApplySelectorParams, ApplySelectorResult)
     def _apply(ls: TetherServer, params: ApplySelectorParams) -> ApplySelectorResult:
+        """Apply one selector to the cursors the client holds; the answer is the new cursors and their ranges."""
         return apply_selector(ls, params)
 
     @server.handler("tether/listSelectors", ListSelectorsParams, ListSelectorsResult)
     def _list(ls: TetherServer, params: ListSelectorsParams | None) -> ListSelectorsResult:
+        """The selectors (names, arguments, descriptions) and the kinds a language knows."""
         return list_selectors(params)
 
     @server.handler(types.TEXT_DOCUMENT_SELECTION_RANGE)
     def selection_range(ls: TetherServer, params: types.SelectionRangeParams) -> list[types.SelectionRange]:
+        """Expand selection over the tree (trimmed ranges, same-range wrappers skipped)."""
         snapshot = ls.snapshot(params.text_document.uri)
         if snapshot is None or snapshot.tree is None:
             return []

@@ -17,8 +17,8 @@ from typing import Any, Literal, TypeVar, cast
 import regex
 from tree_sitter import Tree
 
-from server.errors import InvalidParams
-from server.nodes import descendant_index
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.nodes import descendant_index
 
 from .index import TreeIndex
 from .kinds import KIND_NAMES, YAML_SCALARS, KindTable

@@ -11,7 +11,12 @@ from tests.helpers import EXAMPLES, server_env
 
 def tether(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=120, env=server_env(), cwd=cwd
+        [sys.executable, "-m", "tether_lsp", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=server_env(),
+        cwd=cwd,
     )
 
 

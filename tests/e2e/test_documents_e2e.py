@@ -10,8 +10,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from server.positions import Encoding, LineIndex
 from tests.helpers import capabilities, change_doc, open_doc, raw_request, server_config
+from tether_lsp.server.positions import Encoding, LineIndex
 
 BASE = "class Café:\n    def f(self, x):\n        return [y for y in x if y]  # 東京\n\nasync def g():\n    await h('🚀')\n"
 PIECES = ["", "x", "é", "東京", "🚀", "\n", "\r\n", "    ", "def g():\n    pass\n", "'", "(", "👩‍👩‍👧"]

@@ -14,9 +14,9 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from server.lspclient import plain
 from tests.helpers import capabilities, raw_request, server_config
 from tests.unit.test_edits_resolve import BASE, NEW, OLD
+from tether_lsp.server.lspclient import plain
 
 
 class EditorModel:

@@ -84,7 +84,7 @@ def test_logs_go_to_stderr_and_stdout_carries_only_protocol() -> None:
 
 
 def test_version_flag() -> None:
-    out = subprocess.run([sys.executable, "-m", "server", "--version"], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "tether_lsp", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.startswith("tether-lsp ")
 
 
@@ -97,7 +97,7 @@ def test_tcp_and_websocket_transports(flag: str) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "server", flag, "--port", str(port)], stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-m", "tether_lsp", flag, "--port", str(port)], stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 15
         conn = None

@@ -10,8 +10,8 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from server.lspclient import plain
 from tests.helpers import capabilities, raw_request, server_config
+from tether_lsp.server.lspclient import plain
 
 A = "You are a helpful assistant that answers questions about the menu of the café."
 B = "Summarize the following support ticket in three short bullet points for the team."

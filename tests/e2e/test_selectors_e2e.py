@@ -11,11 +11,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from handlers.selectors.vocabulary import SELECTORS
-from server.positions import Encoding, LineIndex, Pos
-from server.syntax import parse_text
 from tests.helpers import capabilities, change_doc, open_doc, raw_request, server_config
 from tests.unit.selectors.sources import K8S, PY
+from tether_lsp.handlers.selectors.vocabulary import SELECTORS
+from tether_lsp.server.positions import Encoding, LineIndex, Pos
+from tether_lsp.server.syntax import parse_text
 
 PY_URI = "file:///work/cafe.py"
 YAML_URI = "file:///work/k8s.yaml"

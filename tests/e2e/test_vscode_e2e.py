@@ -45,7 +45,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
             "EXT_SRC": str(ROOT / "clients" / "vscode"),
             "E2E_CACHE": str(CACHE),
             "CODE_SERVER": str(code_server),
-            "SERVER_CMD": json.dumps([sys.executable, "-m", "server", "--log-file", str(tmp_path / "server.log")]),
+            "SERVER_CMD": json.dumps([sys.executable, "-m", "tether_lsp", "--log-file", str(tmp_path / "server.log")]),
             "OUT": str(out),
             "SHOT": str(shot),
         }

@@ -3,7 +3,7 @@
 (package-initialize)
 (add-to-list 'load-path (getenv "TETHER_EMACS"))
 (require 'tether)
-(setq tether-command (list (getenv "TETHER_PY") "-m" "server"))
+(setq tether-command (list (getenv "TETHER_PY") "-m" "tether_lsp"))
 (tether-setup)
 (find-file (getenv "TETHER_FILE"))
 (python-mode)

@@ -1,7 +1,7 @@
 -- A scripted Neovim session (headless): the real client in clients/nvim against the real server.
 vim.opt.runtimepath:prepend(os.getenv('TETHER_NVIM'))
 local tether = require('tether')
-tether.setup({ cmd = { os.getenv('TETHER_PY'), '-m', 'server' } })
+tether.setup({ cmd = { os.getenv('TETHER_PY'), '-m', 'tether_lsp' } })
 vim.cmd('edit ' .. os.getenv('TETHER_FILE'))
 local out = {}
 out.ready = tether.wait_ready(15000)

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server import documents
-from server.documents import ContentChange, Document, DocumentStore, minimal_edit
-from server.positions import Encoding, LineIndex, Pos
+from tether_lsp.server import documents
+from tether_lsp.server.documents import ContentChange, Document, DocumentStore, minimal_edit
+from tether_lsp.server.positions import Encoding, LineIndex, Pos
 
 
 def change(text: str, start: tuple[int, int], end: tuple[int, int] | None = None) -> ContentChange:

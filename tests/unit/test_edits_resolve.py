@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from handlers.edits.resolve import EditRequest, Options, Resolution, resolve_all
-from server.documents import ContentChange, Document
-from server.positions import Encoding
+from tether_lsp.handlers.edits.resolve import EditRequest, Options, Resolution, resolve_all
+from tether_lsp.server.documents import ContentChange, Document
+from tether_lsp.server.positions import Encoding
 
 BASE = """import os
 

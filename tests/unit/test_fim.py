@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from handlers.replacement import fim
-from handlers.replacement.inference import Endpoint, InferenceError, completion_of
+from tether_lsp.handlers.replacement import fim
+from tether_lsp.handlers.replacement.inference import Endpoint, InferenceError, completion_of
 
 
 def test_qwen_and_deepseek_prompts_with_limits() -> None:

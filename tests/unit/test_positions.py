@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.positions import Encoding, LineIndex, Pos, PositionOutOfRange, choose_encoding, point_after
+from tether_lsp.server.positions import Encoding, LineIndex, Pos, PositionOutOfRange, choose_encoding, point_after
 
 TEXT = "café = 1\r\n東京 = '🚀x'\n\nlast"
 

@@ -8,8 +8,8 @@ import attrs
 import pytest
 from lsprotocol import types
 
-from server.errors import ContentModified, InvalidParams, RequestFailed, describe_structure_error, to_jsonrpc
-from server.protocol import make_converter
+from tether_lsp.server.errors import ContentModified, InvalidParams, RequestFailed, describe_structure_error, to_jsonrpc
+from tether_lsp.server.protocol import make_converter
 
 
 @attrs.define

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from handlers.replacement.engine import analyze
-from handlers.replacement.model import Analysis, Options
-from server.syntax import parse_text
+from tether_lsp.handlers.replacement.engine import analyze
+from tether_lsp.handlers.replacement.model import Analysis, Options
+from tether_lsp.server.syntax import parse_text
 
 CURSOR = "‸"
 

@@ -6,22 +6,29 @@ from dataclasses import dataclass
 
 import pytest
 
-from server import settings as settings_mod
-from server.settings import DatabaseSettings, LogSettings, extract_tether, parse, register_section
+from tether_lsp.server import settings as settings_mod
+from tether_lsp.server.settings import (
+    DatabaseSettings,
+    LogSettings,
+    extract_tether,
+    parse,
+    register_section,
+    setting,
+)
 
 
 @dataclass(frozen=True)
 class DemoSettings:
     enabled: bool = True
-    threshold: float = 0.6
-    limit: int = 10
+    threshold: float = setting(0.6, "a ratio", minimum=0, maximum=1)
+    limit: int = setting(10, "a count", minimum=1)
     keywords: list[str] | None = None
+    mode: str = setting("fast", "a choice", choices=("fast", "slow"))
 
 
 @pytest.fixture(autouse=True)
 def _demo_section(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(settings_mod, "_SECTIONS", dict(settings_mod._SECTIONS))
-    monkeypatch.setattr(settings_mod, "_CHOICES", dict(settings_mod._CHOICES))
     register_section("demoFeature", DemoSettings)
 
 
@@ -54,6 +61,11 @@ def test_later_sources_override_earlier_ones() -> None:
         ({"demoFeature": {"enabled": 1}}, "tether.demoFeature.enabled: expected a boolean"),
         ({"demoFeature": {"keywords": ["a", 2]}}, "tether.demoFeature.keywords: expected a list of a string or null"),
         ({"log": {"level": "loud"}}, "tether.log.level: expected one of debug, info, warning, error"),
+        ({"demoFeature": {"mode": "medium"}}, "tether.demoFeature.mode: expected one of fast, slow, got 'medium'"),
+        ({"demoFeature": {"threshold": 1.5}}, "tether.demoFeature.threshold: expected at most 1, got 1.5"),
+        ({"demoFeature": {"threshold": -0.01}}, "tether.demoFeature.threshold: expected at least 0, got -0.01"),
+        ({"demoFeature": {"limit": 0}}, "tether.demoFeature.limit: expected at least 1, got 0"),
+        ({"demoFeature": {"threshold": True}}, "tether.demoFeature.threshold: expected a number, got True"),
     ],
 )
 def test_wrong_types_keep_the_default_with_one_warning(raw: dict[str, object], message: str) -> None:
@@ -84,3 +96,15 @@ def test_extract_tether() -> None:
     assert extract_tether({"python": {}}, bare=False) is None
     assert extract_tether(None) is None
     assert extract_tether([1]) is None
+
+
+def test_range_ends_are_accepted() -> None:
+    settings, warnings = parse({"demoFeature": {"threshold": 1, "limit": 1}})
+    assert warnings == []
+    assert settings.section(DemoSettings).threshold == 1.0
+    assert settings.section(DemoSettings).limit == 1
+
+
+def test_a_setting_needs_a_description() -> None:
+    with pytest.raises(ValueError, match="description"):
+        setting(1)

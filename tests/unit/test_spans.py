@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from handlers.selectors.spans import expansion, trimmed_span
-from server.syntax import parse_text
+from tether_lsp.handlers.selectors.spans import expansion, trimmed_span
+from tether_lsp.server.syntax import parse_text
 
 
 def chain(language: str, annotated: str) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Column, Integer, Table, Text, select
 from sqlalchemy.engine import Connection
 
-from server.storage import (
+from tether_lsp.server.storage import (
     Database,
     KeyValueStore,
     Migration,
@@ -21,7 +21,7 @@ from server.storage import (
     metadata,
     register_migrations,
 )
-from server.storage import database as database_mod
+from tether_lsp.server.storage import database as database_mod
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -63,7 +63,7 @@ def test_a_failed_transaction_changes_nothing(db: Database) -> None:
     db.migrate()
     kv = KeyValueStore(db)
     kv.put("ns", "a", 1)
-    from server.storage.kv import kv_table
+    from tether_lsp.server.storage.kv import kv_table
 
     with pytest.raises(StorageError), db.transaction() as conn:
         conn.execute(kv_table.update().values(value='"changed"'))
@@ -95,7 +95,7 @@ def test_forward_migrations_of_a_component(db: Database, monkeypatch: pytest.Mon
 
 def test_a_newer_schema_is_refused(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     db.migrate()
-    from server.storage.database import schema_table
+    from tether_lsp.server.storage.database import schema_table
 
     with db.transaction() as conn:
         conn.execute(schema_table.update().where(schema_table.c.component == "core").values(version=99))
@@ -201,7 +201,7 @@ def test_default_location(tmp_path: Path) -> None:
 
 def test_select_works_through_core(db: Database) -> None:
     db.migrate()
-    from server.storage.database import schema_table
+    from tether_lsp.server.storage.database import schema_table
 
     with db.transaction() as conn:
         assert conn.execute(select(schema_table.c.version).where(schema_table.c.component == "core")).scalar() == 1

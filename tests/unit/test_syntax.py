@@ -7,10 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tree_sitter import Node, Tree
 
-from server.documents import ContentChange, Document
-from server.nodes import descendant_index
-from server.positions import Encoding, Pos
-from server.syntax import SNAPSHOTS_PER_URI, SyntaxCache, language_for, parse_text
+from tether_lsp.server.documents import ContentChange, Document
+from tether_lsp.server.nodes import descendant_index
+from tether_lsp.server.positions import Encoding, Pos
+from tether_lsp.server.syntax import SNAPSHOTS_PER_URI, SyntaxCache, language_for, parse_text
 
 PY = "class Café:\n    def f(self, x):\n        return [y for y in x if y]  # 東京\n\nasync def g():\n    await h('🚀')\n"
 YAML = "a: 1\nb:\n  - x: é\n  - y: [1, 2]\n---\nc: |\n  text 🚀\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from handlers.edits.taskformat import Event, TaskOutputParser
+from tether_lsp.handlers.edits.taskformat import Event, TaskOutputParser
 
 OUTPUT = """I will change two files.
 <description>Use sum() and add a test</description>

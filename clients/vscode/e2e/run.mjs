@@ -51,8 +51,14 @@ fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
   'workbench.enableExperiments': false,
   'editor.inlineSuggest.enabled': true,
   'tether.server.command': JSON.parse(process.env.SERVER_CMD),
-  'tether.settings': JSON.parse(process.env.TETHER_SETTINGS || '{}'),
+  ...flatten('tether', JSON.parse(process.env.TETHER_SETTINGS || '{}')),
 }));
+
+// {inference: {endpoint: x}} -> {'tether.inference.endpoint': x}: one typed VS Code setting per server setting
+function flatten(prefix, value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { [prefix]: value };
+  return Object.assign({}, ...Object.entries(value).map(([k, v]) => flatten(`${prefix}.${k}`, v)));
+}
 
 const port = await freePort();
 const codeServer = spawn(process.env.CODE_SERVER, [

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from handlers.markers.buffer import CharEdit, char_edits, edits_between, shift
-from handlers.markers.calculator import Location, calculate, split_lines
-from server.documents import ContentChange, Document
-from server.positions import Encoding, Pos
+from tether_lsp.handlers.markers.buffer import CharEdit, char_edits, edits_between, shift
+from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
+from tether_lsp.server.documents import ContentChange, Document
+from tether_lsp.server.positions import Encoding, Pos
 
 TEXT = "import os\n\ndef total(items):  # café 🚀\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
 BLOCK = Location(3, 1, 7, 13)  # def total ... return s

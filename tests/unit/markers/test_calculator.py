@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from handlers.markers.calculator import Calculated, Location, calculate, map_column, similarity, split_lines
+from tether_lsp.handlers.markers.calculator import Calculated, Location, calculate, map_column, similarity, split_lines
 
 FUNC = """import os
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from handlers.markers.calculator import Location
-from handlers.markers.service import block_text, committed_commit
+from tether_lsp.handlers.markers.calculator import Location
+from tether_lsp.handlers.markers.service import block_text, committed_commit
 
 COMMITTED = "a = 1\ndef f():\n    return 2\n"
 
@@ -33,8 +33,8 @@ def test_block_text() -> None:
 def test_content_fallback_finds_the_code_when_no_reference_is_usable() -> None:
     from datetime import UTC, datetime
 
-    from handlers.markers.service import locate_all
-    from handlers.markers.store import MarkerRecord
+    from tether_lsp.handlers.markers.service import locate_all
+    from tether_lsp.handlers.markers.store import MarkerRecord
 
     def marker(code: str) -> MarkerRecord:
         return MarkerRecord(

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from handlers.markers.calculator import Location
-from handlers.markers.store import MarkerRecord, MarkerStore
-from server.storage import Database
+from tether_lsp.handlers.markers.calculator import Location
+from tether_lsp.handlers.markers.store import MarkerRecord, MarkerStore
+from tether_lsp.server.storage import Database
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -60,7 +60,7 @@ def test_round_trip_update_delete(store: MarkerStore) -> None:
 
 
 def test_stored_locations_per_commit(store: MarkerStore) -> None:
-    from handlers.markers.store import ALGORITHM_VERSION, LocationStore, StoredLocation
+    from tether_lsp.handlers.markers.store import ALGORITHM_VERSION, LocationStore, StoredLocation
 
     store.insert(record(1), StoredLocation("id-1", "c0", "file:///repo/a%20b.py", Location(1, 1, 2, 9), None, "c0"))
     locations = LocationStore(store.db)
@@ -78,7 +78,7 @@ def test_stored_locations_per_commit(store: MarkerStore) -> None:
 
 
 def test_uncommitted_locations(store: MarkerStore) -> None:
-    from handlers.markers.store import Uncommitted, UncommittedStore
+    from tether_lsp.handlers.markers.store import Uncommitted, UncommittedStore
 
     local = UncommittedStore(store.db)
     entry = Uncommitted("id-9", "file:///repo/new.py", "x = 1\n# café 🚀\n", Location(2, 1, 2, 9))

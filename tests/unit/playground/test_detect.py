@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from handlers.playground.engine import detect
-from server.syntax import parse_text
+from tether_lsp.handlers.playground.engine import detect
+from tether_lsp.server.syntax import parse_text
 
 
 def found(language: str, source: str) -> list[tuple[str, str]]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from handlers.playground.model import MapPrompt, PlaygroundMap, Prompt
-from handlers.playground.resolver import (
+from tether_lsp.handlers.playground.model import MapPrompt, PlaygroundMap, Prompt
+from tether_lsp.handlers.playground.resolver import (
     match_file,
     match_file_by_distance,
     match_prompts,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from handlers.selectors.engine import run, validate
-from handlers.selectors.index import TreeIndex
-from handlers.selectors.kinds import table_for
-from server.positions import Encoding, LineIndex, Pos
-from server.syntax import language_by_name, parse_text
+from tether_lsp.handlers.selectors.engine import run, validate
+from tether_lsp.handlers.selectors.index import TreeIndex
+from tether_lsp.handlers.selectors.kinds import table_for
+from tether_lsp.server.positions import Encoding, LineIndex, Pos
+from tether_lsp.server.syntax import language_by_name, parse_text
 
 Step = str | tuple[Any, ...]
 

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from handlers.selectors.engine import resolve, validate
-from handlers.selectors.vocabulary import SELECTORS
-from server.errors import InvalidParams
-from server.nodes import NodeIdSpace
 from tests.unit.selectors.harness import Doc
 from tests.unit.selectors.sources import K8S, PY
+from tether_lsp.handlers.selectors.engine import resolve, validate
+from tether_lsp.handlers.selectors.vocabulary import SELECTORS
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.nodes import NodeIdSpace
 
 
 @pytest.mark.parametrize(

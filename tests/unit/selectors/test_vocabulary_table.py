@@ -526,7 +526,7 @@ def test_selector_table(doc: str, chain: list[Any], expected: list[str]) -> None
 
 
 def test_every_selector_has_a_table_case() -> None:
-    from handlers.selectors.vocabulary import SELECTORS
+    from tether_lsp.handlers.selectors.vocabulary import SELECTORS
 
     used = {step if isinstance(step, str) else step[0] for _, chain, _ in CASES for step in chain}
     assert set(SELECTORS) <= used

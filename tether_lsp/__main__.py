@@ -10,7 +10,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import __version__, logs
+from . import __version__
+from .server import logs
 
 
 def _serve_parser() -> argparse.ArgumentParser:
@@ -28,8 +29,22 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=2087, help="port for --tcp/--ws (default 2087)")
     parser.add_argument("--log-file", help="write logs to this file instead of stderr")
     parser.add_argument("--log-level", default="info", choices=sorted(logs.LEVELS), help="default: info")
-    parser.add_argument("--version", action="version", version=f"tether-lsp {__version__}")
+    parser.add_argument("--version", action="store_true", help="print the versions of Tether and its parsers")
     return parser
+
+
+def version_report() -> str:
+    """Tether's version and those of the parts that decide its behaviour (for bug reports)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(dist: str) -> str:
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            return "not installed"
+
+    parts = ["pygls", "lsprotocol", "tree-sitter", "tree-sitter-python", "tree-sitter-yaml"]
+    return "\n".join([f"tether-lsp {__version__}", *(f"{p} {of(p)}" for p in parts)])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,14 +54,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return demo_main(args[1:])
     if args and not args[0].startswith("-"):
-        from handlers import commands
+        from .handlers import commands
 
         command = commands().get(args[0])
         if command is not None:
             return command(args[1:])
     options = _serve_parser().parse_args(args)
+    if options.version:
+        print(version_report())
+        return 0
     logs.configure(options.log_level, options.log_file)
-    from .app import create_server
+    from .compose import create_server
 
     server = create_server()
     if options.tcp:

@@ -1,0 +1,292 @@
+"""Generate, from the classes the server runs on, every file that would otherwise describe them by hand.
+
+One source of truth: the settings dataclasses (``server.settings.setting`` fields) and the typed protocol
+registry (``server.protocol``) produce
+
+* ``docs/settings.schema.json`` — a JSON Schema of the ``tether`` settings object;
+* the settings table in ``docs/settings.md``;
+* VS Code's ``contributes.configuration`` in ``clients/vscode/package.json`` (one typed entry per setting;
+  the extension's own ``tether.server.*`` entries are kept as they are);
+* the method list and the message shapes in ``docs/protocol.md``;
+* the selector table in ``docs/selectors.md``.
+
+``python -m scripts.docgen`` rewrites them (``make docs``); ``--check`` only reports the stale ones and
+exits 1, which the test suite runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+import json
+import re
+import sys
+import types
+import typing
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from tether_lsp.compose import create_server
+from tether_lsp.handlers.selectors.kinds import KIND_NAMES
+from tether_lsp.handlers.selectors.vocabulary import SELECTORS
+from tether_lsp.server import settings as settings_mod
+from tether_lsp.server.errors import camel
+from tether_lsp.server.protocol import MethodSpec, methods
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# --- settings ------------------------------------------------------------------------------------------
+
+
+def _json_type(tp: Any) -> dict[str, Any]:
+    """A settings field's type hint as JSON Schema."""
+    origin = typing.get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        parts = [_json_type(a) for a in typing.get_args(tp)]
+        if all(set(p) == {"type"} and isinstance(p["type"], str) for p in parts):
+            return {"type": [p["type"] for p in parts]}
+        return {"anyOf": parts}
+    if origin is list:
+        (inner,) = typing.get_args(tp)
+        return {"type": "array", "items": _json_type(inner)}
+    simple = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+    if tp in simple:
+        return {"type": simple[tp]}
+    raise TypeError(f"no JSON Schema for setting type {tp!r}")
+
+
+def _settings() -> Iterable[tuple[str, dataclasses.Field[Any], Any, settings_mod.SettingInfo, Any]]:
+    """(dotted key, field, type hint, info, default) of every setting, in registration order."""
+    for section, cls in settings_mod.sections().items():
+        hints = typing.get_type_hints(cls)
+        defaults = cls()
+        for f in dataclasses.fields(cls):
+            yield f"{section}.{f.name}", f, hints[f.name], settings_mod.info_of(f), getattr(defaults, f.name)
+
+
+def _property(hint: Any, info: settings_mod.SettingInfo, default: Any) -> dict[str, Any]:
+    prop: dict[str, Any] = {**_json_type(hint), "default": default, "markdownDescription": info.description}
+    if info.choices is not None:
+        prop["enum"] = list(info.choices)
+    if info.minimum is not None:
+        prop["minimum"] = info.minimum
+    if info.maximum is not None:
+        prop["maximum"] = info.maximum
+    return prop
+
+
+def settings_schema() -> dict[str, Any]:
+    """The ``tether`` settings object as JSON Schema (nested sections; dotted keys are accepted too)."""
+    sections: dict[str, Any] = {}
+    for key, _f, hint, info, default in _settings():
+        section, name = key.split(".", 1)
+        entry = sections.setdefault(section, {"type": "object", "additionalProperties": False, "properties": {}})
+        entry["properties"][name] = _property(hint, info, default)
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "Tether settings",
+        "description": "The `tether` section of initializationOptions and workspace/configuration.",
+        "type": "object",
+        "properties": sections,
+    }
+
+
+def _md_value(value: Any) -> str:
+    return f"`{json.dumps(value)}`"
+
+
+def settings_table() -> str:
+    rows = ["| key | type | default | range / choices | meaning |", "| --- | --- | --- | --- | --- |"]
+    for key, _f, hint, info, default in _settings():
+        limits = []
+        if info.choices is not None:
+            limits.append(" \\| ".join(f"`{c}`" for c in info.choices))
+        if info.minimum is not None:
+            limits.append(f"≥ {info.minimum:g}")
+        if info.maximum is not None:
+            limits.append(f"≤ {info.maximum:g}")
+        kind = settings_mod.type_name(hint).replace("|", "\\|")
+        rows.append(f"| `tether.{key}` | {kind} | {_md_value(default)} | {', '.join(limits)} | {info.description} |")
+    return "\n".join(rows)
+
+
+def vscode_package(current: dict[str, Any]) -> dict[str, Any]:
+    """``package.json`` with one typed configuration entry per server setting."""
+    package: dict[str, Any] = json.loads(json.dumps(current))
+    config = package.setdefault("contributes", {}).setdefault("configuration", {"title": "Tether"})
+    section_names = tuple(f"tether.{name}." for name in settings_mod.sections())
+    kept = {k: v for k, v in config.get("properties", {}).items() if not k.startswith(section_names)}
+    generated = {f"tether.{key}": _property(hint, info, default) for key, _f, hint, info, default in _settings()}
+    config["properties"] = {**kept, **generated}
+    return package
+
+
+# --- protocol -----------------------------------------------------------------------------------------
+
+
+def _name(cls: type[Any], clashing: set[str]) -> str:
+    """A class's name in the reference, qualified by its feature where two features use the same name."""
+    if cls.__name__ not in clashing:
+        return cls.__name__
+    parts = cls.__module__.split(".")
+    feature = parts[2] if len(parts) > 2 and parts[1] == "handlers" else parts[1]
+    return f"{feature.capitalize()}{cls.__name__}"
+
+
+def _ts_type(tp: Any, seen: list[type[Any]], clashing: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+    """A Python type hint in the TypeScript notation of the protocol reference; queues Tether classes."""
+    origin = typing.get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        return " | ".join(_ts_type(a, seen, clashing) for a in typing.get_args(tp))
+    if origin is typing.Literal:
+        return " | ".join(json.dumps(a) for a in typing.get_args(tp))
+    if origin in (list, tuple, typing.Sequence, Iterable) or origin is getattr(typing, "List", None):
+        args = [a for a in typing.get_args(tp) if a is not Ellipsis]
+        inner = _ts_type(args[0], seen, clashing) if args else "any"
+        return f"({inner})[]" if " " in inner else f"{inner}[]"
+    if origin is dict:
+        values = typing.get_args(tp)
+        return f"{{ [key: string]: {_ts_type(values[1], seen, clashing) if values else 'any'} }}"
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null", Any: "any"}
+    if tp in simple:
+        return simple[tp]
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return " | ".join(json.dumps(m.value) for m in tp)
+    if isinstance(tp, type) and attrs.has(tp):
+        if tp.__module__.startswith("tether_lsp") and tp not in seen:
+            seen.append(tp)
+        return _name(tp, clashing)
+    return getattr(tp, "__name__", str(tp))
+
+
+def _interface(cls: type[Any], seen: list[type[Any]], clashing: set[str]) -> str:
+    hints = typing.get_type_hints(cls)
+    lines = [f"interface {_name(cls, clashing)} {{"]
+    for a in attrs.fields(cls):
+        optional = "?" if a.default is not attrs.NOTHING else ""
+        lines.append(f"  {camel(a.name)}{optional}: {_ts_type(hints[a.name], seen, clashing)};")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _direction(spec: MethodSpec) -> str:
+    if spec.sender == "server":
+        return "server → client notification"
+    return "request" if spec.request else "client → server notification"
+
+
+def _summary(fn: Callable[..., Any] | None) -> str:
+    fn = getattr(fn, "func", fn)  # pygls keeps handlers as functools.partial
+    doc = (fn.__doc__ or "").strip() if fn is not None else ""
+    return doc.split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
+
+
+def _method_rows(features: dict[str, Any], seen: list[type[Any]], clashing: set[str]) -> list[str]:
+    rows = ["| method | kind | params | result | what it does |", "| --- | --- | --- | --- | --- |"]
+    for spec in methods():
+        if spec.method.startswith("tether/debug/"):
+            continue
+        params = _ts_type(spec.params, seen, clashing) if spec.params is not None else "any"
+        result = (
+            "—" if not spec.request else (_ts_type(spec.result, seen, clashing) if spec.result is not None else "null")
+        )
+        summary = _summary(features.get(spec.method)) or _summary(spec.params)
+        cells = [f"`{c}`".replace("|", "\\|") for c in (spec.method, params, result)]
+        rows.append(f"| {cells[0]} | {_direction(spec)} | {cells[1]} | {cells[2]} | {summary} |")
+    return rows
+
+
+def _shapes(seen: list[type[Any]], clashing: set[str]) -> list[str]:
+    shapes, index = [], 0
+    while index < len(seen):  # rendering a class may queue the classes it refers to
+        shapes.append(_interface(seen[index], seen, clashing))
+        index += 1
+    return shapes
+
+
+def protocol_methods() -> str:
+    features = create_server().protocol.fm.features
+    seen: list[type[Any]] = []
+    _method_rows(features, seen, set())
+    _shapes(seen, set())  # a first pass only to learn every class reached, and which names clash
+    names = [cls.__name__ for cls in seen]
+    clashing = {n for n in names if names.count(n) > 1}
+    seen = []
+    rows = _method_rows(features, seen, clashing)
+    standard = sorted(m for m in features if not m.startswith("tether/"))
+    rows += [
+        "",
+        "Standard LSP methods Tether implements (beyond `initialize`, `shutdown`, `exit`, `$/cancelRequest`):",
+        "",
+    ]
+    rows += [f"* `{m}` — {_summary(features[m])}" for m in standard]
+    rows += ["", "Message shapes (`?`: the field has a default; in params it may be omitted):", ""]
+    return "\n".join([*rows, "```ts", "\n\n".join(_shapes(seen, clashing)), "```"])
+
+
+def selectors_table() -> str:
+    rows = ["| selector | arguments | what it selects |", "| --- | --- | --- |"]
+    for s in SELECTORS.values():
+        args = ", ".join(f"{a.name}: `{a.type}`" for a in s.args) or "—"
+        rows.append(f"| `{s.name}` | {args} | {s.description.replace('|', chr(92) + '|')} |")
+    rows += ["", "Kind names (for `selectEnclosing`, `filterKind`): " + ", ".join(f"`{k}`" for k in KIND_NAMES) + "."]
+    return "\n".join(rows)
+
+
+# --- files --------------------------------------------------------------------------------------------
+
+
+def _splice(text: str, name: str, body: str) -> str:
+    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} (make docs) -->"
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"no generated region {name!r}")
+    return pattern.sub(lambda _: f"{begin}\n{body}\n{end}", text)
+
+
+def outputs(root: Path = ROOT) -> dict[Path, str]:
+    """Every generated file's wanted content."""
+    create_server()  # every feature registers its settings section and methods
+    docs = root / "docs"
+    package_path = root / "clients" / "vscode" / "package.json"
+    package = vscode_package(json.loads(package_path.read_text(encoding="utf-8")))
+    return {
+        docs / "settings.schema.json": json.dumps(settings_schema(), indent=2) + "\n",
+        docs / "settings.md": _splice((docs / "settings.md").read_text(encoding="utf-8"), "settings", settings_table()),
+        docs / "protocol.md": _splice(
+            (docs / "protocol.md").read_text(encoding="utf-8"), "methods", protocol_methods()
+        ),
+        docs / "selectors.md": _splice(
+            (docs / "selectors.md").read_text(encoding="utf-8"), "selectors", selectors_table()
+        ),
+        package_path: json.dumps(package, indent=2, ensure_ascii=False) + "\n",
+    }
+
+
+def stale(root: Path = ROOT) -> list[Path]:
+    """The generated files whose content is not what the code says."""
+    return [p for p, text in outputs(root).items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scripts.docgen", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only report files that are out of date (exit 1)")
+    options = parser.parse_args(argv)
+    if options.check:
+        old = stale()
+        for path in old:
+            print(f"out of date: {path.relative_to(ROOT)} (run `make docs`)", file=sys.stderr)
+        return 1 if old else 0
+    for path, text in outputs().items():
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
