@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: demo test lint unit e2e bench venv system-deps clean
+.PHONY: demo test lint unit e2e bench venv system-deps docs dist clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,16 @@ lint: venv
 test: venv system-deps
 	@bash scripts/run-tests.sh
 
+# Regenerate what is generated from the code (settings schema and table, protocol method list, selector
+# table, VS Code settings); the tests fail when one is out of date.
+docs: venv
+	$(PY) -m scripts.docgen
+
+# The wheel and the sdist, into dist/.
+dist: venv
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+
 bench: venv
 	$(PY) -m benchmarks.syntax
 	$(PY) -m benchmarks.selectors
@@ -40,4 +50,4 @@ bench: venv
 	$(PY) -m benchmarks.edits
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis dist build

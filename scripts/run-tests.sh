@@ -45,6 +45,8 @@ pytest_tier() {
 tier "lint (ruff check, ruff format --check, mypy)" bash -c 'ruff check . && ruff format --check . && mypy'
 tier "unit tests" pytest_tier tests/unit
 tier "end-to-end tests over stdio" pytest_tier tests/e2e
+tier "package (wheel + sdist built, the wheel installed in a clean venv, run from a hostile folder)" \
+  pytest_tier tests/package
 
 echo
 echo "== summary =="
