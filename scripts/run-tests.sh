@@ -45,6 +45,7 @@ pytest_tier() {
 tier "lint (ruff check, ruff format --check, mypy)" bash -c 'ruff check . && ruff format --check . && mypy'
 tier "unit tests" pytest_tier tests/unit
 tier "end-to-end tests over stdio" pytest_tier tests/e2e
+tier "hostile input (framing, malformed messages, odd documents, limits, fuzzed params)" pytest_tier tests/hostile
 tier "package (wheel + sdist built, the wheel installed in a clean venv, run from a hostile folder)" \
   pytest_tier tests/package
 

@@ -22,7 +22,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import unquote, urlparse
 
 import attrs
 from lsprotocol import types
@@ -33,10 +32,11 @@ from tree_sitter import Tree
 from . import logs
 from .documents import ContentChange, Document, DocumentStore
 from .errors import INTERNAL_ERROR, InvalidParams, TetherError, to_jsonrpc
+from .files import uri_to_path
 from .positions import Encoding, Pos, choose_encoding
 from .protocol import TetherProtocol, make_converter, register_method, register_outgoing
-from .settings import DatabaseSettings, LogSettings, Settings, extract_tether, parse
-from .syntax import Snapshot, SyntaxCache
+from .settings import DatabaseSettings, LimitSettings, LogSettings, Settings, extract_tether, parse
+from .syntax import GrammarLimits, Snapshot, SyntaxCache
 
 if TYPE_CHECKING:
     from .storage import Database  # SQLAlchemy is imported on first use, not at start-up
@@ -85,6 +85,8 @@ class DocumentInfo:
     parse_count: int = 0
     text_sha256: str | None = None
     tree_sha256: str | None = None
+    #: Why a document in a parsed language has no tree (too large, nested too deeply); null otherwise.
+    text_only_reason: str | None = None
 
 
 def tree_digest(tree: Tree) -> str:
@@ -104,13 +106,6 @@ def tree_digest(tree: Tree) -> str:
             return digest.hexdigest()
 
 
-def uri_to_path(uri: str) -> Path | None:
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        return None
-    return Path(unquote(parsed.path))
-
-
 class TetherServer(LanguageServer):
     """The language server and the state shared by all features."""
 
@@ -123,7 +118,7 @@ class TetherServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.documents = DocumentStore()
-        self.syntax = SyntaxCache()
+        self.syntax = SyntaxCache(limits=self._grammar_limits)
         self.encoding = Encoding.UTF16
         self.settings: Settings = parse()[0]
         self.workspace_root: Path | None = None
@@ -138,7 +133,66 @@ class TetherServer(LanguageServer):
         self._local_database: Database | None = None
         self._db_lock = threading.Lock()
         self._reported_error = False
+        self._closed = False
         self.client_log = logs.ClientLogHandler(self._log_to_client)
+        #: Ends the serving loop from any thread (set by :mod:`.serve` once it runs).
+        self.stop_serving: Callable[[], None] = lambda: None
+        self.stop_requested = False
+
+    # --- serving -------------------------------------------------------------------------------------
+
+    protocol: TetherProtocol
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        from .serve import serve_stdio
+
+        serve_stdio(self)
+
+    def start_tcp(self, host: str, port: int) -> None:
+        from .serve import serve_tcp
+
+        serve_tcp(self, host, port)
+
+    def start_ws(self, host: str, port: int) -> None:
+        from .serve import serve_ws
+
+        serve_ws(self, host, port)
+
+    def _grammar_limits(self) -> GrammarLimits:
+        limits = self.settings.section(LimitSettings)
+        return GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting)
+
+    def max_message_bytes(self) -> int:
+        return self.settings.section(LimitSettings).maxMessageBytes
+
+    def exit_on_signal(self, signum: int) -> None:
+        log.warning("received signal %d: exiting", signum)
+        self.stop_requested = True
+        self.stop_serving()
+
+    def exit_code(self) -> int:
+        """LSP: 0 after ``shutdown``, 1 when the client left without it; 0 when told to stop (a signal, the
+        editor process gone): those are orderly ends, not client errors."""
+        return 0 if self.protocol._shutdown or self.stop_requested else 1
+
+    def close_down(self) -> None:
+        """Flush and stop everything (shutdown hooks, databases); safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        for hook in self.shutdown_hooks:
+            try:
+                hook()
+            except Exception:
+                log.exception("shutdown hook %r failed", hook)
+        with self._db_lock:
+            if self._local_database is not None:
+                self._local_database.close()
+                self._local_database = None
+            if self._database is not None:
+                self._database.close()
+                self._database = None
+        logs.detach(self.client_log)
 
     # --- registration helpers ----------------------------------------------------------------------
 
@@ -299,8 +353,9 @@ def _content_changes(params: types.DidChangeTextDocumentParams) -> list[ContentC
     return changes
 
 
-def _watch_parent(pid: int) -> None:
-    """Exit when the editor that started us is gone (no orphaned servers)."""
+def _watch_parent(ls: TetherServer, pid: int) -> None:
+    """Exit when the editor that started us is gone (no orphaned servers), through the normal path: the
+    shutdown hooks run, so pending writes are not lost."""
 
     def loop() -> None:
         while True:
@@ -309,7 +364,9 @@ def _watch_parent(pid: int) -> None:
                 os.kill(pid, 0)
             except ProcessLookupError:
                 log.warning("parent process %d is gone; exiting", pid)
-                os._exit(0)
+                ls.stop_requested = True
+                ls.stop_serving()
+                return
             except PermissionError:
                 pass
 
@@ -331,7 +388,7 @@ def register_lifecycle(server: TetherServer) -> None:
         ls._init_options = params.initialization_options
         ls.apply_settings(extract_tether(params.initialization_options))
         if params.process_id and params.process_id != os.getpid():
-            _watch_parent(params.process_id)
+            _watch_parent(ls, params.process_id)
         log.info("%s %s: position encoding %s, root %s", ls.name, ls.version, ls.encoding, ls.workspace_root)
 
     @server.feature(types.INITIALIZED)
@@ -421,6 +478,7 @@ def register_lifecycle(server: TetherServer) -> None:
             parse_count=ls.syntax.parse_count,
             text_sha256=hashlib.sha256(snapshot.text).hexdigest() if params.detail else None,
             tree_sha256=tree_digest(tree) if params.detail and tree else None,
+            text_only_reason=snapshot.text_only.reason if snapshot.text_only else None,
         )
 
     if os.environ.get("TETHER_TEST_HOOKS") == "1":
@@ -438,19 +496,7 @@ def register_lifecycle(server: TetherServer) -> None:
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: TetherServer, *_args: Any) -> None:
         """Flush pending writes, stop background work, close the databases."""
-        for hook in ls.shutdown_hooks:
-            try:
-                hook()
-            except Exception:
-                log.exception("shutdown hook %r failed", hook)
-        with ls._db_lock:
-            if ls._local_database is not None:
-                ls._local_database.close()
-                ls._local_database = None
-            if ls._database is not None:
-                ls._database.close()
-                ls._database = None
-        logs.detach(ls.client_log)
+        ls.close_down()
 
 
 def _emit(ls: TetherServer, event: DocumentEvent) -> None:

@@ -14,6 +14,9 @@ Why a ``LanguageServerProtocol`` subclass (STYLE.md 8):
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import json
 import logging
 import typing
 from collections.abc import Generator
@@ -28,8 +31,11 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from .errors import INVALID_PARAMS, INVALID_REQUEST, StrictTypeError, camel, describe_structure_error
+from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, StrictTypeError, camel, describe_structure_error
 from .positions import choose_encoding
+from .transport import decode, invalid_envelope
+
+SERVER_NOT_INITIALIZED = -32002
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +185,89 @@ class _Rejected:
 
 
 class TetherProtocol(LanguageServerProtocol):
-    """pygls' LSP protocol with Tether's typed custom methods and strict, answering validation."""
+    """pygls' LSP protocol with Tether's typed custom methods and strict, answering validation.
+
+    Also (each a pygls behaviour that would leave a client without an answer or leak internals):
+    requests before a successful ``initialize`` get ``-32002``; a notification whose params do not
+    structure (``$/cancelRequest`` with an array id, say) is dropped with a log line; an internal error's
+    traceback goes to the log only, the client gets the message and ``data.kind = "internal"``; a result
+    that cannot be serialised is answered with ``-32603`` instead of nothing.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._initialized_ok = False
+        self._writes: set[asyncio.Future[Any]] = set()  # pending WebSocket writes, kept alive until done
+
+    def receive(self, body: bytes) -> None:
+        """One message body off the wire: decoded, checked as JSON-RPC, then dispatched."""
+        data, failure = decode(body)
+        if failure is not None:
+            log.warning("%s", failure[1])
+            self._send_response(None, error=types.ResponseError(code=failure[0], message=failure[1]))
+            return
+        assert data is not None
+        problem = invalid_envelope(data)
+        if problem is not None:
+            log.warning("%s", problem)
+            msg_id = data.get("id") if isinstance(data.get("id"), (int, str)) else None
+            if isinstance(msg_id, bool):
+                msg_id = None
+            self._send_response(msg_id, error=types.ResponseError(code=INVALID_REQUEST, message=problem))
+            return
+        try:
+            message = self.structure_message(data)
+        except JsonRpcException as exc:
+            log.warning("ignoring a message that does not structure: %s", exc)
+            if "method" in data and isinstance(data.get("id"), (int, str)):
+                self._send_response(data["id"], error=exc.to_response_error())
+            return
+        try:
+            self.handle_message(message)
+        except Exception:  # one message must never end the reading loop
+            log.exception("handling %s failed", data.get("method", "a response"))
+            if "method" in data and isinstance(data.get("id"), (int, str)):
+                error = types.ResponseError(code=INTERNAL_ERROR, message="internal error", data={"kind": "internal"})
+                self._send_response(data["id"], error=error)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: types.ResponseError | None = None) -> None:
+        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
+            error = types.ResponseError(code=error.code, message=error.message, data={"kind": "internal"})
+        super()._send_response(msg_id, result=result, error=error)
+
+    def _send_data(self, data: Any) -> None:
+        """pygls' writer, but a message that cannot be serialised becomes an error answer, never silence."""
+        if not data:
+            return
+        if self.writer is None:
+            log.error("no transport to send %s on", type(data).__name__)
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except (RecursionError, TypeError, ValueError) as exc:
+            log.error("could not serialise %s: %s", type(data).__name__, exc)
+            msg_id = getattr(data, "id", None)
+            if msg_id is None or getattr(data, "method", None) is not None:
+                return
+            error = {
+                "code": INTERNAL_ERROR,
+                "message": "the answer could not be serialised",
+                "data": {"kind": "internal"},
+            }
+            body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error})
+        payload = body.encode("utf-8")
+        if self._include_headers:
+            payload = b"Content-Length: %d\r\n\r\n" % len(payload) + payload
+        try:
+            pending = self.writer.write(payload)
+            if inspect.isawaitable(pending):
+                self._writes.add(task := asyncio.ensure_future(pending))
+                task.add_done_callback(self._writes.discard)
+        except BrokenPipeError:
+            log.error("the client's end of the connection is closed")
+            raise
+        except Exception as exc:  # a transport failure is logged; the loop goes on
+            log.error("could not send %s: %s", type(data).__name__, exc)
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         spec = _METHODS.get(method)
@@ -232,6 +320,20 @@ class TetherProtocol(LanguageServerProtocol):
             return
         method = getattr(message, "method", None)
         msg_id = getattr(message, "id", None)
+        if method == types.CANCEL_REQUEST:
+            cancelled = getattr(getattr(message, "params", None), "id", None)
+            if isinstance(cancelled, bool) or not isinstance(cancelled, (int, str)):
+                log.warning("ignoring $/cancelRequest for an id that is not an integer or a string")
+                return
+        if not self._initialized_ok and method not in (None, types.INITIALIZE, types.EXIT):
+            if msg_id is not None:
+                self._send_response(
+                    msg_id,
+                    error=types.ResponseError(code=SERVER_NOT_INITIALIZED, message="the server is not initialized"),
+                )
+            else:
+                log.warning("ignoring %s before a successful initialize", method)
+            return
         if self._shutdown and method not in (None, types.EXIT) and msg_id is not None:
             self._send_response(
                 msg_id,
@@ -249,7 +351,9 @@ class TetherProtocol(LanguageServerProtocol):
             chosen = choose_encoding(str(e) for e in offered)
             # pygls picks the client's first offer it supports: offer it ours only
             general.position_encodings = [types.PositionEncodingKind(chosen.value)] if chosen.value in offered else []
-        return (yield from super().lsp_initialize(params))
+        result = yield from super().lsp_initialize(params)
+        self._initialized_ok = True
+        return result
 
     # Document sync: the text model lives in server.documents; only the user handlers run.
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)

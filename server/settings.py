@@ -81,7 +81,50 @@ class LogSettings:
     )
 
 
-_SECTIONS: dict[str, type[Any]] = {"database": DatabaseSettings, "log": LogSettings}
+@dataclass(frozen=True, slots=True)
+class LimitSettings:
+    """Bounds that keep one hostile or huge input from taking the server down (``tether.limits``)."""
+
+    maxMessageBytes: int = setting(
+        64 * 1024 * 1024,
+        "Largest LSP message read; a larger Content-Length is a framing error and the message is skipped.",
+        minimum=1024,
+    )
+    maxTreeBytes: int = setting(
+        8 * 1024 * 1024,
+        "Largest document that is parsed. A larger one is held as text only: tree features answer -32803 "
+        "`documentTooLarge`, markers still work.",
+        minimum=0,
+    )
+    yamlMaxNesting: int = setting(
+        200,
+        "Deepest block nesting of a YAML document that is parsed (tree-sitter-yaml crashes past 253 levels). "
+        "A deeper document is held as text only: tree features answer -32803 `documentTooDeep`.",
+        minimum=1,
+        maximum=240,
+    )
+    maxSelectionRangeDepth: int = setting(
+        200,
+        "Most levels in one `textDocument/selectionRange` answer: the innermost ones, then the whole document "
+        "(a deeper chain could not be serialised).",
+        minimum=2,
+        maximum=300,
+    )
+    maxFileBytes: int = setting(
+        8 * 1024 * 1024,
+        "Largest file read from disk (markers on files that are not open, task context). Only regular files "
+        "are read; others are refused with -32602 naming the uri.",
+        minimum=0,
+    )
+    maxResponseBytes: int = setting(
+        16 * 1024 * 1024,
+        "Largest answer read from a model endpoint (whole body, or all streamed lines together); reading "
+        "stops there and the answer counts as failed.",
+        minimum=1024,
+    )
+
+
+_SECTIONS: dict[str, type[Any]] = {"database": DatabaseSettings, "log": LogSettings, "limits": LimitSettings}
 
 
 def register_section(name: str, cls: type[Any]) -> None:

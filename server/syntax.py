@@ -9,6 +9,7 @@ current version never parses. A few recent snapshots are kept per uri; older one
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -22,10 +23,13 @@ import tree_sitter_yaml
 from tree_sitter import Language, Parser, Point, Tree
 
 from .documents import Document, TextVersion
+from .errors import RequestFailed
+from .grammar_limits import yaml_nesting_over
 from .nodes import NodeIdSpace, allocate
 from .positions import LineIndex
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 #: Snapshots kept per uri (the current one and a few recent ones for in-flight requests).
 SNAPSHOTS_PER_URI = 4
@@ -123,6 +127,40 @@ class TreeSlot:
 _NO_TREE = TreeSlot(None)
 
 
+@dataclass(frozen=True)
+class TextOnly:
+    """Why a document in a parsed language has no tree: ``kind`` is the -32803 error's ``data.kind``."""
+
+    kind: str  # "documentTooLarge" | "documentTooDeep"
+    reason: str
+
+    def error(self) -> RequestFailed:
+        return RequestFailed(self.reason, self.kind)
+
+
+@dataclass(frozen=True)
+class GrammarLimits:
+    """The parts of ``tether.limits`` that decide whether a text reaches a grammar."""
+
+    max_tree_bytes: int = 8 * 1024 * 1024
+    yaml_max_nesting: int = 200
+
+    def check(self, language: str, text: bytes) -> TextOnly | None:
+        if len(text) > self.max_tree_bytes:
+            return TextOnly(
+                "documentTooLarge",
+                f"the document has {len(text)} bytes, over tether.limits.maxTreeBytes ({self.max_tree_bytes}): "
+                "it is held as text only",
+            )
+        if language == "yaml" and (depth := yaml_nesting_over(text, self.yaml_max_nesting)) is not None:
+            return TextOnly(
+                "documentTooDeep",
+                f"the YAML document nests at least {depth} block levels, over tether.limits.yamlMaxNesting "
+                f"({self.yaml_max_nesting}): it is held as text only",
+            )
+        return None
+
+
 @dataclass(frozen=True, eq=False)
 class Snapshot:
     """One version of one document, immutable: what read-only handlers work on."""
@@ -133,9 +171,17 @@ class Snapshot:
     slot: TreeSlot
     ids: NodeIdSpace | None
     parse_ms: float = 0.0
+    #: Set when the document's language is parsed but this text is not (too large, too deep).
+    text_only: TextOnly | None = None
 
     @property
     def tree(self) -> Tree | None:
+        return self.slot.get()
+
+    def tree_or_raise(self) -> Tree | None:
+        """The tree; None for a language Tether does not parse; -32803 for a text too large or too deep."""
+        if self.text_only is not None:
+            raise self.text_only.error()
         return self.slot.get()
 
     @property
@@ -160,9 +206,16 @@ class SyntaxCache:
     so a request on the current version does not reparse.
     """
 
-    def __init__(self, keep: int = SNAPSHOTS_PER_URI, tree_budget: int = TREE_BUDGET_BYTES) -> None:
+    def __init__(
+        self,
+        keep: int = SNAPSHOTS_PER_URI,
+        tree_budget: int = TREE_BUDGET_BYTES,
+        limits: Callable[[], GrammarLimits] = GrammarLimits,
+    ) -> None:
         self._keep = keep
         self._tree_budget = tree_budget
+        self._limits = limits
+        self._warned: set[str] = set()
         self._parsers: dict[str, Parser] = {}
         self._by_uri: dict[str, OrderedDict[int, Snapshot]] = {}
         self._recent: OrderedDict[str, int] = OrderedDict()  # uri -> source bytes of its resident trees
@@ -211,6 +264,13 @@ class SyntaxCache:
         return tree, (time.perf_counter() - started) * 1000
 
     def _snapshot(self, uri: str, current: TextVersion, spec: LanguageSpec, old: Tree | None) -> Snapshot:
+        text_only = self._limits().check(spec.name, current.text)
+        if text_only is not None:
+            if uri not in self._warned:  # once per document, not per keystroke
+                self._warned.add(uri)
+                log.warning("%s: %s", uri, text_only.reason)
+            self._recent.pop(uri, None)
+            return self._store(Snapshot(uri, current, spec.name, _NO_TREE, None, text_only=text_only))
         tree, ms = self._parse(spec, current.text, old)
         ids = allocate(tree)
 
@@ -239,7 +299,7 @@ class SyntaxCache:
         if spec is None:
             return self._store(Snapshot(doc.uri, current, None, _NO_TREE, None))
         edits = doc.edits_since(previous.version) if previous is not None else None
-        if previous is None or previous.language != spec.name or edits is None:
+        if previous is None or previous.language != spec.name or edits is None or previous.text_only is not None:
             return self._snapshot(doc.uri, current, spec, None)  # nothing to reuse: parse afresh
         previous_tree = previous.tree
         assert previous_tree is not None
@@ -274,12 +334,16 @@ class SyntaxCache:
     def close(self, uri: str) -> None:
         self._by_uri.pop(uri, None)
         self._recent.pop(uri, None)
+        self._warned.discard(uri)
 
     def resident_uris(self) -> list[str]:
         """Documents whose current tree is in memory, least recently used first."""
         return list(self._recent)
 
 
-def parse_text(language: str, text: bytes) -> Tree:
-    """Parse a text outside any document (CLI, tests, benchmarks)."""
+def parse_text(language: str, text: bytes, limits: GrammarLimits | None = None) -> Tree:
+    """Parse a text outside any document (CLI, engines' own texts, tests); RequestFailed when it must not be."""
+    text_only = (limits or GrammarLimits()).check(language, text)
+    if text_only is not None:
+        raise text_only.error()
     return Parser(language_by_name(language).language).parse(text)

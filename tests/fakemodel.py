@@ -26,6 +26,8 @@ class Answer:
     garbage: bool = False
     chunks: list[str] | None = None  # streamed pieces (defaults to the text in one piece)
     chunk_delay: float = 0.0
+    endless: int = 0  # stream this many bytes of filler (no [DONE]) until the client hangs up
+    raw_events: list[Any] | None = None  # chat deltas sent as given (e.g. non-string content), before the text
 
 
 @dataclass
@@ -34,6 +36,7 @@ class FakeModel:
     requests: list[dict[str, Any]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     port: int = 0
+    endless_sent: int = 0  # bytes of endless filler written before the client hung up
 
     def url(self, path: str = "") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -95,6 +98,12 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
+            for content in answer.raw_events or []:
+                event = {"choices": [{"index": 0, "delta": {"content": content}}]}
+                self.wfile.write(("data: " + json.dumps(event) + "\n\n").encode())
+            if answer.endless:
+                self._endless(answer.endless, ndjson)
+                return
             for k, piece in enumerate(self._pieces(answer)):
                 if answer.drop and k == len(answer.chunks or []) // 2:
                     self.connection.shutdown(2)
@@ -110,6 +119,23 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
                 time.sleep(answer.chunk_delay)
             self.wfile.write(b'{"response": "", "done": true}\n' if ndjson else b"data: [DONE]\n\n")
             self.wfile.flush()
+
+        def _endless(self, limit: int, ndjson: bool) -> None:
+            """Filler until ``limit`` bytes are sent or the client hangs up (bounded: it stops by itself)."""
+            filler = "x" * 4000
+            line = (
+                json.dumps({"response": filler, "done": False}) + "\n"
+                if ndjson
+                else "data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": filler}}]}) + "\n\n"
+            ).encode()
+            sent = 0
+            try:
+                while sent < limit:
+                    self.wfile.write(line)
+                    sent += len(line)
+                model.endless_sent = sent
+            except OSError:
+                model.endless_sent = sent
 
     return Handler
 

@@ -57,6 +57,16 @@ class RawServer:
         self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.proc.stdin.flush()
 
+    def send_raw(self, data: bytes) -> None:
+        """Bytes as they are: framing and all (for framing errors)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send_raw_json(self, message: dict[str, Any]) -> None:
+        """A message whose strings may hold lone surrogates (json.dumps writes them as \\ud800 escapes)."""
+        self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=True).encode("ascii"))
+
     def send(self, message: dict[str, Any]) -> None:
         self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
 

@@ -73,8 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.start_ws(options.host, options.port)
     else:
         server.start_io()
-    # LSP: exit code 0 after shutdown, 1 when the client left (exit or EOF) without asking for it.
-    return 0 if server.protocol._shutdown else 1
+    return server.exit_code()
 
 
 if __name__ == "__main__":

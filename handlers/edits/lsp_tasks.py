@@ -27,11 +27,11 @@ import platformdirs
 from lsprotocol import types
 
 from tether_lsp.server import http
-from tether_lsp.server.app import uri_to_path
 from tether_lsp.server.errors import InvalidParams, RequestFailed
+from tether_lsp.server.files import FileRefused, read_text, uri_to_path
 from tether_lsp.server.positions import lsp_range
 from tether_lsp.server.progress import Progress
-from tether_lsp.server.settings import register_section, setting
+from tether_lsp.server.settings import LimitSettings, register_section, setting
 
 from .resolve import EditRequest, Options, Text, resolve_one
 from .taskformat import Event, TaskOutputParser
@@ -116,9 +116,14 @@ def show(ctx: TaskContext, uri: str) -> Shown | None:
         shown = Shown(_relative(ctx, uri), uri, doc.current.string, doc.version)
     else:
         path = uri_to_path(uri)
-        if path is None or not path.is_file():
+        if path is None:
             return None
-        shown = Shown(_relative(ctx, uri), uri, path.read_text(encoding="utf-8", errors="replace"), None)
+        try:
+            text = read_text(path, ctx.ls.settings.section(LimitSettings).maxFileBytes)
+        except (OSError, FileRefused) as exc:
+            ctx.notes.append(f"{_relative(ctx, uri)} was not included: {exc}")
+            return None
+        shown = Shown(_relative(ctx, uri), uri, text, None)
     ctx.files[shown.path] = shown
     return shown
 
@@ -188,7 +193,7 @@ def chat_url(endpoint: str) -> http.Url:
     path = url.path.rstrip("/")
     if not path.endswith("/chat/completions"):
         path = path + ("/chat/completions" if path.endswith("/v1") else "/v1/chat/completions")
-    return http.Url(url.scheme, url.host, url.port, path)
+    return http.Url(url.scheme, url.host, url.port, path, url.query)
 
 
 @dataclass
@@ -450,7 +455,16 @@ def register(server: TetherServer, streamer: Streamer) -> None:
         outcome = "failed"
         try:
             await asyncio.wait_for(
-                _consume(chat_url(settings.endpoint), body, headers, parser, task, session), settings.timeout
+                _consume(
+                    chat_url(settings.endpoint),
+                    body,
+                    headers,
+                    parser,
+                    task,
+                    session,
+                    ls.settings.section(LimitSettings).maxResponseBytes,
+                ),
+                settings.timeout,
             )
             session.say("\nDone.")
         except asyncio.CancelledError:
@@ -475,8 +489,9 @@ async def _consume(
     parser: TaskOutputParser,
     task: TaskRun,
     log_: SessionLog,
+    max_bytes: int,
 ) -> None:
-    response = await http.open_post(url, body, headers)
+    response = await http.open_post(url, body, headers, max_bytes)
     try:
         if response.status != 200:
             data = await response.body()
@@ -494,6 +509,8 @@ async def _consume(
                 try:
                     piece = json.loads(payload)["choices"][0]["delta"].get("content") or ""
                 except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                    continue
+                if not isinstance(piece, str):  # an event we do not understand is not text to apply
                     continue
                 log_.raw_write(piece)
                 for event in parser.feed(piece):

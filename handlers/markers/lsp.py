@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 import attrs
 from lsprotocol import types
 
-from tether_lsp.server.app import DocumentEvent, uri_to_path
+from tether_lsp.server.app import DocumentEvent
 from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.files import FileRefused, read_text, uri_to_path
 from tether_lsp.server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
+from tether_lsp.server.settings import LimitSettings
 from tether_lsp.server.storage import StorageError
 
 from . import git, service
@@ -78,7 +80,8 @@ class MarkerList:
 
 
 def current_text(ls: TetherServer, uri: str) -> str | None:
-    """The open buffer's text, else the file on disk, else None."""
+    """The open buffer's text, else the file on disk, else None; -32602 naming the uri for a file that must
+    not be read (not a regular file, too large)."""
     snapshot = ls.snapshot(uri)
     if snapshot is not None:
         return snapshot.doc.string
@@ -86,7 +89,9 @@ def current_text(ls: TetherServer, uri: str) -> str | None:
     if path is None:
         return None
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_text(path, ls.settings.section(LimitSettings).maxFileBytes)
+    except FileRefused as exc:
+        raise InvalidParams("textDocument.uri", f"{uri}: {exc}", kind="fileRefused", uri=uri) from exc
     except OSError:
         return None
 

@@ -22,7 +22,7 @@ from urllib.parse import unquote
 from sqlalchemy import text as sql
 from sqlalchemy.engine import Connection
 
-from tether_lsp.server.app import uri_to_path
+from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.progress import Progress
 from tether_lsp.server.storage import Database
 

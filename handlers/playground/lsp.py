@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 
-from tether_lsp.server.app import DocumentEvent, uri_to_path
+from tether_lsp.server.app import DocumentEvent
 from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.positions import Pos, lsp_range
 from tether_lsp.server.settings import register_section, setting
 

@@ -13,7 +13,7 @@ import regex
 from tree_sitter import Node, Parser, Point, Tree
 
 from tether_lsp.server.positions import point_after
-from tether_lsp.server.syntax import language_by_name
+from tether_lsp.server.syntax import GrammarLimits, language_by_name
 
 from . import python_adapter, yaml_adapter
 from .model import BASE_CONFIDENCE, Analysis, Candidate, Options, Unit
@@ -33,6 +33,11 @@ def _parser(language: str) -> Parser:
     if language not in _parsers:
         _parsers[language] = Parser(language_by_name(language).language)
     return _parsers[language]
+
+
+def _parsable(language: str, text: bytes) -> bool:
+    """A completion (or the document with it) that the grammar must not see (nested too deeply) is no unit."""
+    return GrammarLimits().check(language, text) is None
 
 
 def _insert(text: bytes, cursor: int, completion: str, reason: str, unit: Unit | None = None) -> Analysis:
@@ -89,6 +94,8 @@ def logical_unit(adapter: ModuleType, language: str, effective: str) -> Unit | N
     first_line = effective.split("\n", 1)[0]
     column = indentation(first_line.encode())
     source = dedent(effective, column).encode("utf-8")
+    if not _parsable(language, source):
+        return None
     root = _parser(language).parse(source).root_node
     unit: Unit | None = adapter.unit_of(root, first_line, column)
     return unit
@@ -158,7 +165,10 @@ def _validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], ne
         old_end_point=_point(text, old_end),
         new_end_point=Point(*point_after((begin.row, begin.column), new_bytes)),
     )
-    after = _parser(language).parse(text[:start] + new_bytes + text[old_end:], edited)
+    result = text[:start] + new_bytes + text[old_end:]
+    if not _parsable(language, result):
+        return False
+    after = _parser(language).parse(result, edited)
     return error_count(after.root_node) <= error_count(tree.root_node)
 
 

@@ -28,6 +28,7 @@ class Endpoint:
     port: int
     path: str
     protocol: str
+    query: str = ""
 
     @classmethod
     def parse(cls, url: str) -> Endpoint:
@@ -45,7 +46,7 @@ class Endpoint:
             protocol, path = "ollama", path if path.endswith("/api/generate") else "/api/generate"
         else:
             raise InferenceError(f"cannot tell the protocol of {url!r} (use …/api/generate or …/v1/completions)")
-        return cls(parts.scheme, parts.host, parts.port, path, protocol)
+        return cls(parts.scheme, parts.host, parts.port, path, protocol, parts.query)
 
 
 def request_body(endpoint: Endpoint, model: str, prompt: str, max_tokens: int, temperature: float) -> dict[str, Any]:
@@ -82,19 +83,24 @@ def completion_of(endpoint: Endpoint, body: bytes) -> str:
     return text
 
 
-async def post_json(endpoint: Endpoint, payload: dict[str, Any], limit_s: float) -> bytes:
-    """POST ``payload`` and return the body of a 200 answer within ``limit_s``."""
+async def post_json(endpoint: Endpoint, payload: dict[str, Any], limit_s: float, max_bytes: int) -> bytes:
+    """POST ``payload`` and return the body of a 200 answer within ``limit_s`` and ``max_bytes``."""
+    url = http.Url(endpoint.scheme, endpoint.host, endpoint.port, endpoint.path, endpoint.query)
     try:
-        return await http.post_json(
-            http.Url(endpoint.scheme, endpoint.host, endpoint.port, endpoint.path), payload, limit_s
-        )
+        return await http.post_json(url, payload, limit_s, max_bytes=max_bytes)
     except http.HttpError as exc:
         raise InferenceError(str(exc)) from exc
 
 
 async def complete(
-    endpoint: Endpoint, model: str, prompt: str, max_tokens: int, temperature: float, limit_s: float
+    endpoint: Endpoint,
+    model: str,
+    prompt: str,
+    max_tokens: int,
+    temperature: float,
+    limit_s: float,
+    max_bytes: int = http.DEFAULT_MAX_BYTES,
 ) -> str:
     """One completion for a FIM prompt."""
-    body = await post_json(endpoint, request_body(endpoint, model, prompt, max_tokens, temperature), limit_s)
+    body = await post_json(endpoint, request_body(endpoint, model, prompt, max_tokens, temperature), limit_s, max_bytes)
     return completion_of(endpoint, body)

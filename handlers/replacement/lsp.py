@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from tether_lsp.server.errors import ContentModified, InvalidParams
 from tether_lsp.server.positions import Pos, PositionOutOfRange, lsp_range
+from tether_lsp.server.settings import LimitSettings
 from tether_lsp.server.syntax import Snapshot
 
 from . import engine, fim, inference
@@ -109,7 +110,7 @@ def options_for(ls: TetherServer, overrides: AnalyzeOptions | None) -> Options:
 
 
 def run(ls: TetherServer, snapshot: Snapshot, cursor: int, completion: str, options: Options) -> Analysis:
-    tree = snapshot.tree
+    tree = snapshot.tree_or_raise()
     if tree is None or not engine.supported(snapshot.language):
         return Analysis("insert", (cursor, cursor), completion, f"no replacement rules for {snapshot.language}")
     assert snapshot.language is not None
@@ -203,7 +204,7 @@ def register_inline(server: TetherServer) -> None:
             if mine != state.generation:
                 return NO_ITEMS  # superseded while waiting
         snapshot = ls.snapshot(params.text_document.uri)
-        if snapshot is None or snapshot.language is None:
+        if snapshot is None or snapshot.language is None or snapshot.text_only is not None:
             return NO_ITEMS
         cursor = snapshot.index.offset_of(Pos(params.position.line, params.position.character), ls.encoding)
         prefix = snapshot.text[:cursor].decode("utf-8", errors="replace")
@@ -218,7 +219,13 @@ def register_inline(server: TetherServer) -> None:
             return NO_ITEMS
         call = asyncio.ensure_future(
             inference.complete(
-                endpoint, settings.model, prompt.text, settings.maxTokens, settings.temperature, settings.timeout
+                endpoint,
+                settings.model,
+                prompt.text,
+                settings.maxTokens,
+                settings.temperature,
+                settings.timeout,
+                ls.settings.section(LimitSettings).maxResponseBytes,
             )
         )
         state.inflight = call

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.positions import Encoding, LineIndex, Pos
 from tether_lsp.server.syntax import language_for, parse_text
 
@@ -61,7 +61,11 @@ def main(argv: Sequence[str]) -> int:
     if spec is None:
         print(f"tether-lsp select: {options.file}: not a Python or YAML file", file=sys.stderr)
         return 2
-    tree = parse_text(spec.name, data)
+    try:
+        tree = parse_text(spec.name, data)
+    except RequestFailed as exc:
+        print(f"tether-lsp select: {options.file}: {exc.message}", file=sys.stderr)
+        return 2
     index, lines = TreeIndex(tree, data), LineIndex(data)
     table = table_for(spec.name, spec.language)
     cursors = [0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tree_sitter import Tree
@@ -18,16 +18,17 @@ from tether_lsp.server.nodes import NodeIdSpace
 
 from .index import TreeIndex
 from .kinds import KindTable
-from .vocabulary import REGEX_BUDGET_S, SELECTORS, Context, Selector, parse_args
+from .vocabulary import SELECTORS, Context, RegexLimits, Selector, parse_args
 
 
 @dataclass(frozen=True)
 class Validated:
     selector: Selector
     args: tuple[Any, ...]
+    limits: RegexLimits = field(default_factory=RegexLimits)
 
 
-def validate(name: str, args: Sequence[Any]) -> Validated:
+def validate(name: str, args: Sequence[Any], limits: RegexLimits = RegexLimits()) -> Validated:
     """Check the selector name and its arguments before anything else (whatever the document)."""
     selector = SELECTORS.get(name)
     if selector is None:
@@ -38,7 +39,7 @@ def validate(name: str, args: Sequence[Any]) -> Validated:
             selector=name,
             available=sorted(SELECTORS),
         )
-    return Validated(selector, parse_args(selector, args))
+    return Validated(selector, parse_args(selector, args, limits), limits)
 
 
 def resolve(ids: NodeIdSpace, index: TreeIndex, cursor_ids: Sequence[int]) -> list[int]:
@@ -68,7 +69,8 @@ def run(
             kind="invalidArgs",
             selector=selector.name,
         )
-    ctx = Context(index, table, tree, to_offset, selector.name, time.monotonic() + REGEX_BUDGET_S)
+    budget = validated.limits.budget_s
+    ctx = Context(index, table, tree, to_offset, selector.name, time.monotonic() + budget, budget)
     if selector.list_level:
         out = set(selector.run(ctx, list(cursors), *args))
     else:

@@ -3,19 +3,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import attrs
 from lsprotocol import types
 
 from tether_lsp.server.positions import Pos, json_range, lsp_offset, lsp_range
+from tether_lsp.server.settings import LimitSettings, register_section, setting
 from tether_lsp.server.syntax import Snapshot, language_for
 
 from .engine import resolve, run, validate
 from .index import TreeIndex
 from .kinds import KIND_NAMES, table_for
 from .spans import expansion
-from .vocabulary import SELECTORS
+from .vocabulary import SELECTORS, RegexLimits
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
@@ -67,14 +69,39 @@ def tree_index(snapshot: Snapshot) -> TreeIndex:
     return snapshot.slot.derived(INDEX_KEY, lambda tree: TreeIndex(tree, snapshot.text))
 
 
+@dataclass(frozen=True)
+class SelectorSettings:
+    """``tether.selectors``: what a ``filterText``/``filterNotText`` regular expression may cost."""
+
+    regexBudgetMs: int = setting(
+        500,
+        "Milliseconds all regex matching of one request may take; past it the request fails with -32602.",
+        minimum=1,
+        maximum=60_000,
+    )
+    maxPatternLength: int = setting(1000, "Longest regular expression accepted.", minimum=1)
+    maxRepeat: int = setting(
+        10_000,
+        "Largest product of counted repeats along a pattern's nesting (`a{1000}` is 1,000, `(a{100}){100}` "
+        "is 10,000): compiling expands them.",
+        minimum=1,
+    )
+
+    def limits(self) -> RegexLimits:
+        return RegexLimits(self.regexBudgetMs / 1000, self.maxPatternLength, self.maxRepeat)
+
+
+register_section("selectors", SelectorSettings)
+
+
 def apply_selector(ls: TetherServer, params: ApplySelectorParams) -> ApplySelectorResult:
-    validated = validate(params.selector, params.args)
+    validated = validate(params.selector, params.args, ls.settings.section(SelectorSettings).limits())
     empty = ApplySelectorResult(ranges=[], cursor_node_ids=[])
     snapshot = ls.snapshot(params.uri)
-    if snapshot is None or snapshot.language is None or snapshot.ids is None:
+    if snapshot is None:
         return empty
-    tree = snapshot.tree
-    if tree is None:
+    tree = snapshot.tree_or_raise()
+    if tree is None or snapshot.language is None or snapshot.ids is None:
         return empty
     index = tree_index(snapshot)
     cursors = resolve(snapshot.ids, index, params.cursor_node_ids)
@@ -126,14 +153,19 @@ def register(server: TetherServer) -> None:
     def selection_range(ls: TetherServer, params: types.SelectionRangeParams) -> list[types.SelectionRange]:
         """Expand selection over the tree (trimmed ranges, same-range wrappers skipped)."""
         snapshot = ls.snapshot(params.text_document.uri)
-        if snapshot is None or snapshot.tree is None:
+        tree = snapshot.tree_or_raise() if snapshot is not None else None
+        if snapshot is None or tree is None:
             return []
-        index, text, root = snapshot.index, snapshot.text, snapshot.tree.root_node
+        index, text, root = snapshot.index, snapshot.text, tree.root_node
+        depth = ls.settings.section(LimitSettings).maxSelectionRangeDepth
         results: list[types.SelectionRange] = []
         for position in params.positions:
             offset = lsp_offset(index, position, ls.encoding)
+            spans = expansion(text, root, offset)
+            if len(spans) > depth:  # the innermost levels, then the whole document
+                spans = [*spans[: depth - 1], spans[-1]]
             parent: types.SelectionRange | None = None
-            for start, end in reversed(expansion(text, root, offset)):
+            for start, end in reversed(spans):
                 parent = types.SelectionRange(range=lsp_range(index, start, end, ls.encoding), parent=parent)
             assert parent is not None
             results.append(parent)

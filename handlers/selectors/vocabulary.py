@@ -22,12 +22,19 @@ from tether_lsp.server.nodes import descendant_index
 
 from .index import TreeIndex
 from .kinds import KIND_NAMES, YAML_SCALARS, KindTable
+from .regex_cost import too_costly
 
 ArgType = Literal["int", "nat", "str"]
 T = TypeVar("T")
 
-#: Total time filterText/filterNotText may spend matching in one request.
-REGEX_BUDGET_S = 0.5
+
+@dataclass(frozen=True)
+class RegexLimits:
+    """``tether.selectors``: what a filterText/filterNotText pattern may cost (defaults = the settings')."""
+
+    budget_s: float = 0.5  # matching time per request
+    max_length: int = 1000
+    max_repeat: int = 10_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,7 @@ class Context:
     to_offset: Callable[[int, int], int]  # (line, character) in the negotiated encoding -> byte offset
     selector: str = ""
     deadline: float = 0.0
+    budget_s: float = 0.0
 
     _memo: dict[str, Any] = field(default_factory=dict)
 
@@ -371,7 +379,7 @@ def text_filter(keep_matches: bool) -> Callable[[Context, Sequence[int], regex.P
             if left <= 0 or found is None:
                 raise InvalidParams(
                     "args[0]",
-                    f"the regular expression ran out of its {REGEX_BUDGET_S:g} s budget "
+                    f"the regular expression ran out of its {ctx.budget_s:g} s budget "
                     "(catastrophic backtracking?); simplify it",
                     kind="invalidArgs",
                     selector=ctx.selector,
@@ -549,8 +557,8 @@ def _build() -> dict[str, Selector]:
 SELECTORS: dict[str, Selector] = _build()
 
 
-def parse_args(selector: Selector, args: Sequence[Any]) -> tuple[Any, ...]:
-    """Validate arguments (count, JSON type, kind names, regex syntax); raises InvalidParams."""
+def parse_args(selector: Selector, args: Sequence[Any], limits: RegexLimits = RegexLimits()) -> tuple[Any, ...]:
+    """Validate arguments (count, JSON type, kind names, regex syntax and cost); raises InvalidParams."""
 
     def bad(field_name: str, reason: str, **extra: Any) -> InvalidParams:
         return InvalidParams(field_name, reason, kind="invalidArgs", selector=selector.name, **extra)
@@ -576,6 +584,8 @@ def parse_args(selector: Selector, args: Sequence[Any]) -> tuple[Any, ...]:
         if selector.kind_arg and value not in KIND_NAMES:
             raise bad(where, f"unknown kind {value!r}", available=list(KIND_NAMES))
         if selector.regex_arg:
+            if (why := too_costly(value, limits.max_length, limits.max_repeat)) is not None:
+                raise bad(where, f"regular expression refused: {why} (tether.selectors settings)")
             try:
                 parsed.append(regex.compile(value, flags=regex.VERSION0))
             except (regex.error, ValueError, OverflowError) as exc:

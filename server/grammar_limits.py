@@ -1,0 +1,48 @@
+"""What may be handed to a grammar: size and nesting bounds measured before parsing.
+
+Why: tree-sitter-yaml's external scanner keeps the block indentation levels on a fixed-size stack and
+crashes the process (SIGSEGV) past 253 nested block levels (measured with block mappings, block sequences
+and compact ``- - -`` sequences alike; flow collections nest 100,000 deep without harm, and so do Python's
+parentheses, calls and lists, and Python's indentation, which the grammar turns into syntax errors past
+about 1,000 levels). A crash takes every open document with it, so a YAML text whose block nesting may
+exceed the limit is never parsed: the document is held as text only. The measure is an upper bound of
+the scanner's stack: every line pushes its indentation column, and each ``- ``, ``? `` or ``: `` that
+opens a compact block on the same line pushes one more.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: tree-sitter-yaml 0.7 crashes at 254 nested block levels; the setting cannot go above this.
+YAML_NESTING_CEILING = 240
+_COMPACT = (b"- ", b"? ", b": ")
+
+
+def yaml_nesting_over(text: bytes, limit: int) -> int | None:
+    """The block nesting bound of a YAML text when it exceeds ``limit`` (else None: safe to parse)."""
+    limit = min(limit, YAML_NESTING_CEILING)
+    # The stack holds strictly increasing columns, so it is never deeper than the longest line is long:
+    # texts without a line of ``limit`` bytes (nearly all) need no closer look.
+    if re.search(rb"[^\n]{%d}" % limit, text) is None:
+        return None
+    stack: list[int] = []
+    deepest = 0
+    for line in text.split(b"\n"):
+        content = line.lstrip(b" ")
+        if not content.strip() or content.startswith(b"#"):
+            continue
+        column = len(line) - len(content)
+        while stack and stack[-1] >= column:
+            stack.pop()
+        stack.append(column)
+        while content[:2] in _COMPACT or content.rstrip() in (b"-", b"?"):
+            rest = content[2:]
+            stripped = rest.lstrip(b" ")
+            column += 2 + len(rest) - len(stripped)
+            content = stripped
+            stack.append(column)
+        deepest = max(deepest, len(stack))
+        if deepest > limit:
+            return deepest
+    return None

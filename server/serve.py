@@ -1,0 +1,113 @@
+"""The three transports (stdio, TCP, WebSocket) around Tether's reader (:mod:`.transport`).
+
+Each reads messages on the event loop and hands every body to ``protocol.receive``; SIGINT and SIGTERM end
+the process through the same path as a vanished parent: the shutdown hooks run (pending writes are
+flushed), then the loop stops. The stdin reader runs in a daemon thread so that nothing waits on a
+blocked ``read`` at exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pygls.io_ import StdoutWriter
+
+from .transport import Framing, LineReader, StdinReader, StreamReaderAdapter
+
+if TYPE_CHECKING:
+    from .app import TetherServer
+
+log = logging.getLogger(__name__)
+
+
+async def _read_until_closed(server: TetherServer, reader: LineReader) -> None:
+    framing = Framing(reader, server.max_message_bytes)
+    while (body := await framing.next_body()) is not None:
+        server.protocol.receive(body)
+
+
+def _run(server: TetherServer, main: Callable[[], Any]) -> None:
+    """Run ``main`` until it returns, the client exits, or a signal / lost parent asks the server to stop."""
+
+    async def runner() -> None:
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(main())
+
+        def stop() -> None:
+            loop.call_soon_threadsafe(task.cancel)
+
+        server.stop_serving = stop
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signum, server.exit_on_signal, signum)
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(runner())
+    except BrokenPipeError:
+        log.error("the connection to the client is lost; exiting")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.close_down()
+
+
+def serve_stdio(server: TetherServer) -> None:
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    _run(server, lambda: _read_until_closed(server, StdinReader(sys.stdin.fileno())))
+
+
+def serve_tcp(server: TetherServer, host: str, port: int) -> None:
+    async def main() -> None:
+        done = asyncio.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            server.protocol.set_writer(writer)
+            try:
+                await _read_until_closed(server, StreamReaderAdapter(reader))
+            finally:
+                done.set()
+
+        listener = await asyncio.start_server(connection, host, port)
+        log.info("serving on %s", ", ".join(str(s.getsockname()) for s in listener.sockets))
+        async with listener:
+            await done.wait()  # one client per server, as editors start one server each
+
+    _run(server, main)
+
+
+def serve_ws(server: TetherServer, host: str, port: int) -> None:
+    try:
+        from websockets.asyncio.server import ServerConnection, serve
+        from websockets.exceptions import ConnectionClosed
+    except ImportError:
+        log.error("--ws needs the websockets package: pip install 'tether-lsp[ws]'")
+        sys.exit(1)
+    from pygls.io_ import WebSocketWriter
+
+    async def main() -> None:
+        done = asyncio.Event()
+
+        async def connection(websocket: ServerConnection) -> None:
+            server.protocol.set_writer(WebSocketWriter(websocket), include_headers=False)
+            try:
+                while True:
+                    data = await websocket.recv(decode=False)
+                    server.protocol.receive(data)
+            except ConnectionClosed:
+                pass
+            finally:
+                done.set()
+
+        async with serve(connection, host, port, max_size=server.max_message_bytes()) as listener:
+            log.info("serving on %s", ", ".join(str(s.getsockname()) for s in listener.sockets))
+            await done.wait()
+
+    _run(server, main)
