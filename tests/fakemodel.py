@@ -72,6 +72,13 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
             if body.get("stream"):
                 self._stream(answer)
                 return
+            if answer.endless:  # a body without Content-Length that never ends
+                self.send_response(200)
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                self._endless(answer.endless, ndjson=True)
+                return
             self._send(200, json.dumps(self._whole(answer.text)).encode())
 
         def _whole(self, text: str) -> dict[str, Any]:
