@@ -101,8 +101,8 @@ def _targets() -> list[tuple[str, bool, st.SearchStrategy[Any]]]:
             continue
         request_type, _, params_type, _ = types.METHOD_TO_TYPES[method]
         is_request = request_type is not None and "Request" in request_type.__name__
-        shaped = isinstance(params_type, type) and attrs.has(params_type)
-        found[method] = (is_request, params_for(params_type) if shaped else json_values)
+        shaped = params_for(params_type) if isinstance(params_type, type) and attrs.has(params_type) else json_values
+        found[method] = (is_request, shaped)
     return [(m, r, s) for m, (r, s) in sorted(found.items())]
 
 
