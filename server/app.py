@@ -19,6 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,9 @@ class TetherServer(LanguageServer):
         self.settings_listeners: list[Callable[[Settings], None]] = []
         #: Run once the client said ``initialized`` (registrations a feature needs, first scans).
         self.initialized_hooks: list[Callable[[TetherServer], Awaitable[None]]] = []
-        #: Run on ``shutdown`` (stop threads, close files) before the database is closed.
+        #: Run first at shutdown, on the loop (or with no loop left): finish in-memory work, set aside writes.
+        self.before_shutdown: list[Callable[[], None]] = []
+        #: Then run in a worker (they may block: write, stop threads, close files), before the databases close.
         self.shutdown_hooks: list[Callable[[], None]] = []
         self._init_options: Any = None
         self._database: Database | None = None
@@ -134,10 +138,46 @@ class TetherServer(LanguageServer):
         self._db_lock = threading.Lock()
         self._reported_error = False
         self._closed = False
+        self._prepared = False
         self.client_log = logs.ClientLogHandler(self._log_to_client)
         #: Ends the serving loop from any thread (set by :mod:`.serve` once it runs).
         self.stop_serving: Callable[[], None] = lambda: None
         self.stop_requested = False
+        #: Blocking work (git, database, files) runs here, never on the loop; made on first use.
+        self._workers: ThreadPoolExecutor | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # --- the loop and the workers ---------------------------------------------------------------------
+
+    async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R:
+        """Run ``fn(*args)`` in the worker pool and await its result on the loop.
+
+        Cancelling the awaiting request (``$/cancelRequest``) stops the wait; a job already running finishes
+        in its thread and its result is dropped.
+        """
+        loop = asyncio.get_running_loop()
+        if self._workers is None:
+            size = self.settings.section(LimitSettings).workers
+            self._workers = ThreadPoolExecutor(max_workers=size, thread_name_prefix="tether-worker")
+        return await loop.run_in_executor(self._workers, functools.partial(fn, *args))
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def call_on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the event loop: at once when called there, else handed over from a worker.
+
+        The one way for worker threads to touch loop-owned state or write to the protocol.
+        """
+        loop = self._loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is None or running is loop:
+            fn(*args)
+        elif not loop.is_closed():
+            loop.call_soon_threadsafe(fn, *args)
 
     # --- serving -------------------------------------------------------------------------------------
 
@@ -175,8 +215,21 @@ class TetherServer(LanguageServer):
         editor process gone): those are orderly ends, not client errors."""
         return 0 if self.protocol._shutdown or self.stop_requested else 1
 
+    def prepare_close(self) -> None:
+        """The loop's part of shutting down (``before_shutdown`` hooks); safe to call more than once."""
+        if self._prepared:
+            return
+        self._prepared = True
+        for hook in self.before_shutdown:
+            try:
+                hook()
+            except Exception:
+                log.exception("shutdown hook %r failed", hook)
+
     def close_down(self) -> None:
-        """Flush and stop everything (shutdown hooks, databases); safe to call more than once."""
+        """Flush and stop everything (shutdown hooks, databases); safe to call more than once. Blocks: called
+        from a worker by the ``shutdown`` request, or after the loop has ended (signals, a lost editor)."""
+        self.prepare_close()
         if self._closed:
             return
         self._closed = True
@@ -193,6 +246,8 @@ class TetherServer(LanguageServer):
                 self._database.close()
                 self._database = None
         logs.detach(self.client_log)
+        if self._workers is not None:
+            self._workers.shutdown(wait=False, cancel_futures=True)
 
     # --- registration helpers ----------------------------------------------------------------------
 
@@ -380,6 +435,7 @@ def register_lifecycle(server: TetherServer) -> None:
     def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
         """Negotiate the position encoding, read the workspace root and the initial settings."""
         ls.client_log.bind(asyncio.get_event_loop())
+        ls.bind_loop(asyncio.get_event_loop())
         general = params.capabilities.general
         offered = [str(getattr(e, "value", e)) for e in (general.position_encodings or [])] if general else []
         ls.encoding = choose_encoding(offered)  # the same choice TetherProtocol announced
@@ -494,9 +550,10 @@ def register_lifecycle(server: TetherServer) -> None:
             raise RuntimeError(f"boom in a notification: {params.message}")
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: TetherServer, *_args: Any) -> None:
+    async def shutdown(ls: TetherServer, *_args: Any) -> None:
         """Flush pending writes, stop background work, close the databases."""
-        ls.close_down()
+        ls.prepare_close()
+        await ls.run_blocking(ls.close_down)
 
 
 def _emit(ls: TetherServer, event: DocumentEvent) -> None:

@@ -12,6 +12,8 @@ import stat
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from .offloop import assert_off_loop
+
 
 class FileRefused(ValueError):
     """The path exists but is not read: not a regular file, or over the size limit (the message says which)."""
@@ -30,6 +32,7 @@ def uri_to_path(uri: str) -> Path | None:
 
 def read_bytes(path: Path, max_bytes: int) -> bytes:
     """The file's bytes; OSError when it cannot be opened, FileRefused when it must not be read."""
+    assert_off_loop(f"reading {path}")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(fd)

@@ -116,6 +116,13 @@ class LimitSettings:
         "are read; others are refused with -32602 naming the uri.",
         minimum=0,
     )
+    workers: int = setting(
+        4,
+        "Threads for blocking work (git, the database, files that are not open); taken when the first such "
+        "work starts.",
+        minimum=1,
+        maximum=32,
+    )
     maxResponseBytes: int = setting(
         16 * 1024 * 1024,
         "Largest answer read from a model endpoint (whole body, or all streamed lines together); reading "

@@ -67,6 +67,9 @@ class TaskSettings:
 
 register_section("tasks", TaskSettings)
 
+#: The session log is written at most this often while a task streams.
+LOG_FLUSH_S = 0.2
+
 SYSTEM = """You edit files of a code base. For each change print exactly:
 <change><path>relative/path</path>
 <range-to-replace>
@@ -97,6 +100,11 @@ class TaskContext:
     files: dict[str, Shown] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    #: Taken on the loop before gathering (which runs in a worker): open documents' text and version, and
+    #: the syntax errors of the task's file.
+    open_docs: dict[str, tuple[str, int]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    max_file_bytes: int = 8 * 1024 * 1024
 
 
 def _relative(ctx: TaskContext, uri: str) -> str:
@@ -110,16 +118,16 @@ def _relative(ctx: TaskContext, uri: str) -> str:
 
 
 def show(ctx: TaskContext, uri: str) -> Shown | None:
-    """Record a file for the model at its current version (open buffer, else disk)."""
-    doc = ctx.ls.document(uri)
-    if doc is not None:
-        shown = Shown(_relative(ctx, uri), uri, doc.current.string, doc.version)
+    """Record a file for the model at its current version (open buffer, else disk; runs in a worker)."""
+    if uri in ctx.open_docs:
+        text, version = ctx.open_docs[uri]
+        shown = Shown(_relative(ctx, uri), uri, text, version)
     else:
         path = uri_to_path(uri)
         if path is None:
             return None
         try:
-            text = read_text(path, ctx.ls.settings.section(LimitSettings).maxFileBytes)
+            text = read_text(path, ctx.max_file_bytes)
         except (OSError, FileRefused) as exc:
             ctx.notes.append(f"{_relative(ctx, uri)} was not included: {exc}")
             return None
@@ -142,12 +150,12 @@ def _file(ctx: TaskContext, argument: str | None) -> None:
         ctx.notes.append(f"@file:{argument} does not exist")
 
 
-def _errors(ctx: TaskContext, argument: str | None) -> None:
-    snapshot = ctx.ls.snapshot(ctx.uri)
-    tree = snapshot.tree if snapshot is not None else None
+def syntax_errors(ls: TetherServer, uri: str) -> list[str]:
+    """Loop: the syntax errors Tether sees in a document (at most 20), one line each."""
+    snapshot = ls.snapshot(uri)
+    tree = snapshot.tree if snapshot is not None and snapshot.text_only is None else None
     if tree is None or not tree.root_node.has_error:
-        ctx.extra.append("Errors: none known.")
-        return
+        return []
     found: list[str] = []
     stack = [tree.root_node]
     while stack and len(found) < 20:
@@ -158,12 +166,19 @@ def _errors(ctx: TaskContext, argument: str | None) -> None:
             )
         elif node.has_error:
             stack.extend(reversed(node.children))
-    ctx.extra.append("Errors in the current file:\n" + "\n".join(found))
+    return found
+
+
+def _errors(ctx: TaskContext, argument: str | None) -> None:
+    if not ctx.errors:
+        ctx.extra.append("Errors: none known.")
+        return
+    ctx.extra.append("Errors in the current file:\n" + "\n".join(ctx.errors))
 
 
 def _tabs(ctx: TaskContext, argument: str | None) -> None:
-    for doc in ctx.ls.documents:
-        show(ctx, doc.uri)
+    for uri in ctx.open_docs:
+        show(ctx, uri)
 
 
 #: Context expressions: ``@name`` or ``@name:argument`` in the instruction. Add new ones here.
@@ -211,23 +226,70 @@ class ChangeRun:
 
 
 class SessionLog:
-    """``raw.md`` (exactly what was sent and received) and ``session.md`` (what the user reads)."""
+    """``raw.md`` (exactly what was sent and received) and ``session.md`` (what the user reads).
 
-    def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
+    Text is gathered on the loop and written by a worker: at most every ``LOG_FLUSH_S`` while the model
+    streams (not per token), and whole at the end (:meth:`close`).
+    """
+
+    def __init__(self, ls: TetherServer, folder: Path) -> None:
+        self.ls = ls
         self.folder = folder
         self.raw = folder / "raw.md"
         self.session = folder / "session.md"
+        self._raw: list[str] = []
+        self._said: list[str] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._writes: set[asyncio.Future[None]] = set()
+
+    def _create(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.raw.write_text("", encoding="utf-8")
         self.session.write_text("", encoding="utf-8")
 
+    async def open(self) -> SessionLog:
+        await self.ls.run_blocking(self._create)
+        return self
+
+    def _append(self, raw: str, said: str) -> None:
+        if raw:
+            with self.raw.open("a", encoding="utf-8") as f:
+                f.write(raw)
+        if said:
+            with self.session.open("a", encoding="utf-8") as f:
+                f.write(said)
+
+    def _soon(self) -> None:
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(LOG_FLUSH_S, self._flush)
+
+    def _flush(self) -> None:
+        self._timer = None
+        raw, said = "".join(self._raw), "".join(self._said)
+        self._raw, self._said = [], []
+        if raw or said:
+            task = asyncio.ensure_future(self.ls.run_blocking(self._append, raw, said))
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
+
+    async def close(self) -> None:
+        """Write what is left, after the writes under way."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        while self._writes:
+            await asyncio.wait(list(self._writes))
+        raw, said = "".join(self._raw), "".join(self._said)
+        self._raw, self._said = [], []
+        await self.ls.run_blocking(self._append, raw, said)
+
     def raw_write(self, text: str) -> None:
-        with self.raw.open("a", encoding="utf-8") as f:
-            f.write(text)
+        self._raw.append(text)
+        self._soon()
 
     def say(self, text: str) -> None:
-        with self.session.open("a", encoding="utf-8") as f:
-            f.write(text + "\n")
+        self._said.append(text + "\n")
+        self._soon()
 
 
 @attrs.define
@@ -334,7 +396,7 @@ class TaskRun:
         """A change of a file that is not open (resolved against the text shown) or a new file."""
         path = uri_to_path(change.uri)
         shown = self.ctx.files.get(change.path)
-        exists = path is not None and path.exists()
+        exists, on_disk = await self.ls.run_blocking(_disk_state, path, shown is None, self.ctx.max_file_bytes)
         if not exists and not change.old.strip():
             edit = types.WorkspaceEdit(
                 document_changes=[
@@ -347,7 +409,7 @@ class TaskRun:
             )
             change.status = "created" if await self._apply(edit) else "failed"
             return
-        base_text = shown.text if shown is not None else (path.read_text(encoding="utf-8") if exists and path else "")
+        base_text = shown.text if shown is not None else on_disk
         doc = self.ls.document(change.uri)
         current = doc.current.text if doc is not None else base_text.encode("utf-8")
         result = resolve_one(
@@ -393,6 +455,21 @@ class TaskRun:
                 self.log.say(f"- `{change.path}`: {change.status}")
 
 
+def _read_if_file(path: Path, max_bytes: int) -> str | None:
+    """Worker: a file's text, or None when it cannot or must not be read."""
+    try:
+        return read_text(path, max_bytes)
+    except (OSError, FileRefused):
+        return None
+
+
+def _disk_state(path: Path | None, read: bool, max_bytes: int) -> tuple[bool, str]:
+    """Worker: whether the file exists, and its text when ``read`` (else "")."""
+    if path is None or not path.exists():
+        return False, ""
+    return True, (_read_if_file(path, max_bytes) or "") if read else ""
+
+
 def _at(sl: int, sc: int, el: int, ec: int) -> types.Range:
     return types.Range(start=types.Position(sl, sc), end=types.Position(el, ec))
 
@@ -418,9 +495,10 @@ def register(server: TetherServer, streamer: Streamer) -> None:
         uri = params.text_document.uri
         doc = ls.document(uri)
         text = doc.current.string if doc is not None else None
+        max_file_bytes = ls.settings.section(LimitSettings).maxFileBytes
         if text is None:
             path = uri_to_path(uri)
-            text = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+            text = await ls.run_blocking(_read_if_file, path, max_file_bytes) if path is not None else None
         if text is None:
             raise InvalidParams("textDocument.uri", f"{uri} is neither open nor a readable file")
         lines = text.split("\n")
@@ -430,10 +508,17 @@ def register(server: TetherServer, streamer: Streamer) -> None:
         if trigger is None or not trigger.group("instruction").strip():
             raise InvalidParams("position", "the line holds no `@run <instruction>` (or `@task`)")
         instruction = trigger.group("instruction").strip()
-        ctx = TaskContext(ls, ls.workspace_root, uri)
-        gather(ctx, instruction)
+        ctx = TaskContext(
+            ls,
+            ls.workspace_root,
+            uri,
+            open_docs={d.uri: (d.current.string, d.version) for d in ls.documents},
+            errors=syntax_errors(ls, uri),
+            max_file_bytes=max_file_bytes,
+        )
+        await ls.run_blocking(gather, ctx, instruction)
         folder = session_folder(ls.workspace_root)
-        session = SessionLog(folder)
+        session = await SessionLog(ls, folder).open()
         session.say(f"# Task\n\n{instruction}\n\n## Context\n")
         for shown in ctx.files.values():
             version = f"version {shown.version}" if shown.version is not None else "from disk"
@@ -467,6 +552,7 @@ def register(server: TetherServer, streamer: Streamer) -> None:
                 settings.timeout,
             )
             session.say("\nDone.")
+            outcome = "done"
         except asyncio.CancelledError:
             await task.stop_unfinished("cancelled")
             session.say("\nCancelled by the user.")
@@ -478,6 +564,7 @@ def register(server: TetherServer, streamer: Streamer) -> None:
             log.warning("task: %s", reason)
         finally:
             progress.end(outcome)
+            await asyncio.shield(session.close())
         edits = [TaskEdit(c.uri, c.status, c.range) for c in task.changes]
         return RunResult((folder / "session.md").as_uri(), edits)
 

@@ -3,8 +3,10 @@ made in a temp dir (commit, a function moved to another file, a rename, a marker
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +106,26 @@ async def _list(client: LanguageClient, path: Path) -> list[dict[str, Any]]:
     return list(result["markers"])
 
 
+class _HeadChanges:
+    """What an editor does after a commit: list at once (the server answers from the locations it has), and
+    list again when ``tether/markers/didChange`` says the recalculation at the new HEAD is done."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.changed = asyncio.Event()
+        client.feature("tether/markers/didChange")(lambda _params: self.changed.set())
+
+    async def list(self, path: Path, ready: Callable[[list[dict[str, Any]]], bool]) -> list[dict[str, Any]]:
+        """List until ``ready`` holds, again after each didChange (one may be for an earlier commit)."""
+        async with asyncio.timeout(60):
+            while True:
+                self.changed.clear()
+                markers = await _list(self.client, path)
+                if ready(markers):
+                    return markers
+                await self.changed.wait()
+
+
 def _line(root: Path, marker: dict[str, Any]) -> str:
     commit = (marker.get("commitHashWhenCreated") or "")[:8] or "no commit yet"
     where = Path(marker["uri"].removeprefix("file://")).relative_to(root)
@@ -117,6 +139,7 @@ async def git_section(client: LanguageClient) -> None:
     except (OSError, subprocess.CalledProcessError):
         say("  (git is not installed: skipped)")
         return
+    changes = _HeadChanges(client)
     with tempfile.TemporaryDirectory(prefix="tether-demo-git-") as folder:
         root = Path(folder).resolve()
         _git(root, "init", "-q", "-b", "main")
@@ -142,12 +165,12 @@ async def git_section(client: LanguageClient) -> None:
         helpers.write_text("import math\n\n\n" + total, encoding="utf-8")
         _git(root, "add", "-A")
         _git(root, "commit", "-q", "-m", "move total() to helpers.py")
-        (m,) = await _list(client, helpers)
+        (m,) = await changes.list(helpers, lambda found: len(found) == 1)
         say(f"  total() moved to helpers.py:       {_line(root, m)}")
         (root / "lib").mkdir()
         _git(root, "mv", "helpers.py", "lib/maths.py")
         _git(root, "commit", "-q", "-m", "rename")
-        (m,) = await _list(client, root / "lib" / "maths.py")
+        (m,) = await changes.list(root / "lib" / "maths.py", lambda found: len(found) == 1)
         say(f"  after git mv + commit:             {_line(root, m)}")
         calc.write_text(calc.read_text(encoding="utf-8") + "\n\ndef mean(xs):\n    return sum(xs) / len(xs)\n", "utf-8")
         lines = calc.read_text(encoding="utf-8").splitlines()
@@ -158,5 +181,5 @@ async def git_section(client: LanguageClient) -> None:
         (m,) = await _list(client, calc)
         say(f"  on uncommitted code:               {_line(root, m)}")
         _git(root, "commit", "-q", "-am", "mean")
-        (m,) = await _list(client, calc)
+        (m,) = await changes.list(calc, lambda found: bool(found and found[0]["commitHashWhenCreated"]))
         say(f"  after committing it (flushed):     {_line(root, m)}")

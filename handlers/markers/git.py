@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from tether_lsp.server.offloop import assert_off_loop
+
 from .calculator import Target, added_lines, similar_lines
 
 log = logging.getLogger(__name__)
@@ -28,6 +30,7 @@ def warn_once(key: str, message: str) -> None:
 
 
 def _git(cwd: Path, *args: str) -> str | None:
+    assert_off_loop(f"git {args[0] if args else ''}")
     try:
         done = subprocess.run(
             ["git", *args],
@@ -46,7 +49,10 @@ def _git(cwd: Path, *args: str) -> str | None:
     if done.returncode != 0:
         err = done.stderr.decode("utf-8", errors="replace").strip()
         if err and "not a git repository" not in err:  # quiet failures (`--verify -q HEAD` before a commit) are answers
-            warn_once(f"git-error:{cwd}:{args[0]}", f"git {args[0]} failed in {cwd}: {err.splitlines()[-1:] or ''}")
+            warn_once(
+                f"git-error:{cwd}:{args[0]}",
+                f"git {' '.join(args)[:200]} failed in {cwd}: {err.splitlines()[-1:] or ''}",
+            )
         return None
     return done.stdout.decode("utf-8", errors="replace")
 
@@ -62,6 +68,7 @@ _roots: dict[Path, Path] = {}  # folder -> its repository's root (found ones onl
 
 def locate_file(path: Path) -> FileInRepo | None:
     """The repository containing ``path`` (which may not exist yet), if any."""
+    assert_off_loop("looking for a repository")
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
@@ -96,6 +103,7 @@ def _warn_if_broken(folder: Path) -> None:
 
 def head(root: Path) -> str | None:
     """HEAD's commit: read from ``.git`` directly when it is plain (checked on every request), else via git."""
+    assert_off_loop("reading HEAD")
     quick = _head_from_files(root / ".git")
     if quick is not None:
         return quick

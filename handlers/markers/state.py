@@ -4,6 +4,13 @@ PostgreSQL ``LISTEN`` that brings other servers' changes in.
 Kept apart from ``lsp.py`` so the protocol edge stays thin: everything here speaks uris, texts and
 locations, and reports changed files through ``on_change`` (which ``lsp.py`` turns into
 ``tether/markers/didChange``).
+
+Threads. The methods that touch git, the database or files (``locate_now``, ``create``, ``update``,
+``delete``, ``sync_repo``, ``poll``, ``first_look``) run in the server's worker pool, never on the loop.
+``buffer``, ``on_change`` and the HEAD-sync bookkeeping (``request_sync``) belong to the loop; workers reach
+them only through ``server.call_on_loop``. ``heads``, ``_committed`` and ``_local`` are shared by workers
+and guarded by ``_lock``. At most one HEAD sync per repository runs at a time; triggers that arrive
+meanwhile are coalesced into one more run.
 """
 
 from __future__ import annotations
@@ -19,14 +26,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from lsprotocol import types
 from sqlalchemy import text as sql
 from sqlalchemy.engine import Connection
 
-from tether_lsp.server.files import uri_to_path
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.files import FileRefused, read_text, uri_to_path
+from tether_lsp.server.positions import Encoding
 from tether_lsp.server.progress import Progress
+from tether_lsp.server.settings import LimitSettings
 from tether_lsp.server.storage import Database
 
 from . import git, service, tracking
+from .convert import to_location
 from .store import LocationStore, MarkerRecord, MarkerStore, UncommittedStore
 
 if TYPE_CHECKING:
@@ -46,13 +58,35 @@ class MarkersState:
         head: str | None
         located: list[service.Located]
 
+    @dataclass(frozen=True)
+    class Placing:
+        """A marker being put on a range: the file, its open text (None: read it from disk), the range."""
+
+        uri: str
+        open_text: str | None
+        range: types.Range
+        encoding: Encoding
+        field: str
+
+    @dataclass(frozen=True)
+    class Found:
+        text: str | None
+        located: list[service.Located]
+        head: str | None
+
     def __init__(self, server: TetherServer) -> None:
         self.server = server
         self.instance = uuid.uuid4().hex  # tells our own NOTIFYs from other servers'
-        self.heads: dict[str, str | None] = {}  # repository root -> the HEAD we last synced
-        self.buffer: dict[str, MarkersState.Cached] = {}
-        self.on_change: Callable[[list[str]], None] = lambda uris: None
+        self.heads: dict[str, str | None] = {}  # repository root -> the HEAD we last synced (guarded: _lock)
+        self.buffer: dict[str, MarkersState.Cached] = {}  # loop only
+        self.on_change: Callable[[list[str]], None] = lambda uris: None  # loop only
+        self._lock = threading.RLock()
+        self._syncs: dict[str, asyncio.Task[None]] = {}  # loop only: the running HEAD sync per repository
+        self._again: set[str] = set()  # loop only: repositories to sync once more when their sync ends
+        self._polls: set[str] = set()  # loop only: uris with a HEAD/rename check under way
+        self._tasks: set[asyncio.Task[Any]] = set()  # loop only: background work kept alive until done
         self._listener: threading.Thread | None = None
+        self._listening_to: str | None = None
         self._stop = threading.Event()
         self._local: tuple[Database, UncommittedStore] | None = None
         self._committed: dict[tuple[str, str, str], str | None] = {}
@@ -71,10 +105,11 @@ class MarkersState:
         db = self.server.database()
         if db.dialect == "sqlite":
             return UncommittedStore(db)
-        if self._local is None or self._local[0] is not self.server.local_database():
-            local_db = self.server.local_database()
-            self._local = (local_db, UncommittedStore(local_db))
-        return self._local[1]
+        with self._lock:
+            if self._local is None or self._local[0] is not self.server.local_database():
+                local_db = self.server.local_database()
+                self._local = (local_db, UncommittedStore(local_db))
+            return self._local[1]
 
     def _announce(self, conn: Connection, uris: list[str]) -> None:
         payload = json.dumps({"origin": self.instance, "uris": uris})
@@ -86,32 +121,166 @@ class MarkersState:
         path = uri_to_path(uri)
         return git.locate_file(path) if path is not None else None
 
-    def sync_head(self, repo: git.FileInRepo, progress: tracking.Progress | None = None) -> str | None:
-        """Bring the repository's markers to its HEAD (once per HEAD); notify when HEAD moved."""
-        key = str(repo.root)
-        head = git.head(repo.root)
-        if key in self.heads and self.heads[key] == head:
-            return head
-        known = key in self.heads
-        self.heads[key] = head
-        if head is None:
-            return None
-        uris = self._recalculate(repo.root, head, progress)
-        if known:
-            self.buffer.clear()
-            self.on_change(uris)
-        return head
+    def _changed(self, uris: list[str]) -> None:
+        """From a worker: these files' markers moved; the loop drops their cache and tells the client."""
 
-    async def sync_head_with_progress(self, repo: git.FileInRepo) -> None:
-        """A HEAD change seen by the watchers: recalculate in a worker thread, reporting ``$/progress``."""
-        if str(repo.root) in self.heads and self.heads[str(repo.root)] == git.head(repo.root):
+        def deliver() -> None:
+            self.forget(*uris)
+            self.on_change(uris)
+
+        if uris:
+            self.server.call_on_loop(deliver)
+
+    def head_to_use(self, repo: git.FileInRepo) -> str | None:
+        """Worker: the HEAD whose stored locations answer now — the last synced one while a sync is due
+        (which this asks the loop to start); the current one for a repository never synced."""
+        key, current = str(repo.root), git.head(repo.root)
+        with self._lock:
+            known, synced = key in self.heads, self.heads.get(key)
+        if not known or synced != current:
+            self.server.call_on_loop(self.request_sync, repo.root)
+        return synced if known else current
+
+    def request_sync(self, root: Path) -> None:
+        """Loop: bring the repository's markers to its HEAD in a worker; coalesce triggers while one runs."""
+        key = str(root)
+        running = self._syncs.get(key)
+        if running is not None and not running.done():
+            self._again.add(key)
             return
-        reporter = await Progress.start(self.server, "Tether: relocating markers")
-        reporter.minimum = PROGRESS_FROM
+        self._syncs[key] = asyncio.ensure_future(self._sync_until_settled(root))
+
+    async def _sync_until_settled(self, root: Path) -> None:
+        key = str(root)
+        while True:
+            self._again.discard(key)
+            reporter = await Progress.start(self.server, "Tether: relocating markers")
+            reporter.minimum = PROGRESS_FROM
+            moved: list[str] | None = None
+            try:
+                moved = await self.server.run_blocking(self.sync_repo, root, reporter.report)
+            except Exception as exc:  # the next trigger tries again; requests keep answering meanwhile
+                log.warning("markers: recalculating %s failed: %s", root, exc)
+            finally:
+                reporter.end("markers relocated")
+            if moved is not None:
+                self.buffer.clear()
+                self.on_change(moved)
+            if key not in self._again:
+                return
+
+    def sync_repo(self, root: Path, progress: tracking.Progress | None = None) -> list[str] | None:
+        """Worker: store every marker's location at HEAD (once per HEAD). The files whose markers moved, when
+        HEAD changed since the last sync (a first sync notifies nothing)."""
+        key, head = str(root), git.head(root)
+        with self._lock:
+            known, synced = key in self.heads, self.heads.get(key)
+        if known and synced == head:
+            return None
+        uris = self._recalculate(root, head, progress) if head is not None else []
+        with self._lock:
+            self.heads[key] = head
+        return uris if known else None
+
+    def first_look(self, root: Path) -> None:
+        """Worker: remember the workspace repository's HEAD as synced (its markers are computed lazily)."""
+        repo = git.locate_file(root / "x")
+        if repo is not None:
+            with self._lock:
+                self.heads.setdefault(str(repo.root), git.head(repo.root))
+
+    def poll_soon(self, uri: str) -> None:
+        """Loop: check HEAD and renames for ``uri`` in a worker (at most one check per uri at a time)."""
+        if uri in self._polls:
+            return
+        self._polls.add(uri)
+
+        async def poll() -> None:
+            try:
+                if await self.server.run_blocking(self.poll, uri):
+                    self.forget(uri)
+                    self.on_change([uri])
+            except Exception as exc:
+                log.info("markers: checking %s failed: %s", uri, exc)
+            finally:
+                self._polls.discard(uri)
+
+        task = asyncio.ensure_future(poll())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def poll(self, uri: str) -> bool:
+        """Worker: follow renames into ``uri`` and notice a moved HEAD; True when markers moved into it."""
+        renamed = self.follow_working_tree_renames(uri)
+        repo = self.repo_of(uri)
+        if repo is not None:
+            self.head_to_use(repo)
+        return renamed
+
+    # --- requests (workers) ----------------------------------------------------------------------------
+
+    def current_text(self, uri: str, open_text: str | None) -> str | None:
+        """The open buffer's text, else the file on disk, else None; -32602 naming the uri for a file that must
+        not be read (not a regular file, too large)."""
+        if open_text is not None:
+            return open_text
+        path = uri_to_path(uri)
+        if path is None:
+            return None
         try:
-            await asyncio.to_thread(self.sync_head, repo, reporter.report)
-        finally:
-            reporter.end("markers relocated")
+            return read_text(path, self.server.settings.section(LimitSettings).maxFileBytes)
+        except FileRefused as exc:
+            raise InvalidParams("textDocument.uri", f"{uri}: {exc}", kind="fileRefused", uri=uri) from exc
+        except OSError:
+            return None
+
+    def locate_now(self, uri: str, open_text: str | None) -> MarkersState.Found:
+        """Every marker of ``uri`` located in its current text, after following renames into it."""
+        self.follow_working_tree_renames(uri)
+        repo = self.repo_of(uri)
+        head = self.head_to_use(repo) if repo is not None else None
+        text = self.current_text(uri, open_text)
+        return MarkersState.Found(text, self.locate(uri, text, repo, head), head)
+
+    def place(self, placing: MarkersState.Placing) -> service.Place:
+        text = self.current_text(placing.uri, placing.open_text)
+        if text is None:
+            raise InvalidParams(
+                placing.field, f"{placing.uri} is neither open nor a readable file", kind="unknownDocument"
+            )
+        loc = to_location(text, placing.range, placing.encoding)
+        repo = self.repo_of(placing.uri)
+        if repo is None:
+            return service.Place(placing.uri, text, loc)
+        head = git.head(repo.root)  # a new marker is anchored at the current HEAD, synced or not
+        self.head_to_use(repo)
+        committed = self.committed_text(repo, head) if head else None
+        return service.Place(placing.uri, text, loc, True, head, committed)
+
+    def create(self, placing: MarkersState.Placing, note: str, kind: str) -> tuple[service.Located, str]:
+        where = self.place(placing)
+        repo = self.repo_of(placing.uri) if where.in_git else None
+        author = service.default_author(git.user_name(repo.root) if repo is not None else None)
+        return service.create(self.markers(), where, note, kind, author, self.local()), where.text
+
+    def get(self, marker_id: str) -> MarkerRecord:
+        return service.require(self.markers(), marker_id)
+
+    def update(
+        self, marker_id: str, note: str | None, kind: str | None, placing: MarkersState.Placing | None
+    ) -> tuple[MarkerRecord, MarkerRecord]:
+        markers = self.markers()
+        before = service.require(markers, marker_id)
+        placed = self.place(placing) if placing is not None else None
+        record = service.update(markers, marker_id, note=note, kind=kind, placed=placed, local=self.local())
+        return before, record
+
+    def delete(self, marker_id: str) -> MarkerRecord:
+        markers = self.markers()
+        record = service.require(markers, marker_id)
+        service.delete(markers, marker_id)
+        self.local().remove(marker_id)
+        return record
 
     def _recalculate(self, root: Path, head: str, progress: tracking.Progress | None) -> list[str]:
         """Flush uncommitted locations, then store every committed marker's location at ``head``."""
@@ -138,11 +307,15 @@ class MarkersState:
     def committed_text(self, repo: git.FileInRepo, head: str) -> str | None:
         """A file's text at a commit (a few recent ones cached: creating many markers reads it once)."""
         key = (str(repo.root), head, repo.path)
-        if key not in self._committed:
+        with self._lock:
+            if key in self._committed:
+                return self._committed[key]
+        text = git.show(repo.root, head, repo.path)
+        with self._lock:
             if len(self._committed) >= 16:
                 self._committed.pop(next(iter(self._committed)))
-            self._committed[key] = git.show(repo.root, head, repo.path)
-        return self._committed[key]
+            self._committed[key] = text
+        return text
 
     def follow_working_tree_renames(self, uri: str) -> bool:
         """Markers of files renamed (``git mv``, committed or staged) into ``uri`` move with them."""
@@ -215,7 +388,7 @@ class MarkersState:
                     service.Reference(committed, stored.location) if committed is not None else "missingOriginalCommit"
                 )
             if result.moved:
-                self.on_change(sorted({r.uri for r in result.moved}))
+                self._changed(sorted({r.uri for r in result.moved}))
             return out
         finally:
             view.close()
@@ -229,35 +402,56 @@ class MarkersState:
 
     # --- other servers (PostgreSQL LISTEN/NOTIFY) ------------------------------------------------------
 
-    def start_listening(self) -> None:
+    async def start_listening(self) -> None:
         """In team mode, markers changed by another server reach this one's clients as didChange."""
         try:
-            db = self.server.database()
+            db = await self.server.run_blocking(self.server.database)
         except Exception as exc:  # the requests will report it; nothing to listen to
             log.info("markers: no database to listen to (%s)", exc)
             return
-        if db.dialect != "postgresql" or self._listener is not None:
+        if db.dialect != "postgresql":
             return
-        loop = asyncio.get_running_loop()
         dsn = db.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        self._listener = threading.Thread(target=self._listen, args=(dsn, loop), daemon=True, name="markers-listen")
+        if self._listener is not None and self._listening_to == dsn:
+            return
+        self._stop_listener()
+        self._stop = threading.Event()
+        loop = asyncio.get_running_loop()
+        self._listening_to = dsn
+        self._listener = threading.Thread(
+            target=self._listen, args=(dsn, loop, self._stop), daemon=True, name="markers-listen"
+        )
         self._listener.start()
 
-    def _listen(self, dsn: str, loop: asyncio.AbstractEventLoop) -> None:
+    def on_settings(self, _settings: Any) -> None:
+        """Loop: a changed ``tether.database.url`` moves the LISTEN to the new database (or stops it)."""
+        if self._listener is None and self._listening_to is None:
+            return
+        task = asyncio.ensure_future(self.start_listening())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _stop_listener(self) -> None:
+        self._stop.set()
+        if self._listener is not None:
+            self._listener.join(timeout=2)
+        self._listener, self._listening_to = None, None
+
+    def _listen(self, dsn: str, loop: asyncio.AbstractEventLoop, stop: threading.Event) -> None:
         import psycopg
 
-        while not self._stop.is_set():
+        while not stop.is_set():
             try:
                 with psycopg.connect(dsn, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
-                    while not self._stop.is_set():
+                    while not stop.is_set():
                         for note in conn.notifies(timeout=0.5):
                             self._received(note.payload, loop)
             except Exception as exc:
-                if self._stop.is_set():
+                if stop.is_set():
                     return
                 log.warning("markers: LISTEN connection lost (%s); retrying in 2 s", exc)
-                self._stop.wait(2)
+                stop.wait(2)
 
     def _received(self, payload: str, loop: asyncio.AbstractEventLoop) -> None:
         try:
@@ -276,10 +470,7 @@ class MarkersState:
         loop.call_soon_threadsafe(deliver)
 
     def close(self) -> None:
-        self._stop.set()
-        if self._listener is not None:
-            self._listener.join(timeout=2)
-            self._listener = None
+        self._stop_listener()
 
 
 def _exists(uri: str) -> bool:

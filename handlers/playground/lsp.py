@@ -1,14 +1,18 @@
 """LSP edge of the prompt playground (PROTOCOL.md §3): editor notifications, state requests, pin, settings,
 ``workspace/didRenameFiles`` and ``tether/playground/didChangeState``.
 
-Every open document's change updates the map synchronously, so a request or notification that arrives after
-a change always sees it (no debounce to flush).
+Document changes are processed after a short pause (``DEBOUNCE_S``), or at once before any playground
+message, so every request sees every change while typing does not pay for the playground. The engine and
+the editor positions belong to the event loop. The database is only touched in the worker pool: the map is
+loaded once (every playground message waits for it), written ``FLUSH_DELAY_S`` after its last change, one
+write after the other, and at shutdown.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -160,8 +164,16 @@ class Session:
         self.pending: dict[str, str] = {}  # uri -> "change" | "save", not processed yet
         self._catch_up_handle: asyncio.TimerHandle | None = None
         self._flush_handle: asyncio.TimerHandle | None = None
+        self._loading: asyncio.Future[PlaygroundMap] | None = None
+        self._loaded: PlaygroundMap | None = None
+        self._final: list[tuple[int, MapFile, bool]] = []  # what shutdown writes
+        self._taken = 0  # loop only: numbers the batches of map entries handed to workers
+        self._written: dict[str, int] = {}  # file id -> the newest batch written for it (guarded)
+        self._write_lock = threading.Lock()
+        self._tasks: set[asyncio.Future[Any]] = set()
 
     def store(self) -> PlaygroundStore | None:
+        """The playground's tables (worker threads only: opening the database may migrate it)."""
         if self._store is None:
             try:
                 self._store = PlaygroundStore(self.server.database())
@@ -170,16 +182,27 @@ class Session:
                 return None
         return self._store
 
+    def _load(self) -> PlaygroundMap:
+        store = self.store()
+        if store is not None:
+            try:
+                return store.load()
+            except Exception as exc:
+                log.warning("playground: could not load the map (%s)", exc)
+        return PlaygroundMap()
+
+    async def ready(self) -> None:
+        """Wait until the stored map is loaded (once per session, in a worker)."""
+        if self._loaded is not None:
+            return
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(self.server.run_blocking(self._load))
+        self._loaded = await self._loading
+
     @property
     def engine(self) -> Playground:
         if self._engine is None:
-            store = self.store()
-            pmap = PlaygroundMap()
-            if store is not None:
-                try:
-                    pmap = store.load()
-                except Exception as exc:
-                    log.warning("playground: could not load the map (%s)", exc)
+            pmap = self._loaded if self._loaded is not None else PlaygroundMap()
             settings = self.server.settings.section(PlaygroundSettings)
             self._engine = Playground(
                 pmap,
@@ -192,30 +215,64 @@ class Session:
         return self._engine
 
     def saved(self, entry: MapFile) -> None:
-        """A file's entry changed: write it soon (typing changes it on every keystroke), and at shutdown."""
+        """A file's entry changed: write it after typing pauses (pushed back by each change), and at shutdown."""
         self._dirty[entry.id] = entry
-        if self._flush_handle is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                self.flush()
-                return
-            self._flush_handle = loop.call_later(FLUSH_DELAY_S, self.flush)
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+        try:
+            self._flush_handle = asyncio.get_running_loop().call_later(FLUSH_DELAY_S, self.flush)
+        except RuntimeError:  # no loop (shutting down): shutdown writes it
+            self._flush_handle = None
 
-    def flush(self) -> None:
-        self._flush_handle = None
+    def _take_dirty(self) -> list[tuple[int, MapFile, bool]]:
+        """Loop: the entries to write, numbered in the order they were taken, each with whether it is still in
+        the map (else it is forgotten)."""
         dirty, self._dirty = self._dirty, {}
+        files = self._engine.pmap.files if self._engine is not None else {}
+        self._taken += 1
+        return [(self._taken, entry, entry.id in files) for entry in dirty.values()]
+
+    def _write(self, items: list[tuple[int, MapFile, bool]]) -> None:
+        """Worker: write map entries; an entry older than one already written for its file is skipped, so
+        writes that overtake each other in the pool never bring back an older map."""
         store = self.store()
         if store is None:
             return
-        for entry in dirty.values():
-            try:
-                if entry.id in self.engine.pmap.files:
-                    store.save_file(entry)
-                else:
-                    store.forget_file(entry.id)
-            except Exception as exc:
-                log.warning("playground: could not save the map of %s (%s)", entry.uri, exc)
+        with self._write_lock:
+            for taken, entry, keep in items:
+                if self._written.get(entry.id, 0) > taken:
+                    continue
+                try:
+                    if keep:
+                        store.save_file(entry)
+                    else:
+                        store.forget_file(entry.id)
+                    self._written[entry.id] = taken
+                except Exception as exc:
+                    log.warning("playground: could not save the map of %s (%s)", entry.uri, exc)
+
+    def flush(self) -> None:
+        """Loop: hand the dirty entries to a worker."""
+        self._flush_handle = None
+        items = self._take_dirty()
+        if items:
+            task = asyncio.ensure_future(self.server.run_blocking(self._write, items))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def prepare_shutdown(self) -> None:
+        """Loop (or no loop at all): process what is pending and set aside what shutdown must write."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if self._engine is not None:
+            self.catch_up()
+        self._final = self._take_dirty()
+
+    def write_at_shutdown(self) -> None:
+        """Worker (or no loop): the last write, after any write still in flight."""
+        self._write(self._final)
+        self._final = []
 
     def update(self, uri: str) -> bool:
         """Re-read an open document's prompts; False when it is not one Tether parses."""
@@ -250,20 +307,38 @@ class Session:
             self.server.protocol.notify("tether/playground/didChangeState", self.wire(state))
 
     def later(self, uri: str, kind: str) -> None:
-        """Note a document event; it is processed after a short pause, or before any playground message."""
+        """Note a document event; it is processed once typing pauses for ``DEBOUNCE_S`` (each change pushes the
+        timer back), or before any playground message."""
         previous = self.pending.pop(uri, None)
         self.pending[uri] = "change" if "change" in (kind, previous) or "open" in (kind, previous) else kind
-        if self._catch_up_handle is None:
-            try:
-                self._catch_up_handle = asyncio.get_running_loop().call_later(DEBOUNCE_S, self.catch_up)
-            except RuntimeError:
-                self.catch_up()
+        if self._catch_up_handle is not None:
+            self._catch_up_handle.cancel()
+        try:
+            self._catch_up_handle = asyncio.get_running_loop().call_later(DEBOUNCE_S, self.catch_up)
+        except RuntimeError:
+            self._catch_up_handle = None
+            self.catch_up()
+
+    def _start_loading_then_catch_up(self) -> None:
+        """The map is not loaded yet: load it in a worker, then process what is pending."""
+
+        async def load_then_catch_up() -> None:
+            await self.ready()
+            self.catch_up()
+
+        if self._loading is None or self._loading.done():
+            task = asyncio.ensure_future(load_then_catch_up())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def catch_up(self) -> None:
         """Process the pending document events, in order (the map follows every change, pinned or not)."""
         if self._catch_up_handle is not None:
             self._catch_up_handle.cancel()
             self._catch_up_handle = None
+        if self._loaded is None and self._engine is None:
+            self._start_loading_then_catch_up()
+            return
         pending, self.pending = self.pending, {}
         for uri, kind in pending.items():
             updated = self.update(uri) if kind == "change" else True
@@ -321,8 +396,8 @@ def register(server: TetherServer) -> None:
             session.later(event.uri, event.kind)
 
     server.document_listeners.append(on_document)
-    server.shutdown_hooks.append(session.catch_up)
-    server.shutdown_hooks.append(session.flush)
+    server.before_shutdown.append(session.prepare_shutdown)
+    server.shutdown_hooks.append(session.write_at_shutdown)
 
     def on_settings(settings: Any) -> None:
         if session._engine is not None:
@@ -334,8 +409,9 @@ def register(server: TetherServer) -> None:
     server.settings_listeners.append(on_settings)
 
     @server.notification("tether/editor/didChangeActiveEditor", ActiveEditorParams)
-    def active_editor(ls: TetherServer, params: ActiveEditorParams) -> None:
+    async def active_editor(ls: TetherServer, params: ActiveEditorParams) -> None:
         """The editor the user looks at changed (null: none)."""
+        await session.ready()
         session.catch_up()
         uri = params.text_document.uri if params.text_document else None
         session.engine.active = uri
@@ -345,16 +421,18 @@ def register(server: TetherServer) -> None:
             session.emit()
 
     @server.notification("tether/editor/didChangeCursor", CursorParams)
-    def cursor(ls: TetherServer, params: CursorParams) -> None:
+    async def cursor(ls: TetherServer, params: CursorParams) -> None:
         """The cursor moved (clients debounce)."""
+        await session.ready()
         session.catch_up()
         session.positions[params.text_document.uri] = params.position
         if session.engine.pin is None:
             session.emit()
 
     @server.handler("tether/playground/getState", Empty, PlaygroundState)
-    def get_state(ls: TetherServer, params: Empty) -> PlaygroundState:
+    async def get_state(ls: TetherServer, params: Empty) -> PlaygroundState:
         """What the playground shows now: the file, its prompts, the selected prompt and why."""
+        await session.ready()
         session.catch_up()
         engine = session.engine
         if engine.sent is None or engine.pin is None:
@@ -363,8 +441,9 @@ def register(server: TetherServer) -> None:
         return session.wire(engine.sent)
 
     @server.handler("tether/playground/pin", PinParams, PlaygroundState)
-    def pin(ls: TetherServer, params: PinParams) -> PlaygroundState:
+    async def pin(ls: TetherServer, params: PinParams) -> PlaygroundState:
         """Keep showing this prompt whatever the cursor does."""
+        await session.ready()
         session.catch_up()
         engine = session.engine
         if not any(f.id == params.file_id for f in engine.pmap.files.values()):
@@ -376,8 +455,9 @@ def register(server: TetherServer) -> None:
         return session.wire(engine.state())
 
     @server.handler("tether/playground/unpin", Empty, PlaygroundState)
-    def unpin(ls: TetherServer, params: Empty) -> PlaygroundState:
+    async def unpin(ls: TetherServer, params: Empty) -> PlaygroundState:
         """Follow the active editor and cursor again."""
+        await session.ready()
         session.catch_up()
         session.engine.pin = None
         session.emit()
@@ -390,32 +470,44 @@ def register(server: TetherServer) -> None:
         raise InvalidParams("promptId", f"no prompt with id {prompt_id!r}", kind="unknownPrompt")
 
     @server.handler("tether/playground/setSettings", SetSettingsParams, None)
-    def set_settings(ls: TetherServer, params: SetSettingsParams) -> None:
+    async def set_settings(ls: TetherServer, params: SetSettingsParams) -> None:
         """Store a playground's inputs for a prompt (kept with the prompt's identity)."""
+        await session.ready()
         session.catch_up()
         if not isinstance(params.settings, dict):
             raise InvalidParams("settings", f"expected a JSON object, got {type(params.settings).__name__}")
         known_prompt(params.prompt_id)
-        store = session.store()
-        if store is None:
-            raise InvalidParams("settings", "no storage is available to keep them")
-        store.set_settings(params.prompt_id, params.settings)
+        settings = params.settings
+
+        def store_them() -> None:
+            store = session.store()
+            if store is None:
+                raise InvalidParams("settings", "no storage is available to keep them")
+            store.set_settings(params.prompt_id, settings)
+
+        await ls.run_blocking(store_them)
 
     @server.handler("tether/playground/getSettings", GetSettingsParams, dict[str, Any] | None)
-    def get_settings(ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
+    async def get_settings(ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
         """The inputs stored for a prompt, or null."""
+        await session.ready()
         session.catch_up()
         known_prompt(params.prompt_id)
-        store = session.store()
-        return store.settings(params.prompt_id) if store is not None else None
+
+        def read_them() -> dict[str, Any] | None:
+            store = session.store()
+            return store.settings(params.prompt_id) if store is not None else None
+
+        return await ls.run_blocking(read_them)
 
     rename_options = types.FileOperationRegistrationOptions(
         filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]
     )
 
     @server.feature(types.WORKSPACE_DID_RENAME_FILES, rename_options)
-    def renamed(ls: TetherServer, params: types.RenameFilesParams) -> None:
+    async def renamed(ls: TetherServer, params: types.RenameFilesParams) -> None:
         """Files were renamed: their prompts keep their ids."""
+        await session.ready()
         session.catch_up()
         for change in params.files:
             session.engine.renamed(change.old_uri, change.new_uri)

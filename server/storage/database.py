@@ -23,10 +23,11 @@ from typing import Any
 import platformdirs
 from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, event, make_url, select
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.pool import NullPool
+from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.pool import SingletonThreadPool
 
 from ..errors import RequestFailed
+from ..offloop import assert_off_loop
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,13 @@ class Database:
 
     def _make_engine(self, url: str, busy_timeout_ms: int) -> Engine:
         if self.dialect == "sqlite":
-            engine = create_engine(url, poolclass=NullPool)
+            # one connection per thread, kept: the PRAGMAs run once per thread, not once per transaction
+            engine = create_engine(
+                url,
+                poolclass=SingletonThreadPool,
+                pool_size=64,
+                connect_args={"check_same_thread": False},  # closed at shutdown from another thread
+            )
 
             @event.listens_for(engine, "connect")
             def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -134,7 +141,12 @@ class Database:
 
             return engine
         connect_args = {"connect_timeout": max(1, busy_timeout_ms // 1000)}
-        return create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=4, connect_args=connect_args)
+        try:
+            return create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=4, connect_args=connect_args)
+        except (ImportError, NoSuchModuleError) as exc:
+            raise StorageError(
+                f"PostgreSQL support is not installed ({exc}): pip install 'tether-lsp[postgres]'"
+            ) from exc
 
     @contextmanager
     def transaction(self, *, write_lock: bool = False) -> Iterator[Connection]:
@@ -143,6 +155,7 @@ class Database:
         ``write_lock`` takes the write lock at the start (SQLite ``BEGIN IMMEDIATE``) for
         read-then-write sequences that must not interleave with another writer.
         """
+        assert_off_loop("a database transaction")
         try:
             with self.engine.connect() as conn:
                 conn.info["tether_immediate"] = write_lock

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,23 @@ async def create(client: LanguageClient, uri: str, r: dict[str, Any], note: str,
 async def listed(client: LanguageClient, uri: str) -> list[dict[str, Any]]:
     result = await raw_request(client, "tether/markers/list", {"textDocument": {"uri": uri}})
     return list(result["markers"])
+
+
+async def listed_after_head_change(
+    client: LanguageClient, uri: str, until: Callable[[list[dict[str, Any]]], bool]
+) -> list[dict[str, Any]]:
+    """After a commit or checkout: the next request notices the new HEAD and answers at once from the last
+    synced locations; the recalculation ends with ``tether/markers/didChange``. List again after each
+    didChange until ``until`` holds (a didChange may be for an earlier HEAD), within 30 s."""
+    async with asyncio.timeout(30):
+        while True:
+            changed = asyncio.ensure_future(client.wait_for_notification("tether/markers/didChange"))
+            await asyncio.sleep(0)
+            found = await listed(client, uri)
+            if until(found):
+                changed.cancel()
+                return found
+            await changed
 
 
 async def test_create_edit_list_update_delete(client: LanguageClient, workspace: Path) -> None:
@@ -401,15 +420,15 @@ async def test_when_the_database_fails_an_open_file_keeps_its_last_known_markers
     config: ClientServerConfig = server_config(TETHER_DATABASE_URL=f"sqlite:///{db_file}")
     lsp: Any = await config.start()
     await lsp.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=workspace.as_uri()))
-    aside = workspace / "aside"
     try:
         uri = (workspace / "calc.py").as_uri()
         open_doc(lsp, uri, SOURCE)
         marker = await create(lsp, uri, rng(2, 0, 6, 12), "keep me")
         await listed(lsp, uri)
-        (db_file.parent).rename(aside)  # the database vanishes; what is there now is not a database
-        db_file.parent.mkdir()
-        db_file.write_bytes(b"this is not a database" * 100)
+        # the database's files are overwritten in place (the server keeps its connections): not a database now
+        saved = {part: part.read_bytes() for part in db_file.parent.iterdir()}
+        for part in saved:
+            part.write_bytes(b"this is not a database" * 100)
         change_doc(lsp, uri, 2, "# top\n", (0, 0), (0, 0))
         (m,) = await listed(lsp, uri)
         assert m["id"] == marker["id"]
@@ -419,12 +438,9 @@ async def test_when_the_database_fails_an_open_file_keeps_its_last_known_markers
         assert info.value.code == -32803
         assert "not a database" in str(info.value.message)
     finally:
-        if aside.exists():
-            for f in db_file.parent.iterdir():
-                f.unlink()
-            db_file.parent.rmdir()
-            aside.rename(db_file.parent)
         await lsp.shutdown_session()
         await lsp.stop()
+    for part, data in saved.items():  # the disk comes back: what was acknowledged is there
+        part.write_bytes(data)
     with __import__("sqlite3").connect(db_file) as db:
         assert db.execute("SELECT note FROM tether_markers").fetchall() == [("keep me",)]

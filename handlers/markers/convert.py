@@ -1,0 +1,47 @@
+"""LSP ranges (0-based, in the negotiated encoding) to the engine's 1-based character locations, and back.
+
+Pure text arithmetic: used on the loop (answers) and in workers (placing a marker in a file read there).
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
+
+from .calculator import Location
+
+
+def to_location(text: str, r: types.Range, encoding: Encoding) -> Location:
+    """An LSP range inside ``text`` as a 1-based character location; -32602 naming ``range`` otherwise."""
+    data = text.encode("utf-8")
+    index = LineIndex(data)
+    try:
+        start = index.offset_of(Pos(r.start.line, r.start.character), encoding, strict=True)
+        end = index.offset_of(Pos(r.end.line, r.end.character), encoding, strict=True)
+    except PositionOutOfRange as exc:
+        raise InvalidParams("range", f"outside the document: {exc}") from exc
+    if end < start:
+        raise InvalidParams("range", "the end comes before the start")
+
+    def point(offset: int) -> tuple[int, int]:
+        line = index.line_of(offset)
+        return line + 1, len(data[index.starts[line] : offset].decode("utf-8", errors="replace")) + 1
+
+    (ls_, cs), (le, ce) = point(start), point(end)
+    return Location(ls_, cs, le, ce)
+
+
+def to_range(text: str, loc: Location, encoding: Encoding) -> types.Range:
+    data = text.encode("utf-8")
+    index = LineIndex(data)
+
+    def offset(line: int, column: int) -> int:
+        start, end = index.line_bounds(line - 1)
+        chars = data[start:end].decode("utf-8", errors="replace")[: column - 1]
+        return start + len(chars.encode("utf-8"))
+
+    a = index.position_of(offset(loc.line_start, loc.col_start), encoding)
+    b = index.position_of(offset(loc.line_end, loc.col_end), encoding)
+    return types.Range(start=types.Position(a.line, a.character), end=types.Position(b.line, b.character))
