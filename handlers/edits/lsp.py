@@ -8,14 +8,17 @@ import asyncio
 import itertools
 import logging
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import attrs
 from lsprotocol import types
 
+from tether_lsp.server.app import DocumentEvent
 from tether_lsp.server.documents import Document
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import lsp_range
+from tether_lsp.server.settings import register_section, setting
 
 from .resolve import EditRequest, Options, Resolution, Text, resolve_all, resolve_one
 from .stream import Stream, Write
@@ -208,12 +211,61 @@ def register(server: TetherServer) -> None:
 FINAL = ("conflict", "notFound", "ambiguous", "deleted", "done", "reverted")
 
 
+@dataclass(frozen=True)
+class EditSettings:
+    """``tether.edits``: how long a streaming edit may wait for its next update."""
+
+    streamIdleSeconds: float = setting(
+        300.0,
+        "A stream begun with `tether/edits/begin` and not updated or ended for this long is ended (its base "
+        "version is released; what it wrote stays). Closing the document ends its streams too.",
+        minimum=1,
+    )
+
+
+register_section("edits", EditSettings)
+
+
 class Streamer:
-    """The streaming edits of one server: begin / update / end, writing through ``workspace/applyEdit``."""
+    """The streaming edits of one server: begin / update / end, writing through ``workspace/applyEdit``.
+
+    A stream that is abandoned (its document closed, or no update for ``streamIdleSeconds``) is dropped: its
+    pinned base version is released and ``didUpdate`` reports ``conflict`` if it had not finished.
+    """
 
     def __init__(self, server: TetherServer) -> None:
         self.ls = server
         self.streams: dict[str, tuple[Stream, asyncio.Lock]] = {}
+        self._idle: dict[str, asyncio.TimerHandle] = {}
+
+    def _touch(self, edit_id: str) -> None:
+        """Loop: (re)start the stream's idle timer."""
+        if (timer := self._idle.pop(edit_id, None)) is not None:
+            timer.cancel()
+        seconds = self.ls.settings.section(EditSettings).streamIdleSeconds
+        self._idle[edit_id] = asyncio.get_running_loop().call_later(seconds, self.drop, edit_id, "idle")
+
+    def drop(self, edit_id: str, why: str) -> None:
+        """End an abandoned stream: keep what it wrote, release its base version, say so."""
+        found = self.streams.pop(edit_id, None)
+        if (timer := self._idle.pop(edit_id, None)) is not None:
+            timer.cancel()
+        if found is None:
+            return
+        stream, _lock = found
+        if stream.status not in FINAL:
+            stream.status = "conflict"
+        doc = self.ls.document(stream.uri)
+        if doc is not None:
+            doc.unpin(stream.base_version)
+        log.info("inline edit %s ended: %s", edit_id, why)
+        self.ls.protocol.notify("tether/edits/didUpdate", DidUpdate(edit_id, stream.status, None))
+
+    def on_document(self, event: DocumentEvent) -> None:
+        if event.kind == "close":
+            for edit_id, (stream, _lock) in list(self.streams.items()):
+                if stream.uri == event.uri:
+                    self.drop(edit_id, "its document was closed")
 
     def lookup(self, edit_id: str) -> tuple[Stream, asyncio.Lock]:
         found = self.streams.get(edit_id)
@@ -270,10 +322,12 @@ class Streamer:
         stream = Stream(uri, base_version, synced=doc.version)
         stream.line_ending = "\r\n" if b"\r\n" in doc.current.text else "\n"
         self.streams[edit_id] = (stream, asyncio.Lock())
+        self._touch(edit_id)
         return edit_id
 
     async def update(self, params: UpdateParams) -> StreamStatus:
         stream, lock = self.lookup(params.edit_id)
+        self._touch(params.edit_id)
         async with lock:
             if stream.status in FINAL:
                 return StreamStatus(stream.status, self.current_range(stream))
@@ -327,13 +381,16 @@ class Streamer:
                 stream.status = "done"
             if doc is not None:
                 doc.unpin(stream.base_version)
-            del self.streams[edit_id]
+            self.streams.pop(edit_id, None)
+            if (timer := self._idle.pop(edit_id, None)) is not None:
+                timer.cancel()
             return self.report(edit_id, stream)
 
 
 def register_streaming(server: TetherServer) -> Streamer:
     streamer = Streamer(server)
     server.sends("tether/edits/didUpdate", DidUpdate)
+    server.document_listeners.append(streamer.on_document)
 
     @server.handler("tether/edits/begin", BeginParams, BeginResult)
     def begin(ls: TetherServer, params: BeginParams) -> BeginResult:

@@ -63,29 +63,45 @@ class Stream:
 
     def follow(self, versions: Sequence[TextVersion]) -> None:
         """Carry the range through the versions after ``synced``: ours move it as written, the user's may not
-        touch it (a user edit inside it is a conflict; next to it, it stays outside)."""
+        touch it (a user edit inside it is a conflict; next to it, it stays outside).
+
+        A version is recognised as one of our writes by the text it holds, not by the shape of the change
+        the editor reported: an editor may send back a write as a larger change, or as the whole text.
+        """
+        previous: TextVersion | None = None
         for item in versions:
             if item.version <= self.synced:
+                previous = item
+                continue
+            if self.pending and previous is not None and self._ours(previous.text, item.text):
+                self.synced, previous = item.version, item
                 continue
             for edit in item.edits:
-                if self._ours(edit):
-                    continue
                 if not self._user(edit):
                     self.status = "conflict"
                     return
-            self.synced = item.version
+            self.synced, previous = item.version, item
 
-    def _ours(self, edit: ByteEdit) -> bool:
+    def _ours(self, before: bytes, after: bytes) -> bool:
+        """Whether ``after`` is ``before`` with one of the pending writes applied (and so the earlier ones)."""
         for k, write in enumerate(self.pending):
-            if (edit.start, edit.old_end, edit.new_text) == (write.start, write.end, write.text):
-                del self.pending[: k + 1]
-                if write.start == self.start and write.end == self.end:
-                    self.end = self.start + len(write.text)
-                    self.written = write.text
-                else:  # an append at the end
-                    self.end += len(write.text)
-                    self.written += write.text
-                return True
+            if len(after) != len(before) - (write.end - write.start) + len(write.text):
+                continue
+            if (
+                after[: write.start] != before[: write.start]
+                or after[write.start + len(write.text) :] != before[write.end :]
+            ):
+                continue
+            if after[write.start : write.start + len(write.text)] != write.text:
+                continue
+            del self.pending[: k + 1]
+            if write.start == self.start and write.end == self.end:
+                self.end = self.start + len(write.text)
+                self.written = write.text
+            else:  # an append at the end
+                self.end += len(write.text)
+                self.written += write.text
+            return True
         return False
 
     def _user(self, edit: ByteEdit) -> bool:

@@ -128,3 +128,43 @@ async def test_close_then_requests_see_nothing(utf16_client: LanguageClient) -> 
     )
     assert result is not None
     assert list(result) == []
+
+
+async def multi_change_session(client: LanguageClient, encoding: Encoding, seed: int, steps: int) -> None:
+    """Like an editor with several cursors: each didChange carries 1-4 changes, each in the text left by the
+    ones before it (as LSP says), and the result must equal the same text opened fresh."""
+    rnd = random.Random(seed)
+    uri = f"file:///multi{seed}.py"
+    open_doc(client, uri, BASE)
+    text = BASE.encode()
+    for version in range(2, steps + 2):
+        changes: list[types.TextDocumentContentChangeEvent] = []
+        for _ in range(rnd.randint(1, 4)):
+            index = LineIndex(text)
+            a, b = sorted(rnd.randrange(len(text) + 1) for _ in range(2))
+            start, end = index.position_of(a, encoding), index.position_of(b, encoding)
+            new = rnd.choice(PIECES)
+            sa, sb = index.offset_of(start, encoding), index.offset_of(end, encoding)
+            text = text[:sa] + new.encode() + text[sb:]
+            rng = types.Range(types.Position(start.line, start.character), types.Position(end.line, end.character))
+            changes.append(types.TextDocumentContentChangePartial(range=rng, text=new))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=version, uri=uri), changes)
+        )
+    fresh = f"file:///multifresh{seed}.py"
+    open_doc(client, fresh, text.decode())
+    got = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
+    want = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": fresh}, "detail": True})
+    assert got["version"] == steps + 1
+    assert got["textSha256"] == want["textSha256"]
+    assert got["treeSha256"] == want["treeSha256"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_several_changes_per_did_change_utf16(utf16_client: LanguageClient, seed: int) -> None:
+    await multi_change_session(utf16_client, Encoding.UTF16, 300 + seed, 20)
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_several_changes_per_did_change_utf8(utf8_client: LanguageClient, seed: int) -> None:
+    await multi_change_session(utf8_client, Encoding.UTF8, 400 + seed, 20)

@@ -26,6 +26,8 @@ class EditorModel:
         self.client, self.uri, self.text, self.version = client, uri, text, 1
         self.applied: list[Any] = []
         self.refuse = False
+        #: Report each applied edit back as one full-text change (LSP allows it; editors do it).
+        self.echo_whole_text = False
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
         )
@@ -38,12 +40,15 @@ class EditorModel:
         before = self.text[:offset]
         return types.Position(before.count("\n"), offset - (before.rfind("\n") + 1))
 
-    def replace(self, start: int, end: int, new: str) -> None:
-        """An edit made in the editor (the user's or an applied one): sent as an incremental didChange."""
-        change = types.TextDocumentContentChangePartial(
+    def replace(self, start: int, end: int, new: str, *, whole: bool = False) -> None:
+        """An edit made in the editor (the user's or an applied one): sent as an incremental didChange, or as
+        the whole text."""
+        change: Any = types.TextDocumentContentChangePartial(
             range=types.Range(self.position(start), self.position(end)), text=new
         )
         self.text = self.text[:start] + new + self.text[end:]
+        if whole:
+            change = types.TextDocumentContentChangeWholeDocument(text=self.text)
         self.version += 1
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
@@ -63,7 +68,7 @@ class EditorModel:
                 r = edit["range"]
                 start = self.offset(r["start"]["line"], r["start"]["character"])
                 end = self.offset(r["end"]["line"], r["end"]["character"])
-                self.replace(start, end, edit["newText"])
+                self.replace(start, end, edit["newText"], whole=self.echo_whole_text)
         return types.ApplyWorkspaceEditResult(applied=True)
 
 
@@ -191,6 +196,17 @@ async def test_streaming_repeated_and_skipped_updates_give_the_same_document(
     assert all(w["range"]["start"] == w["range"]["end"] for w in writes[1:])
 
 
+async def test_an_editor_that_reports_applied_edits_as_whole_texts_gets_them_recognised(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    ed = editor(client, tmp_path)
+    ed.echo_whole_text = True
+    statuses = await stream_in(client, ed, LONG_NEW)
+    assert [s["status"] for s in statuses][-1] == "done"
+    assert "conflict" not in {s["status"] for s in statuses}
+    assert ed.text == BASE.replace(OLD, LONG_NEW)
+
+
 async def test_nothing_is_deleted_before_replacement_text_exists(client: LanguageClient, tmp_path: Path) -> None:
     ed = editor(client, tmp_path)
     begun = await raw_request(client, "tether/edits/begin", {"textDocument": {"uri": ed.uri}, "baseVersion": 1})
@@ -257,3 +273,48 @@ async def test_a_refused_apply_edit_is_retried(client: LanguageClient, tmp_path:
     await raw_request(client, "tether/edits/update", update)
     assert ed.text == BASE.replace(OLD, NEW)
     await raw_request(client, "tether/edits/end", {"editId": edit_id, "action": "keep"})
+
+
+async def test_closing_the_document_ends_its_streams(client: LanguageClient, tmp_path: Path) -> None:
+    ed = editor(client, tmp_path)
+    begun = await raw_request(client, "tether/edits/begin", {"textDocument": {"uri": ed.uri}, "baseVersion": 1})
+    ended = asyncio.ensure_future(client.wait_for_notification("tether/edits/didUpdate"))
+    await asyncio.sleep(0)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(ed.uri)))
+    update = plain(await asyncio.wait_for(ended, 10))
+    assert update["editId"] == begun["editId"]
+    assert update["status"] == "conflict"
+    with pytest.raises(JsonRpcException) as info:
+        await raw_request(
+            client,
+            "tether/edits/update",
+            {"editId": begun["editId"], "oldText": OLD, "oldTextFinal": True, "newText": "x", "newTextFinal": True},
+        )
+    assert info.value.code == -32602
+
+
+async def test_an_idle_stream_is_ended_and_its_base_version_released(tmp_path: Path) -> None:
+    lsp: Any = await server_config().start()
+    await lsp.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(),
+            root_uri=tmp_path.as_uri(),
+            initialization_options={"tether": {"edits": {"streamIdleSeconds": 1}}},
+        )
+    )
+    try:
+        ed = EditorModel(lsp, (tmp_path / "idle.py").as_uri(), BASE)
+        begun = await raw_request(lsp, "tether/edits/begin", {"textDocument": {"uri": ed.uri}, "baseVersion": 1})
+        ended = asyncio.ensure_future(lsp.wait_for_notification("tether/edits/didUpdate"))
+        for _ in range(70):  # more versions than the history keeps by count: only the pin kept version 1
+            ed.replace(0, 0, "#")
+        update = await asyncio.wait_for(ended, 20)
+        assert plain(update)["status"] == "conflict"
+        ed.replace(0, 0, "#")  # the next version lets the history drop what is no longer pinned
+        with pytest.raises(JsonRpcException) as info:  # released: version 1 is gone now
+            await resolve(lsp, ed.uri, 1, [{"oldText": OLD, "newText": "x"}])
+        assert "no longer kept" in str(info.value.message)
+        assert begun["editId"]
+    finally:
+        await lsp.shutdown_session()
+        await lsp.stop()

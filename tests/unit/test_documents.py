@@ -200,3 +200,32 @@ def test_full_text_edits_replay_to_the_new_text(lines: list[str], data: st.DataO
         assert LineIndex(text).point_of(edit.start) == edit.start_point
         text = edit.apply(text)
     assert text == new.encode()
+
+
+@pytest.mark.parametrize("encoding", [Encoding.UTF16, Encoding.UTF8, Encoding.UTF32])
+def test_several_changes_in_one_did_change_apply_in_order(encoding: Encoding) -> None:
+    """Multi-cursor edits: each change's positions refer to the text left by the changes before it."""
+    doc = Document("file:///m.py", "python", 1, "é = 1\n🚀 = 2\nthree = 3\n")
+
+    def _units(prefix: str) -> int:  # the length of ``prefix`` in ``encoding`` units
+        data = prefix.encode("utf-8")
+        if encoding is Encoding.UTF8:
+            return len(data)
+        if encoding is Encoding.UTF16:
+            return len(prefix.encode("utf-16-le")) // 2
+        return len(prefix)
+
+    changes = [
+        ContentChange("X", (Pos(0, _units("é")), Pos(0, _units("é")))),  # é|X = 1
+        ContentChange("THREE", (Pos(2, 0), Pos(2, 5))),  # three -> THREE
+        ContentChange("", (Pos(1, 0), Pos(1, _units("🚀 ")))),  # the new line 1 starts at "= 2"
+        ContentChange("\n", (Pos(0, _units("éX = 1")), Pos(0, _units("éX = 1")))),  # a line break: lines shift
+        ContentChange("!", (Pos(3, _units("THREE")), Pos(3, _units("THREE")))),  # on the shifted line
+    ]
+    assert doc.apply(2, changes, encoding) is not None
+    assert doc.current.string == "éX = 1\n\n= 2\nTHREE! = 3\n"
+    assert [v.version for v in doc.versions()] == [1, 2]
+    replayed = doc.versions()[0].text
+    for edit in doc.current.edits:
+        replayed = edit.apply(replayed)
+    assert replayed == doc.current.text
