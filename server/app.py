@@ -34,6 +34,7 @@ from . import logs
 from .documents import ContentChange, Document, DocumentStore
 from .errors import INTERNAL_ERROR, InvalidParams, TetherError, to_jsonrpc
 from .files import uri_to_path
+from .loopwatch import LoopWatch
 from .positions import Encoding, Pos, choose_encoding
 from .protocol import TetherProtocol, make_converter, register_method, register_outgoing
 from .settings import DatabaseSettings, LimitSettings, LogSettings, Settings, extract_tether, parse
@@ -70,6 +71,19 @@ class DebugParams:
 
 
 @attrs.define
+class LoopStatsParams:
+    reset: bool = False
+
+
+@attrs.define
+class LoopStats:
+    """The event loop's longest stall since the last reset (``TETHER_LOOP_WATCH=1``)."""
+
+    worst_stall_ms: float
+    ticks: int
+
+
+@attrs.define
 class DocumentInfo:
     """What the server holds for an open document (``tether/documentInfo``; used by the demo and status bars)."""
 
@@ -83,7 +97,7 @@ class DocumentInfo:
     node_count: int
     has_syntax_errors: bool
     position_encoding: str
-    #: Parses done by the process so far: lets clients and benchmarks see that requests never reparse.
+    #: Parses of this document so far: lets tests and benchmarks see that a burst of changes parses once.
     parse_count: int = 0
     text_sha256: str | None = None
     tree_sha256: str | None = None
@@ -146,6 +160,7 @@ class TetherServer(LanguageServer):
         #: Blocking work (git, database, files) runs here, never on the loop; made on first use.
         self._workers: ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.loop_watch = LoopWatch()
 
     # --- the loop and the workers ---------------------------------------------------------------------
 
@@ -436,6 +451,8 @@ def register_lifecycle(server: TetherServer) -> None:
         """Negotiate the position encoding, read the workspace root and the initial settings."""
         ls.client_log.bind(asyncio.get_event_loop())
         ls.bind_loop(asyncio.get_event_loop())
+        if LoopWatch.wanted():
+            ls.loop_watch.start()
         general = params.capabilities.general
         offered = [str(getattr(e, "value", e)) for e in (general.position_encodings or [])] if general else []
         ls.encoding = choose_encoding(offered)  # the same choice TetherProtocol announced
@@ -531,7 +548,7 @@ def register_lifecycle(server: TetherServer) -> None:
             node_count=tree.root_node.descendant_count if tree else 0,
             has_syntax_errors=bool(tree and tree.root_node.has_error),
             position_encoding=ls.encoding.value,
-            parse_count=ls.syntax.parse_count,
+            parse_count=ls.syntax.parse_counts.get(uri, 0),
             text_sha256=hashlib.sha256(snapshot.text).hexdigest() if params.detail else None,
             tree_sha256=tree_digest(tree) if params.detail and tree else None,
             text_only_reason=snapshot.text_only.reason if snapshot.text_only else None,
@@ -543,6 +560,14 @@ def register_lifecycle(server: TetherServer) -> None:
         def debug_raise(ls: TetherServer, params: Any) -> None:
             """Test hook: an unexpected exception inside a handler (must become -32603, server alive)."""
             raise RuntimeError("boom (test hook)")
+
+        @server.handler("tether/debug/loopStats", LoopStatsParams, LoopStats)
+        def loop_stats(ls: TetherServer, params: LoopStatsParams) -> LoopStats:
+            """Benchmarks: the loop's worst stall since the last reset (needs ``TETHER_LOOP_WATCH=1``)."""
+            stats = LoopStats(round(ls.loop_watch.worst_s * 1000, 3), ls.loop_watch.ticks)
+            if params.reset:
+                ls.loop_watch.reset()
+            return stats
 
         @server.notification("tether/debug/raiseInNotification", DebugParams)
         def debug_raise_notification(ls: TetherServer, params: DebugParams) -> None:

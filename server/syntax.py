@@ -1,10 +1,14 @@
 """tree-sitter for Tether: the language registry, the parse cache and immutable snapshots.
 
 Why: every feature reads documents through a :class:`Snapshot` — text, line index, tree and node-id space
-of one version — taken at dispatch and never mutated (STYLE.md 2). The cache is keyed on ``(uri, version)``:
-``didChange`` applies each :class:`~server.documents.ByteEdit` to a *copy* of the previous tree with
-``Tree.edit`` (older snapshots keep their trees intact) and reparses incrementally, so a request on the
-current version never parses. A few recent snapshots are kept per uri; older ones are dropped.
+of one version — taken at dispatch and never mutated (STYLE.md 2). The cache is keyed on ``(uri, version)``.
+
+Parsing is lazy: ``didChange`` only records a snapshot; its tree (and node-id space, and the verdict on
+whether the text may be parsed at all) is built the first time something asks for it, by one incremental
+parse from the latest tree parsed for that document across all the edits in between. A burst of sixty
+keystrokes costs one parse, paid by the first request that needs a tree. Each parsed version gets its own
+fresh ids; an intermediate version that was never parsed simply never had ids. The latest parsed tree is
+kept per document (edited on a *copy*, so older snapshots keep theirs), and a few recent snapshots per uri.
 """
 
 from __future__ import annotations
@@ -85,25 +89,58 @@ def language_by_name(name: str) -> LanguageSpec:
     raise KeyError(name)
 
 
+@dataclass(frozen=True)
+class Parsed:
+    """What one parse produced: the tree and its ids, or why the text was not parsed."""
+
+    tree: Tree | None
+    ids: NodeIdSpace | None
+    parse_ms: float = 0.0
+    text_only: TextOnly | None = None
+
+
 class TreeSlot:
-    """Holds one parse's tree; the cache may empty it under memory pressure and refill it on demand.
+    """One version's tree, built on first use (``build``); the cache may drop the tree under memory pressure
+    and refill it on demand.
 
     Re-parsing the same bytes yields the same tree, node for node, so the refilled tree keeps the parse's
     node ids (its :class:`NodeIdSpace`) — an id a client holds stays valid.
     """
 
-    __slots__ = ("_derived", "_refill", "_tree")
+    __slots__ = ("_build", "_derived", "_parsed", "_refill", "_tree")
 
-    def __init__(self, tree: Tree | None, refill: Callable[[], Tree] | None = None) -> None:
+    def __init__(
+        self,
+        tree: Tree | None,
+        refill: Callable[[], Tree] | None = None,
+        *,
+        build: Callable[[], Parsed] | None = None,
+        parsed: Parsed | None = None,
+    ) -> None:
         self._tree = tree
         self._refill = refill
+        self._build = build
+        self._parsed = parsed if build is None else None
         self._derived: dict[str, Any] = {}
+
+    def parsed(self) -> Parsed:
+        """Parse now if it has not happened yet (the one place laziness is resolved)."""
+        if self._parsed is None:
+            build, self._build = self._build, None
+            self._parsed = build() if build is not None else Parsed(None, None)
+            self._tree = self._parsed.tree
+        return self._parsed
+
+    @property
+    def is_parsed(self) -> bool:
+        return self._parsed is not None
 
     @property
     def resident(self) -> bool:
         return self._tree is not None
 
     def get(self) -> Tree | None:
+        self.parsed()
         if self._tree is None and self._refill is not None:
             self._tree = self._refill()
         return self._tree
@@ -112,6 +149,9 @@ class TreeSlot:
         if self._refill is not None:
             self._tree = None
             self._derived.clear()
+
+    def set_refill(self, refill: Callable[[], Tree]) -> None:
+        self._refill = refill
 
     def derived(self, key: str, build: Callable[[Tree], T]) -> T:
         """Data a feature derives from this tree (an index, say): built once, dropped with the tree."""
@@ -169,14 +209,23 @@ class Snapshot:
     doc: TextVersion
     language: str | None
     slot: TreeSlot
-    ids: NodeIdSpace | None
-    parse_ms: float = 0.0
-    #: Set when the document's language is parsed but this text is not (too large, too deep).
-    text_only: TextOnly | None = None
 
     @property
     def tree(self) -> Tree | None:
         return self.slot.get()
+
+    @property
+    def ids(self) -> NodeIdSpace | None:
+        return self.slot.parsed().ids
+
+    @property
+    def parse_ms(self) -> float:
+        return self.slot.parsed().parse_ms
+
+    @property
+    def text_only(self) -> TextOnly | None:
+        """Set when the document's language is parsed but this text is not (too large, too deep)."""
+        return self.slot.parsed().text_only
 
     def tree_or_raise(self) -> Tree | None:
         """The tree; None for a language Tether does not parse; -32803 for a text too large or too deep."""
@@ -219,7 +268,10 @@ class SyntaxCache:
         self._parsers: dict[str, Parser] = {}
         self._by_uri: dict[str, OrderedDict[int, Snapshot]] = {}
         self._recent: OrderedDict[str, int] = OrderedDict()  # uri -> source bytes of its resident trees
-        self.parse_count = 0
+        #: The latest tree parsed per document, and its version: where the next parse starts from.
+        self._latest_parsed: dict[str, tuple[int, Tree]] = {}
+        self.parse_count = 0  # the whole process
+        self.parse_counts: dict[str, int] = {}  # per document
 
     def _parser(self, spec: LanguageSpec) -> Parser:
         parser = self._parsers.get(spec.name)
@@ -232,8 +284,6 @@ class SyntaxCache:
         kept[snapshot.version] = snapshot
         while len(kept) > self._keep:
             kept.popitem(last=False)
-        if snapshot.slot.resident:
-            self._touch(snapshot.uri, len(snapshot.text))
         return snapshot
 
     def _touch(self, uri: str, size: int) -> None:
@@ -250,6 +300,7 @@ class SyntaxCache:
 
     def _evict(self, uri: str) -> None:
         kept = self._by_uri.get(uri)
+        self._latest_parsed.pop(uri, None)
         if not kept:
             return
         current = next(reversed(kept.values()))
@@ -257,53 +308,56 @@ class SyntaxCache:
         kept[current.version] = current
         current.slot.evict()
 
-    def _parse(self, spec: LanguageSpec, text: bytes, old: Tree | None) -> tuple[Tree, float]:
+    def _parse(self, uri: str, spec: LanguageSpec, text: bytes, old: Tree | None) -> tuple[Tree, float]:
         started = time.perf_counter()
         tree = self._parser(spec).parse(text, old) if old is not None else self._parser(spec).parse(text)
         self.parse_count += 1
+        self.parse_counts[uri] = self.parse_counts.get(uri, 0) + 1
         return tree, (time.perf_counter() - started) * 1000
 
-    def _snapshot(self, uri: str, current: TextVersion, spec: LanguageSpec, old: Tree | None) -> Snapshot:
-        text_only = self._limits().check(spec.name, current.text)
-        if text_only is not None:
-            if uri not in self._warned:  # once per document, not per keystroke
-                self._warned.add(uri)
-                log.warning("%s: %s", uri, text_only.reason)
-            self._recent.pop(uri, None)
-            return self._store(Snapshot(uri, current, spec.name, _NO_TREE, None, text_only=text_only))
-        tree, ms = self._parse(spec, current.text, old)
-        ids = allocate(tree)
+    def _lazy(self, doc: Document, current: TextVersion, spec: LanguageSpec) -> Snapshot:
+        """A snapshot whose tree is parsed when first needed (see the module docstring)."""
+        uri = doc.uri
+        slot = TreeSlot(None)
 
-        def refill() -> Tree:
-            fresh, _ = self._parse(spec, current.text, None)
-            if fresh.root_node.descendant_count != ids.count:  # pragma: no cover - parsing is deterministic
-                raise RuntimeError(f"re-parse of {uri} gave a different tree")
-            self._touch(uri, len(current.text))
-            return fresh
+        def build() -> Parsed:
+            text_only = self._limits().check(spec.name, current.text)
+            if text_only is not None:
+                if uri not in self._warned:  # once per document, not per keystroke
+                    self._warned.add(uri)
+                    log.warning("%s: %s", uri, text_only.reason)
+                return Parsed(None, None, 0.0, text_only)
+            tree, ms = self._parse(uri, spec, current.text, self._edited_base(doc, current.version))
+            ids = allocate(tree)
+            if self._latest_parsed.get(uri, (-1, tree))[0] <= current.version:
+                self._latest_parsed[uri] = (current.version, tree)
 
-        return self._store(Snapshot(uri, current, spec.name, TreeSlot(tree, refill), ids, ms))
+            def refill() -> Tree:
+                fresh, _ = self._parse(uri, spec, current.text, None)
+                if fresh.root_node.descendant_count != ids.count:  # pragma: no cover - parsing is deterministic
+                    raise RuntimeError(f"re-parse of {uri} gave a different tree")
+                self._touch(uri, len(current.text))
+                return fresh
 
-    def open(self, doc: Document) -> Snapshot:
-        """Parse a newly opened document from scratch."""
-        self.close(doc.uri)
-        spec = language_for(doc.language_id, doc.uri)
-        if spec is None:
-            return self._store(Snapshot(doc.uri, doc.current, None, _NO_TREE, None))
-        return self._snapshot(doc.uri, doc.current, spec, None)
+            slot.set_refill(refill)
+            if uri in self._by_uri and current.version == self._newest_version(uri):
+                self._touch(uri, len(current.text))
+            return Parsed(tree, ids, ms)
 
-    def update(self, doc: Document) -> Snapshot:
-        """Snapshot the document's current version, reparsing incrementally from the latest kept tree."""
-        current = doc.current
-        previous = self.latest(doc.uri)
-        spec = language_for(doc.language_id, doc.uri)
-        if spec is None:
-            return self._store(Snapshot(doc.uri, current, None, _NO_TREE, None))
-        edits = doc.edits_since(previous.version) if previous is not None else None
-        if previous is None or previous.language != spec.name or edits is None or previous.text_only is not None:
-            return self._snapshot(doc.uri, current, spec, None)  # nothing to reuse: parse afresh
-        previous_tree = previous.tree
-        assert previous_tree is not None
-        old = previous_tree.copy()
+        slot._build = build
+        return self._store(Snapshot(uri, current, spec.name, slot))
+
+    def _edited_base(self, doc: Document, version: int) -> Tree | None:
+        """The latest parsed tree of the document, copied and edited up to ``version`` (None: parse afresh)."""
+        latest = self._latest_parsed.get(doc.uri)
+        if latest is None or latest[0] >= version:
+            return None
+        base_version, base = latest
+        edits = [e for v in doc.versions() if base_version < v.version <= version for e in v.edits]
+        kept = {v.version for v in doc.versions()}
+        if base_version not in kept or version not in kept:
+            return None
+        old = base.copy()
         for edit in edits:
             old.edit(
                 start_byte=edit.start,
@@ -313,7 +367,25 @@ class SyntaxCache:
                 old_end_point=Point(*edit.old_end_point),
                 new_end_point=Point(*edit.new_end_point),
             )
-        return self._snapshot(doc.uri, current, spec, old)
+        return old
+
+    def _newest_version(self, uri: str) -> int:
+        kept = self._by_uri.get(uri)
+        return next(reversed(kept)) if kept else -1
+
+    def open(self, doc: Document) -> Snapshot:
+        """Snapshot a newly opened document (parsed when first needed)."""
+        self.close(doc.uri)
+        return self.update(doc)
+
+    def update(self, doc: Document) -> Snapshot:
+        """Snapshot the document's current version; no parse happens here."""
+        spec = language_for(doc.language_id, doc.uri)
+        if spec is None:
+            return self._store(Snapshot(doc.uri, doc.current, None, _NO_TREE))
+        if (latest := self._latest_parsed.get(doc.uri)) is not None and latest[0] > doc.current.version:
+            self._latest_parsed.pop(doc.uri)
+        return self._lazy(doc, doc.current, spec)
 
     def latest(self, uri: str) -> Snapshot | None:
         kept = self._by_uri.get(uri)
@@ -334,6 +406,7 @@ class SyntaxCache:
     def close(self, uri: str) -> None:
         self._by_uri.pop(uri, None)
         self._recent.pop(uri, None)
+        self._latest_parsed.pop(uri, None)
         self._warned.discard(uri)
 
     def resident_uris(self) -> list[str]:

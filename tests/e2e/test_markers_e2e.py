@@ -57,13 +57,11 @@ async def listed_after_head_change(
     didChange until ``until`` holds (a didChange may be for an earlier HEAD), within 30 s."""
     async with asyncio.timeout(30):
         while True:
-            changed = asyncio.ensure_future(client.wait_for_notification("tether/markers/didChange"))
-            await asyncio.sleep(0)
+            changed = client.protocol.wait_for_notification("tether/markers/didChange")  # before listing: no race
             found = await listed(client, uri)
             if until(found):
-                changed.cancel()
-                return found
-            await changed
+                return found  # the waiter stays, harmless: resolved by a later didChange or dropped with the client
+            await asyncio.wrap_future(changed)
 
 
 async def test_create_edit_list_update_delete(client: LanguageClient, workspace: Path) -> None:

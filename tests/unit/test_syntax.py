@@ -155,6 +155,9 @@ def test_tree_budget_evicts_least_recently_used_and_refills_with_the_same_ids() 
     cache = SyntaxCache(tree_budget=2 * len(PY.encode()) + 10)
     docs = [Document(f"file:///{name}.py", "python", 1, PY) for name in "abc"]
     snaps = [cache.open(doc) for doc in docs]
+    assert cache.resident_uris() == []  # nothing parsed yet: parsing waits for the first use
+    for snap in snaps:
+        assert snap.tree is not None
     assert cache.resident_uris() == ["file:///b.py", "file:///c.py"]
     assert not snaps[0].slot.resident
     cache.get("file:///b.py")  # a query keeps b recent
@@ -171,3 +174,35 @@ def test_tree_budget_evicts_least_recently_used_and_refills_with_the_same_ids() 
     updated = cache.update(docs[2])  # editing an evicted document works (refill, then incremental)
     assert updated.tree is not None
     assert sexp(updated.tree) == sexp(parse_text("python", updated.text))
+
+
+def test_a_burst_of_changes_costs_one_incremental_parse() -> None:
+    cache = SyntaxCache()
+    doc = Document("file:///burst.py", "python", 1, PY)
+    first = cache.open(doc)
+    assert first.tree is not None
+    assert cache.parse_counts[doc.uri] == 1
+    snaps = []
+    for version in range(2, 62):  # sixty keystrokes, no request in between
+        doc.apply(version, [ContentChange("x", (Pos(0, 0), Pos(0, 0)))], Encoding.UTF16)
+        snaps.append(cache.update(doc))
+    assert cache.parse_counts[doc.uri] == 1  # nothing parsed while typing
+    last = snaps[-1]
+    assert last.tree is not None and last.ids is not None
+    assert cache.parse_counts[doc.uri] == 2  # one parse for the sixty changes
+    assert sexp(last.tree) == sexp(parse_text("python", last.text))  # the incremental result is right
+    assert first.ids is not None and first.ids.base + first.ids.count <= last.ids.base  # fresh ids
+    assert not snaps[-2].slot.is_parsed  # an intermediate version that nobody asked for never had ids
+
+
+def test_the_next_parse_starts_from_the_latest_parsed_tree() -> None:
+    cache = SyntaxCache()
+    doc = Document("file:///steps.py", "python", 1, PY)
+    cache.open(doc).tree
+    for version in range(2, 6):
+        doc.apply(version, [ContentChange("# c\n", (Pos(0, 0), Pos(0, 0)))], Encoding.UTF16)
+        snap = cache.update(doc)
+        if version % 2 == 0:
+            assert snap.tree is not None
+            assert sexp(snap.tree) == sexp(parse_text("python", snap.text))
+    assert cache.parse_counts[doc.uri] == 3
