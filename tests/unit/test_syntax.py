@@ -198,7 +198,7 @@ def test_a_burst_of_changes_costs_one_incremental_parse() -> None:
 def test_the_next_parse_starts_from_the_latest_parsed_tree() -> None:
     cache = SyntaxCache()
     doc = Document("file:///steps.py", "python", 1, PY)
-    cache.open(doc).tree
+    assert cache.open(doc).tree is not None
     for version in range(2, 6):
         doc.apply(version, [ContentChange("# c\n", (Pos(0, 0), Pos(0, 0)))], Encoding.UTF16)
         snap = cache.update(doc)
