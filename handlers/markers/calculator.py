@@ -81,13 +81,24 @@ def normalised_similarity(na: str, nb: str) -> float:
     return float(Indel.normalized_similarity(na, nb))
 
 
+#: Lines compared per rapidfuzz call. One call holds the GIL throughout; in a worker thread a call over
+#: thousands of lines would stall the event loop, so long searches are made in slices.
+SEARCH_SLICE = 1000
+
+
 def similar_lines(line: str, norms: Sequence[str], *, normalised: bool = False) -> list[int]:
     """Indexes of the normalised lines ``norms`` at least LINE_THRESHOLD similar to ``line``, in order."""
     norm = line if normalised else normalise(line)
     if len(norm) < SHORT_LINE:
         return [k for k, n in enumerate(norms) if n == norm]
-    found = process.extract(norm, norms, scorer=Indel.normalized_similarity, score_cutoff=LINE_THRESHOLD, limit=None)
-    return sorted(k for n, _, k in found if len(n) >= SHORT_LINE or n == norm)
+    out: list[int] = []
+    for first in range(0, len(norms), SEARCH_SLICE):
+        piece = norms[first : first + SEARCH_SLICE]
+        found = process.extract(
+            norm, piece, scorer=Indel.normalized_similarity, score_cutoff=LINE_THRESHOLD, limit=None
+        )
+        out += (first + k for n, _, k in found if len(n) >= SHORT_LINE or n == norm)
+    return sorted(out)
 
 
 Opcode = tuple[str, int, int, int, int]
