@@ -131,7 +131,8 @@ async function runTask() {
   const result = await client.sendRequest('tether/tasks/run', {
     textDocument: { uri: editor.document.uri.toString() }, position: position(editor),
   });
-  vscode.window.showInformationMessage(`Tether: ${result.edits.length} change(s); log: ${result.sessionUri}`);
+  const statuses = result.edits.map((e) => `${vscode.workspace.asRelativePath(vscode.Uri.parse(e.uri))}: ${e.status}`);
+  vscode.window.showInformationMessage(`Tether task: ${statuses.join(', ') || 'no change'} (log: ${result.sessionUri})`);
 }
 
 // Inline completions from the server (with tether.inference.endpoint set). A multi-line replacement (this

@@ -16,12 +16,15 @@ import pytest
 
 from tests.e2e.test_editors_e2e import SOURCE as EDITOR_SOURCE
 from tests.e2e.test_replacement_e2e import COMPLETION, SITE
+from tests.e2e.test_tasks_e2e import CALC, RESPONSE
 from tests.fakemodel import Answer, RunningModel
 from tests.helpers import server_env
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "vscode-e2e"
 SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview
+#: The task's model changes only the file the task runs in (the first change of the tasks test's answer).
+TASK_RESPONSE = RESPONSE[: RESPONSE.index("</change>") + len("</change>")].replace("calc.py", "task.py")
 
 
 def test_vscode_extension(tmp_path: Path) -> None:
@@ -38,6 +41,8 @@ def test_vscode_extension(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
     (workspace / "calc.py").write_text(SOURCE, encoding="utf-8")
     (workspace / "site.yml").write_text(SITE, encoding="utf-8")
+    (workspace / "task.py").write_text(CALC, encoding="utf-8")
+    task_line = CALC.split("\n").index(next(x for x in CALC.split("\n") if "@run" in x))
     out, shot = tmp_path / "out.json", tmp_path / "vscode.png"
     env = server_env(
         {
@@ -48,10 +53,15 @@ def test_vscode_extension(tmp_path: Path) -> None:
             "SERVER_CMD": json.dumps([sys.executable, "-m", "tether_lsp", "--log-file", str(tmp_path / "server.log")]),
             "OUT": str(out),
             "SHOT": str(shot),
+            "TASK_LINE": str(task_line),
         }
     )
-    with RunningModel(Answer(COMPLETION)) as model:  # the AI completion the inline step gets
-        env["TETHER_SETTINGS"] = json.dumps({"inference": {"endpoint": model.url(), "delay": 0}})
+    pieces = [TASK_RESPONSE[k : k + 9] for k in range(0, len(TASK_RESPONSE), 9)]
+    # the AI completion the inline step gets; the task's model streaming its change token by token
+    with RunningModel(Answer(COMPLETION)) as model, RunningModel(Answer(chunks=pieces)) as tasks_model:
+        env["TETHER_SETTINGS"] = json.dumps(
+            {"inference": {"endpoint": model.url(), "delay": 0}, "tasks": {"endpoint": tasks_model.url("/v1")}}
+        )
         done = subprocess.run(
             ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
             env=env,
@@ -75,4 +85,9 @@ def test_vscode_extension(tmp_path: Path) -> None:
     assert seen["yaml"] == SITE.replace(
         '\n        command: >-\n          "{{ old command that should be deleted }}"\n        register: old_result',
         COMPLETION,
+    )
+    # the task: streamed into the open document, reported "applied", and the file on disk says so after a save
+    assert seen["taskMessage"] == "task.py: applied"
+    assert seen["taskFile"] == CALC.replace(
+        "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
     )

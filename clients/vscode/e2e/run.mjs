@@ -170,6 +170,31 @@ try {
       return text.includes('oc get nodes') ? text : false;
     });
   }
+
+  // an inline task: the @run line of task.py, run from the palette; the model's change streams into the open
+  // document through applyEdit, and VS Code reports each applied edit back in its own way
+  if (fs.existsSync(path.join(workspace, 'task.py'))) {
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'task.py' }).first().click();
+    await until('task.py in the editor', async () => (await page.locator('.tab.active', { hasText: 'task.py' }).count()) > 0);
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(String(Number(process.env.TASK_LINE) + 1) + ':1');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    await command('Tether: Run Task on This Line');
+    out.taskMessage = await until('the task result', async () => {
+      const toasts = await page.locator('.notifications-toasts').innerText().catch(() => '');
+      const m = toasts.replace(/\s+/g, ' ').match(/Tether task: ([^(]*)\(/);
+      return m ? m[1].trim() : false;
+    }, 60000);
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-task.png') });
+    await page.keyboard.press('Control+S');
+    out.taskFile = await until('the saved task file', async () => {
+      const text = fs.readFileSync(path.join(workspace, 'task.py'), 'utf8');
+      return text.includes('return sum(items)') ? text : false;
+    });
+  }
 } catch (err) {
   out.error = String(err && err.stack || err);
   out.serverLog = serverLog.slice(-3000);
