@@ -444,6 +444,7 @@ class MarkersState:
             try:
                 with psycopg.connect(dsn, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    log.info("markers: listening for other servers' changes")
                     while not stop.is_set():
                         for note in conn.notifies(timeout=0.5):
                             self._received(note.payload, loop)

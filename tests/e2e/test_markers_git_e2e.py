@@ -189,8 +189,13 @@ async def test_a_second_server_on_the_same_postgresql_sees_markers_and_gets_did_
     first, second = await _start(config, repo), await _start(config, repo)
     try:
         uri = (repo / "calc.py").as_uri()
-        await listed(second, uri)  # the second one is up and listening
-        await asyncio.sleep(0.5)
+        await listed(second, uri)
+        async with asyncio.timeout(30):  # the second one says when its LISTEN is connected
+            while True:
+                logged = second.protocol.wait_for_notification("window/logMessage")  # before looking: no race
+                if any("listening for other servers" in m.message for m in second.log_messages):
+                    break
+                await asyncio.wrap_future(logged)
         waiter = asyncio.ensure_future(second.wait_for_notification("tether/markers/didChange"))
         marker = await create(first, uri, rng(2, 0, 6, 12), "from the first server")
         params = await asyncio.wait_for(waiter, 10)
