@@ -48,6 +48,7 @@ bench: venv
 	$(PY) -m benchmarks.replacement
 	$(PY) -m benchmarks.playground
 	$(PY) -m benchmarks.edits
+	$(PY) -m benchmarks.loop_stall
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis dist build
