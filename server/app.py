@@ -32,7 +32,7 @@ from pygls.lsp.server import LanguageServer
 from tree_sitter import Tree
 
 from . import logs
-from .documents import ContentChange, Document, DocumentStore
+from .documents import ContentChange, Document, DocumentStore, HistoryBudget
 from .errors import INTERNAL_ERROR, InvalidParams, TetherError, to_jsonrpc
 from .files import uri_to_path
 from .loopwatch import LoopWatch
@@ -134,7 +134,7 @@ class TetherServer(LanguageServer):
             converter_factory=make_converter,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
-        self.documents = DocumentStore()
+        self.documents = DocumentStore(budget=self._history_budget)
         self.syntax = SyntaxCache(limits=self._grammar_limits)
         self.encoding = Encoding.UTF16
         self.settings: Settings = parse()[0]
@@ -213,6 +213,10 @@ class TetherServer(LanguageServer):
         from .serve import serve_ws
 
         serve_ws(self, host, port)
+
+    def _history_budget(self) -> HistoryBudget:
+        limits = self.settings.section(LimitSettings)
+        return HistoryBudget(limits.historyBytes, limits.historySeconds)
 
     def _grammar_limits(self) -> GrammarLimits:
         limits = self.settings.section(LimitSettings)

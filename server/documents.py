@@ -10,23 +10,34 @@ Rules:
 * A full-text change is recorded as the precise edits a line diff finds (see :func:`diff_edits`).
 * Versions never go backwards: a change whose version is not newer than the current one is ignored (the
   caller logs a warning).
-* History is bounded per document: the last :data:`MAX_VERSIONS` versions or :data:`MAX_HISTORY_BYTES`,
-  whichever is smaller; the current version is always kept. Older versions are kept as their edits (each
-  edit records the bytes it replaced) and rebuilt on demand from a later version, so 64 versions of a large
-  file cost the size of what changed, not 64 copies. Versions pinned by a running operation (inline edits)
-  are never evicted while pinned.
+* History is bounded per document by a byte budget and a time window (:class:`HistoryBudget`, settings
+  ``tether.limits.historyBytes`` and ``historySeconds``), not by a count: every version that was current
+  within the window is kept, so a model that answers after minutes of typing finds the version it saw; the
+  byte budget bounds memory whatever happens. The current version is always kept. Older versions are kept
+  as their edits (each edit records the bytes it replaced) and rebuilt on demand from a later version, so
+  thousands of keystrokes cost the size of what changed, not thousands of copies. Versions pinned by a
+  running operation (inline edits) are never evicted while pinned.
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .positions import Encoding, LineIndex, Pos, point_after
 
-MAX_VERSIONS = 64
-MAX_HISTORY_BYTES = 2 * 1024 * 1024
+#: What one kept version costs beyond its edits' bytes (objects, bookkeeping), for the byte budget.
+VERSION_OVERHEAD = 160
+
+
+@dataclass(frozen=True)
+class HistoryBudget:
+    """How much history a document keeps: versions current within ``seconds``, within ``bytes`` in all."""
+
+    bytes: int = 2 * 1024 * 1024
+    seconds: float = 600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +72,19 @@ class ContentChange:
 class TextVersion:
     """One immutable version of a document's text (its bytes kept, or rebuilt from a later version)."""
 
-    __slots__ = ("_index", "_rebuild", "_str", "_text", "edits", "version")
+    __slots__ = ("_index", "_rebuild", "_str", "_text", "at", "edits", "version")
 
-    def __init__(self, version: int, text: bytes, edits: tuple[ByteEdit, ...] = (), index: LineIndex | None = None):
+    def __init__(
+        self,
+        version: int,
+        text: bytes,
+        edits: tuple[ByteEdit, ...] = (),
+        index: LineIndex | None = None,
+        at: float = 0.0,
+    ):
         self.version = version
+        #: When this version became current (the clock of its document).
+        self.at = at
         self._text: bytes | None = text
         self._rebuild: Callable[[], bytes] | None = None
         #: The edits that turn the previous version's text into this one, in order (empty for the first).
@@ -243,12 +263,25 @@ def apply_changes(
 class Document:
     """An open document: its language id and a bounded history of versions."""
 
-    def __init__(self, uri: str, language_id: str, version: int, text: str) -> None:
+    def __init__(
+        self,
+        uri: str,
+        language_id: str,
+        version: int,
+        text: str,
+        budget: HistoryBudget | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.uri = uri
         self.language_id = language_id
-        self._history: deque[TextVersion] = deque([TextVersion(version, text.encode("utf-8"))])
+        self.budget = budget or HistoryBudget()
+        self._clock = clock
+        self._history: deque[TextVersion] = deque([TextVersion(version, text.encode("utf-8"), at=clock())])
         self._pins: dict[int, int] = {}  # version -> how many operations hold it
         self._rebuilt: dict[int, bytes] = {}  # a few recently rebuilt old versions
+        #: Why versions were last dropped (named in errors about a version no longer kept).
+        self.last_eviction: str | None = None
+        self._cost = len(self._history[0].text) + VERSION_OVERHEAD
 
     @property
     def current(self) -> TextVersion:
@@ -281,7 +314,7 @@ class Document:
         if version <= self.version:
             return None
         text, edits, index = apply_changes(self.current, changes, encoding)
-        self._push(TextVersion(version, text, edits, index))
+        self._push(TextVersion(version, text, edits, index, at=self._clock()))
         return self.current
 
     def pin(self, version: int) -> bool:
@@ -303,8 +336,9 @@ class Document:
         return self._history[0].version
 
     def history_bytes(self) -> int:
-        """What the history costs: kept texts plus the recorded edits."""
-        return sum((len(v._text) if v._text is not None else 0) + v.edit_bytes for v in self._history)
+        """What the history costs: kept texts, the recorded edits, and each version's overhead (kept up to
+        date as versions come and go, not summed per keystroke)."""
+        return self._cost
 
     def _text_of(self, position: int) -> bytes:
         """Rebuild the text of the version at ``position`` in the history by undoing later edits."""
@@ -326,18 +360,33 @@ class Document:
         previous = self.current
         previous.drop_caches()
         self._history.append(item)
+        self._cost += len(item.text) + item.edit_bytes + VERSION_OVERHEAD
         self._rebuilt.clear()  # rebuilt texts stay valid, but keep the cache small and simple
-        if len(self._history) > 1 and previous.version not in self._pins:
+        if len(self._history) > 1 and previous.version not in self._pins and previous.materialised:
             version = previous.version
+            self._cost -= len(previous.text)
             previous.dematerialise(lambda: self._text_of(self._position(version)))
+        window_start = self._clock() - self.budget.seconds
+        cost = self._cost
         while len(self._history) > 1 and self._history[0].version not in self._pins:
-            if len(self._history) <= MAX_VERSIONS and self.history_bytes() <= MAX_HISTORY_BYTES:
+            # the oldest stays while it was current within the window (its successor came after it began)
+            outdated = self._history[1].at <= window_start
+            if not outdated and cost <= self.budget.bytes:
                 break
+            self.last_eviction = (
+                f"the history byte budget (tether.limits.historyBytes = {self.budget.bytes})"
+                if cost > self.budget.bytes
+                else f"the history time window (tether.limits.historySeconds = {self.budget.seconds:g})"
+            )
+            cost -= self._history[0].edit_bytes + VERSION_OVERHEAD + len(self._history[0]._text or b"")
             dropped = self._history.popleft()
             if not self._history[0].materialised:  # the new oldest must be rebuildable without the dropped one
                 self._history[0]._text = self._history[0].text
+                cost += len(self._history[0]._text)
+            cost -= self._history[0].edit_bytes
             self._history[0].edits = ()  # nothing before it any more
             del dropped
+        self._cost = cost
 
     def _position(self, version: int) -> int:
         for k, item in enumerate(self._history):
@@ -349,11 +398,12 @@ class Document:
 class DocumentStore:
     """All open documents by uri."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: Callable[[], HistoryBudget] = HistoryBudget) -> None:
         self._docs: dict[str, Document] = {}
+        self._budget = budget
 
     def open(self, uri: str, language_id: str, version: int, text: str) -> Document:
-        doc = Document(uri, language_id, version, text)
+        doc = Document(uri, language_id, version, text, self._budget())
         self._docs[uri] = doc
         return doc
 

@@ -116,6 +116,18 @@ class LimitSettings:
         "are read; others are refused with -32602 naming the uri.",
         minimum=0,
     )
+    historyBytes: int = setting(
+        2 * 1024 * 1024,
+        "Bytes of past versions kept per open document (as the edits between them), so edits a model made on "
+        "an older version can still be placed.",
+        minimum=64 * 1024,
+    )
+    historySeconds: float = setting(
+        600.0,
+        "Every version that was current within this many seconds is kept (within historyBytes): a model "
+        "that answers after minutes of typing finds the version it saw.",
+        minimum=1,
+    )
     workers: int = setting(
         4,
         "Threads for blocking work (git, the database, files that are not open); taken when the first such "

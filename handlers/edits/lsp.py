@@ -135,7 +135,9 @@ def check_base(doc: Document, base_version: int) -> None:
         raise InvalidParams("baseVersion", f"{base_version} is newer than the current version {doc.version}")
     if doc.get(base_version) is None:
         raise InvalidParams(
-            "baseVersion", f"version {base_version} is no longer kept; the oldest version kept is {doc.oldest_version}"
+            "baseVersion",
+            f"version {base_version} is no longer kept (dropped by {doc.last_eviction or 'the history limits'}); "
+            f"the oldest version kept is {doc.oldest_version}",
         )
 
 

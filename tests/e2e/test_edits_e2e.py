@@ -140,13 +140,35 @@ async def test_resolve_bad_input(client: LanguageClient, tmp_path: Path, params:
     assert field in str(info.value.message)
 
 
-async def test_an_evicted_base_version_names_the_oldest_kept(client: LanguageClient, tmp_path: Path) -> None:
+async def test_a_base_evicted_by_the_byte_budget_names_it_and_the_oldest_kept(tmp_path: Path) -> None:
+    lsp: Any = await server_config().start()
+    await lsp.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(),
+            root_uri=tmp_path.as_uri(),
+            initialization_options={"tether": {"limits": {"historyBytes": 64 * 1024}}},
+        )
+    )
+    try:
+        ed = EditorModel(lsp, (tmp_path / "busy.py").as_uri(), BASE)
+        for k in range(40):  # each replaces a 2 KB comment: far over 64 KB of edits in all
+            ed.replace(0, len("# x\n" * 400) if k else 0, "# x\n" * 400)
+        with pytest.raises(JsonRpcException) as info:
+            await resolve(lsp, ed.uri, 1, [{"oldText": OLD, "newText": NEW}])
+        message = str(info.value.message)
+        assert "no longer kept (dropped by the history byte budget (tether.limits.historyBytes = 65536))" in message
+        assert "the oldest version kept is" in message
+    finally:
+        await lsp.shutdown_session()
+        await lsp.stop()
+
+
+async def test_thousands_of_keystrokes_keep_the_base_a_model_saw(client: LanguageClient, tmp_path: Path) -> None:
     ed = editor(client, tmp_path)
-    for k in range(70):
-        ed.replace(0, 0, f"# {k}\n")
-    with pytest.raises(JsonRpcException) as info:
-        await resolve(client, ed.uri, 1, [{"oldText": OLD, "newText": NEW}])
-    assert "no longer kept; the oldest version kept is" in str(info.value.message)
+    for k in range(600):  # a busy user: six hundred keystrokes above the target since the model's base
+        ed.replace(0, 0, "#" if k % 40 else "\n")
+    result = await resolve(client, ed.uri, 1, [{"oldText": OLD, "newText": NEW}])
+    assert result["edits"][0]["status"] == "resolved"
 
 
 def chunks(text: str, size: int) -> list[str]:
@@ -299,18 +321,17 @@ async def test_an_idle_stream_is_ended_and_its_base_version_released(tmp_path: P
         types.InitializeParams(
             capabilities=capabilities(),
             root_uri=tmp_path.as_uri(),
-            initialization_options={"tether": {"edits": {"streamIdleSeconds": 1}}},
+            initialization_options={"tether": {"edits": {"streamIdleSeconds": 1}, "limits": {"historySeconds": 1}}},
         )
     )
     try:
         ed = EditorModel(lsp, (tmp_path / "idle.py").as_uri(), BASE)
         begun = await raw_request(lsp, "tether/edits/begin", {"textDocument": {"uri": ed.uri}, "baseVersion": 1})
         ended = asyncio.ensure_future(lsp.wait_for_notification("tether/edits/didUpdate"))
-        for _ in range(70):  # more versions than the history keeps by count: only the pin kept version 1
-            ed.replace(0, 0, "#")
-        update = await asyncio.wait_for(ended, 20)
+        ed.replace(0, 0, "#")
+        update = await asyncio.wait_for(ended, 20)  # after a second without an update
         assert plain(update)["status"] == "conflict"
-        ed.replace(0, 0, "#")  # the next version lets the history drop what is no longer pinned
+        ed.replace(0, 0, "#")  # the next version lets the history drop what is outside its 1 s window
         with pytest.raises(JsonRpcException) as info:  # released: version 1 is gone now
             await resolve(lsp, ed.uri, 1, [{"oldText": OLD, "newText": "x"}])
         assert "no longer kept" in str(info.value.message)

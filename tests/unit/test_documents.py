@@ -67,14 +67,40 @@ def test_out_of_range_change_is_clamped() -> None:
     assert doc.current.string == "ab!\n?"
 
 
-def test_history_keeps_the_last_64_versions() -> None:
-    doc = Document("file:///a.py", "python", 0, "")
-    for v in range(1, 101):
+class Clock:
+    """A test clock: documents stamp each version with it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_every_version_current_within_the_window_is_kept() -> None:
+    clock = Clock()
+    doc = Document("file:///a.py", "python", 0, "", documents.HistoryBudget(seconds=600), clock)
+    for v in range(1, 3001):  # thousands of keystrokes, a tenth of a second apart: all within 10 minutes
+        clock.now += 0.1
         doc.apply(v, [change("x", (0, 0))], Encoding.UTF16)
-    kept = [v.version for v in doc.versions()]
-    assert kept == list(range(37, 101))
-    assert doc.get(36) is None
-    assert doc.get(50) is not None and doc.get(50).string == "x" * 50  # type: ignore[union-attr]
+    assert [v.version for v in doc.versions()] == list(range(0, 3001))
+    assert doc.get(1) is not None and doc.get(1).string == "x"  # type: ignore[union-attr]
+    assert doc.history_bytes() < 2 * 1024 * 1024
+
+
+def test_versions_superseded_before_the_window_are_dropped() -> None:
+    clock = Clock()
+    doc = Document("file:///a.py", "python", 1, "base\n", documents.HistoryBudget(seconds=60), clock)
+    doc.apply(2, [change("a", (0, 0))], Encoding.UTF16)  # t = 1000: version 1 was current until now
+    clock.now += 50
+    doc.apply(3, [change("b", (0, 0))], Encoding.UTF16)  # t = 1050
+    clock.now += 20
+    doc.apply(4, [change("c", (0, 0))], Encoding.UTF16)  # t = 1070: the window starts at 1010
+    # version 1 stopped being current at 1000 (before the window): dropped. Version 2 was current until
+    # 1050, inside the window: a model that started at 1010 saw it, so it stays.
+    assert [v.version for v in doc.versions()] == [2, 3, 4]
+    assert doc.get(2).string == "abase\n"  # type: ignore[union-attr]
+    assert "historySeconds" in (doc.last_eviction or "")
 
 
 def test_history_keeps_edits_not_copies(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,24 +122,28 @@ def test_history_is_bounded_in_bytes() -> None:
     kept = [v.version for v in doc.versions()]
     assert kept[-1] == 7
     assert len(kept) < 7
-    assert doc.history_bytes() <= documents.MAX_HISTORY_BYTES
+    assert doc.history_bytes() <= documents.HistoryBudget().bytes
     assert doc.versions()[0].text == (str(kept[0]) * 300_000).encode()
+    assert "historyBytes" in (doc.last_eviction or "")
     huge = Document("file:///b.py", "python", 1, "z" * (3 * 1024 * 1024))
     huge.apply(2, [change("x", (0, 0))], Encoding.UTF16)
     assert [v.version for v in huge.versions()] == [2]  # the current version is always kept
 
 
 def test_a_pinned_version_is_not_evicted() -> None:
-    doc = Document("file:///a.py", "python", 1, "base\n")
+    clock = Clock()
+    doc = Document("file:///a.py", "python", 1, "base\n", documents.HistoryBudget(seconds=10), clock)
     assert doc.pin(1)
-    for v in range(2, documents.MAX_VERSIONS + 10):
+    for v in range(2, 80):
+        clock.now += 1  # well past the window by the end
         doc.apply(v, [change(f"{v}\n", (0, 0))], Encoding.UTF16)
     assert doc.oldest_version == 1
     assert doc.get(1) is not None
     assert doc.get(1).text == b"base\n"  # type: ignore[union-attr]
     doc.unpin(1)
+    clock.now += 1
     doc.apply(200, [change("z", (0, 0))], Encoding.UTF16)
-    assert len(doc.versions()) <= documents.MAX_VERSIONS
+    assert doc.oldest_version > 60  # only what was current within the last ten seconds
     assert doc.pin(1) is False  # gone now
 
 
