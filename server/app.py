@@ -137,6 +137,7 @@ class TetherServer(LanguageServer):
         self.documents = DocumentStore(budget=self._history_budget)
         self.syntax = SyntaxCache(limits=self._grammar_limits)
         self.encoding = Encoding.UTF16
+        #: Replaced whole (never mutated) on the loop; workers read it as it is when they look.
         self.settings: Settings = parse()[0]
         self.workspace_root: Path | None = None
         self.document_listeners: list[Callable[[DocumentEvent], None]] = []

@@ -20,6 +20,8 @@ from .calculator import Target, added_lines, similar_lines
 log = logging.getLogger(__name__)
 
 TIMEOUT_S = 10
+#: Warnings said once per process. Touched by worker threads: a set's add and membership test are atomic
+#: under the GIL, and the worst race says a warning twice.
 _warned: set[str] = set()
 
 
@@ -63,7 +65,9 @@ class FileInRepo:
     path: str  # repo-relative, with forward slashes
 
 
-_roots: dict[Path, Path] = {}  # folder -> its repository's root (found ones only: a `git init` later is seen)
+#: folder -> its repository's root (found ones only: a `git init` later is seen). Read and written by worker
+#: threads; single dict operations are atomic under the GIL and two threads finding the same root agree.
+_roots: dict[Path, Path] = {}
 
 
 def locate_file(path: Path) -> FileInRepo | None:

@@ -173,7 +173,8 @@ class Session:
         self._tasks: set[asyncio.Future[Any]] = set()
 
     def store(self) -> PlaygroundStore | None:
-        """The playground's tables (worker threads only: opening the database may migrate it)."""
+        """The playground's tables (worker threads only: opening the database may migrate it). Two workers
+        racing here make two equivalent stores over the same database; one is kept."""
         if self._store is None:
             try:
                 self._store = PlaygroundStore(self.server.database())
