@@ -63,6 +63,17 @@ async def check_columns(client: LanguageClient, expected: str) -> None:
     assert string_range.start == types.Position(0, 4)
 
 
+async def assert_same_as_fresh(client: LanguageClient, uri: str, text: bytes, version: int) -> None:
+    """The edited document holds exactly ``text`` and the tree a fresh open of it gets."""
+    fresh = uri.replace(".py", "-fresh.py")
+    open_doc(client, fresh, text.decode())
+    got = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
+    want = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": fresh}, "detail": True})
+    assert got["version"] == version
+    assert got["textSha256"] == want["textSha256"]
+    assert got["treeSha256"] == want["treeSha256"]
+
+
 async def random_session(client: LanguageClient, encoding: Encoding, seed: int, steps: int) -> None:
     rnd = random.Random(seed)
     uri = f"file:///rand{seed}.py"
@@ -76,13 +87,7 @@ async def random_session(client: LanguageClient, encoding: Encoding, seed: int, 
         sa, sb = index.offset_of(start, encoding), index.offset_of(end, encoding)
         text = text[:sa] + new.encode() + text[sb:]
         change_doc(client, uri, version, new, (start.line, start.character), (end.line, end.character))
-    fresh = f"file:///fresh{seed}.py"
-    open_doc(client, fresh, text.decode())
-    got = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
-    want = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": fresh}, "detail": True})
-    assert got["version"] == steps + 1
-    assert got["textSha256"] == want["textSha256"]
-    assert got["treeSha256"] == want["treeSha256"]
+    await assert_same_as_fresh(client, uri, text, steps + 1)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -151,13 +156,7 @@ async def multi_change_session(client: LanguageClient, encoding: Encoding, seed:
         client.text_document_did_change(
             types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=version, uri=uri), changes)
         )
-    fresh = f"file:///multifresh{seed}.py"
-    open_doc(client, fresh, text.decode())
-    got = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
-    want = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": fresh}, "detail": True})
-    assert got["version"] == steps + 1
-    assert got["textSha256"] == want["textSha256"]
-    assert got["treeSha256"] == want["treeSha256"]
+    await assert_same_as_fresh(client, uri, text, steps + 1)
 
 
 @pytest.mark.parametrize("seed", range(3))
