@@ -120,9 +120,7 @@ def postgres_server() -> Iterator[PostgresServer]:
         server.stop()
 
 
-@pytest.fixture
-def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
-    """A fresh, empty database on the session's server for each test."""
+def _fresh_database(postgres_server: PostgresServer) -> Iterator[str]:
     import psycopg
 
     name = f"t_{os.getpid()}_{_free_port()}"
@@ -132,3 +130,15 @@ def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     yield f"postgresql+psycopg://tether@127.0.0.1:{postgres_server.port}/{name}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A fresh, empty database on the session's server for each test."""
+    yield from _fresh_database(postgres_server)
+
+
+@pytest.fixture
+def other_postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A second fresh database on the same server (a settings change moves to it)."""
+    yield from _fresh_database(postgres_server)

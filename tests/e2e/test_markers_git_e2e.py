@@ -190,12 +190,7 @@ async def test_a_second_server_on_the_same_postgresql_sees_markers_and_gets_did_
     try:
         uri = (repo / "calc.py").as_uri()
         await listed(second, uri)
-        async with asyncio.timeout(30):  # the second one says when its LISTEN is connected
-            while True:
-                logged = second.protocol.wait_for_notification("window/logMessage")  # before looking: no race
-                if any("listening for other servers" in m.message for m in second.log_messages):
-                    break
-                await asyncio.wrap_future(logged)
+        await _listening(second)  # the second one says when its LISTEN is connected
         waiter = asyncio.ensure_future(second.wait_for_notification("tether/markers/didChange"))
         marker = await create(first, uri, rng(2, 0, 6, 12), "from the first server")
         params = await asyncio.wait_for(waiter, 10)
@@ -211,6 +206,45 @@ async def test_a_second_server_on_the_same_postgresql_sees_markers_and_gets_did_
         assert _local_rows(repo) == 1  # in the local SQLite file beside the shared database
     finally:
         for lsp in (first, second):
+            await lsp.shutdown_session()
+            await lsp.stop()
+
+
+async def _listening(lsp: Any, times: int = 1) -> None:
+    """Until the server has said ``times`` times that its LISTEN is connected."""
+    async with asyncio.timeout(30):
+        while True:
+            logged = lsp.protocol.wait_for_notification("window/logMessage")  # before looking: no race
+            if sum("listening for other servers" in m.message for m in lsp.log_messages) >= times:
+                return
+            await asyncio.wrap_future(logged)
+
+
+@pytest.mark.postgres
+async def test_listen_follows_a_changed_database_url(repo: Path, postgres_url: str, other_postgres_url: str) -> None:
+    first: Any = await server_config().start()
+    await first.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(),
+            root_uri=repo.as_uri(),
+            initialization_options={"tether": {"database": {"url": postgres_url}}},
+        )
+    )
+    teammate = await _start(server_config(TETHER_DATABASE_URL=other_postgres_url), repo)
+    try:
+        uri = (repo / "calc.py").as_uri()
+        await listed(first, uri)
+        await _listening(first)
+        first.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"tether": {"database": {"url": other_postgres_url}}})
+        )
+        await _listening(first, times=2)  # now on the other database
+        waiter = asyncio.ensure_future(first.wait_for_notification("tether/markers/didChange"))
+        await create(teammate, uri, rng(2, 0, 6, 12), "on the new database")
+        params = await asyncio.wait_for(waiter, 10)
+        assert list(params["uris"] if isinstance(params, dict) else params.uris) == [uri]
+    finally:
+        for lsp in (first, teammate):
             await lsp.shutdown_session()
             await lsp.stop()
 

@@ -205,3 +205,38 @@ def test_select_works_through_core(db: Database) -> None:
 
     with db.transaction() as conn:
         assert conn.execute(select(schema_table.c.version).where(schema_table.c.component == "core")).scalar() == 1
+
+
+def test_sqlite_keeps_one_connection_per_thread(tmp_path: Path) -> None:
+    """The PRAGMAs run once per thread, not once per transaction."""
+    from sqlalchemy import event
+
+    db = Database.sqlite(tmp_path / "per-thread.db")
+    connects: list[int] = []
+    event.listen(db.engine, "connect", lambda *_a: connects.append(threading.get_ident()))
+    seen: list[object] = []
+    for _ in range(5):
+        with db.transaction() as conn:
+            seen.append(conn.connection.dbapi_connection)
+    assert len(connects) == 1 and len({id(c) for c in seen}) == 1
+    other: list[object] = []
+
+    def in_a_worker() -> None:
+        with db.transaction() as conn:
+            other.append(conn.connection.dbapi_connection)
+
+    worker = threading.Thread(target=in_a_worker)
+    worker.start()
+    worker.join()
+    assert len(connects) == 2 and other[0] is not seen[0]  # a thread of its own, a connection of its own
+    db.close()
+
+
+def test_postgresql_without_its_driver_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if tether-lsp[postgres] were not installed
+    with pytest.raises(StorageError) as info:
+        Database("postgresql+psycopg://me@127.0.0.1:1/nothing")
+    assert "pip install 'tether-lsp[postgres]'" in info.value.message
+    assert info.value.code == -32803
