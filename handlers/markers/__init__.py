@@ -1,5 +1,7 @@
-"""Markers: notes pinned to code blocks that follow edits and commits (MARKERS.md).
+"""Markers: notes pinned to code blocks that follow edits, commits, moves and renames (docs/markers.md).
 
-Landed so far: the pure location calculator. Storage, git access, the marker service and the LSP edge
-are still to come (issue 4 stays open).
+``calculator`` carries a location across a text change; ``buffer`` moves locations with a document's exact
+edits; ``git`` reads the repository; ``store`` and ``service`` keep markers and their stored locations;
+``tracking`` recomputes them at a new HEAD; ``state`` holds one server's markers state (worker-side work
+and the HEAD sync); ``lsp`` is the protocol edge.
 """

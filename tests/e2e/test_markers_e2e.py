@@ -1,4 +1,4 @@
-"""Markers over stdio (the slice landed so far: base-text locations, no git yet), on a real SQLite file."""
+"""Markers over stdio on a real SQLite file: create, list, update, delete, CodeLens, typing, files outside git."""
 
 from __future__ import annotations
 
