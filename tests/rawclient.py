@@ -25,8 +25,15 @@ class RawServer:
         )
         self.messages: Queue[dict[str, Any]] = Queue()
         self._next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        #: A stdout line that is not LSP framing (stdout must carry only the protocol), if one came.
+        self.garbage: bytes | None = None
+        self.received = 0  # messages read off stdout
+        self._threads = [
+            threading.Thread(target=self._read, daemon=True),
+            threading.Thread(target=self._drain_stderr, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
         self.stderr = b""
 
     def _drain_stderr(self) -> None:
@@ -45,12 +52,17 @@ class RawServer:
                     return
                 if line in (b"\r\n", b"\n"):
                     break
-                name, _, value = line.decode().partition(":")
+                name, _, value = line.decode(errors="replace").partition(":")
                 if name.lower() == "content-length":
                     length = int(value.strip())
+                elif name.lower() != "content-type":
+                    self.garbage = line
+                    return
             if length is None:
+                self.garbage = line
                 return
             self.messages.put(json.loads(out.read(length)))
+            self.received += 1
 
     def send_bytes(self, body: bytes) -> None:
         assert self.proc.stdin is not None
@@ -98,6 +110,12 @@ class RawServer:
         result = self.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}, **params})
         self.notify("initialized", {})
         return result
+
+    def wait_closed(self, timeout: float = 10) -> None:
+        """Until the process has exited and its stdout and stderr are read to the end."""
+        self.proc.wait(timeout=timeout)
+        for thread in self._threads:
+            thread.join(timeout)
 
     def close(self) -> int:
         if self.proc.poll() is None:

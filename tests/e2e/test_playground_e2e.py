@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -269,19 +268,18 @@ async def test_pinned_navigation_and_other_files(editor: Editor) -> None:
 
 
 async def test_did_change_state_only_when_the_state_changes(editor: Editor) -> None:
+    """The server handles messages in order and sends a notification before the answer to a later request,
+    so once a getState is answered every didChangeState the earlier messages caused has arrived."""
     uri = editor.open("c.py", module(("A_PROMPT", A), ("B_PROMPT", B)))
     editor.focus(uri, 0, 12)
     await editor.state()
-    await asyncio.sleep(0.2)
     count = len(editor.states)
     for _ in range(5):
         editor.cursor(uri, 0, 14)  # the same prompt: nothing new to show
     await editor.state()
-    await asyncio.sleep(0.2)
     assert len(editor.states) == count
     editor.cursor(uri, 2, 12)
     await editor.state()
-    await asyncio.sleep(0.2)
     assert len(editor.states) == count + 1
     assert editor.states[-1]["prompt"]["anchor"] == "B_PROMPT"
 
