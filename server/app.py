@@ -150,6 +150,7 @@ class TetherServer(LanguageServer):
         self.shutdown_hooks: list[Callable[[], None]] = []
         self._init_options: Any = None
         self._database: Database | None = None
+        self._migrated = 0  # the migrations generation the open database was migrated to
         self._local_database: Database | None = None
         self._db_lock = threading.Lock()
         self._reported_error = False
@@ -335,7 +336,7 @@ class TetherServer(LanguageServer):
 
     def database(self) -> Database:
         """The database (opened and migrated on first use); raises StorageError when it cannot be."""
-        from .storage import open_database
+        from .storage import migrations_generation, open_database
 
         with self._db_lock:
             if self._database is None:
@@ -347,7 +348,10 @@ class TetherServer(LanguageServer):
                     db.close()
                     raise
                 log.info("storage: %s", db.redacted_url)
-                self._database = db
+                self._database, self._migrated = db, migrations_generation()
+            elif self._migrated != migrations_generation():  # a feature's storage loaded since: its tables
+                self._database.migrate()
+                self._migrated = migrations_generation()
             return self._database
 
     def local_database(self) -> Database:

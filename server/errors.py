@@ -50,6 +50,13 @@ class RequestFailed(TetherError):
     code = REQUEST_FAILED
 
 
+class StorageError(RequestFailed):
+    """The database could not do what was asked (locked, unreachable, corrupt); nothing was changed."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"storage failed: {reason}", "storage", reason=reason)
+
+
 class ContentModified(TetherError):
     """-32801: the request names a document version that is no longer current."""
 

@@ -15,12 +15,15 @@ import attrs
 from lsprotocol import types
 
 from tether_lsp.server.app import DocumentEvent
-from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.errors import InvalidParams, StorageError
 from tether_lsp.server.files import uri_to_path
+from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding
-from tether_lsp.server.storage import StorageError
 
-from . import service
+if TYPE_CHECKING:
+    from . import service
+else:  # loaded on first use (it brings SQLAlchemy)
+    service = lazy_module(f"{__package__}.service")
 from .buffer import edits_between, shift
 from .calculator import block_of_lines, split_lines
 from .convert import to_range

@@ -27,19 +27,26 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from lsprotocol import types
-from sqlalchemy import text as sql
-from sqlalchemy.engine import Connection
 
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.files import FileRefused, read_text, uri_to_path
+from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding
 from tether_lsp.server.progress import Progress
 from tether_lsp.server.settings import LimitSettings
-from tether_lsp.server.storage import Database
 
-from . import git, service, tracking
+from . import git
 from .convert import to_location
-from .store import LocationStore, MarkerRecord, MarkerStore, UncommittedStore
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+    from tether_lsp.server.storage import Database
+
+    from . import service, store, tracking
+    from .store import MarkerRecord, MarkerStore, UncommittedStore
+else:  # loaded on first use: they bring SQLAlchemy, which start-up does not need
+    service, store, tracking = (lazy_module(f"{__package__}.{name}") for name in ("service", "store", "tracking"))
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
@@ -94,24 +101,29 @@ class MarkersState:
     # --- stores ---------------------------------------------------------------------------------------
 
     def markers(self) -> MarkerStore:
+        stores = store.MarkerStore  # loads the store (its tables' migrations) before the database opens
         db = self.server.database()
-        return MarkerStore(db, self._announce if db.dialect == "postgresql" else None)
+        return stores(db, self._announce if db.dialect == "postgresql" else None)
 
-    def locations(self) -> LocationStore:
-        return LocationStore(self.server.database())
+    def locations(self) -> store.LocationStore:
+        stores = store.LocationStore
+        return stores(self.server.database())
 
     def local(self) -> UncommittedStore:
         """Uncommitted locations: the shared database on SQLite, a local SQLite file in team mode."""
+        stores = store.UncommittedStore
         db = self.server.database()
         if db.dialect == "sqlite":
-            return UncommittedStore(db)
+            return stores(db)
         with self._lock:
             if self._local is None or self._local[0] is not self.server.local_database():
                 local_db = self.server.local_database()
-                self._local = (local_db, UncommittedStore(local_db))
+                self._local = (local_db, stores(local_db))
             return self._local[1]
 
     def _announce(self, conn: Connection, uris: list[str]) -> None:
+        from sqlalchemy import text as sql
+
         payload = json.dumps({"origin": self.instance, "uris": uris})
         conn.execute(sql("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
 

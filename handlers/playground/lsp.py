@@ -22,16 +22,21 @@ from lsprotocol import types
 from tether_lsp.server.app import DocumentEvent
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.files import uri_to_path
+from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Pos, lsp_range
 from tether_lsp.server.settings import register_section, setting
 
 from .engine import Item, Playground, State
 from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap
 from .resolver import Thresholds
-from .store import PlaygroundStore
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
+
+    from . import store
+    from .store import PlaygroundStore
+else:  # loaded on first use (it brings SQLAlchemy)
+    store = lazy_module(f"{__package__}.store")
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +182,8 @@ class Session:
         racing here make two equivalent stores over the same database; one is kept."""
         if self._store is None:
             try:
-                self._store = PlaygroundStore(self.server.database())
+                stores = store.PlaygroundStore  # loads the store (its tables' migrations) before the database
+                self._store = stores(self.server.database())
             except Exception as exc:
                 log.warning("playground: no storage (%s); prompt ids last for this session only", exc)
                 return None

@@ -1,12 +1,13 @@
 """Persistence for Tether: SQLite by default, PostgreSQL for teams, one code path (see database.py)."""
 
+from ..errors import StorageError
 from .database import (
     Database,
     Migration,
-    StorageError,
     default_sqlite_path,
     find_git_dir,
     metadata,
+    migrations_generation,
     open_database,
     register_migrations,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "default_sqlite_path",
     "find_git_dir",
     "metadata",
+    "migrations_generation",
     "open_database",
     "register_migrations",
 ]

@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import SingletonThreadPool
 
-from ..errors import RequestFailed
+from ..errors import StorageError
 from ..offloop import assert_off_loop
 
 log = logging.getLogger(__name__)
@@ -41,13 +41,6 @@ schema_table = Table(
 )
 
 
-class StorageError(RequestFailed):
-    """The database could not do what was asked (locked, unreachable, corrupt); nothing was changed."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"storage failed: {reason}", "storage", reason=reason)
-
-
 @dataclass(frozen=True)
 class Migration:
     """One forward step of a component's schema."""
@@ -58,6 +51,11 @@ class Migration:
 
 
 _MIGRATIONS: dict[str, list[Migration]] = {}
+_GENERATION = [0]  # counts registrations: a database opened before a component registered migrates again
+
+
+def migrations_generation() -> int:
+    return _GENERATION[0]
 
 
 def register_migrations(component: str, migrations: list[Migration]) -> None:
@@ -66,6 +64,7 @@ def register_migrations(component: str, migrations: list[Migration]) -> None:
     if versions != list(range(1, len(migrations) + 1)):
         raise ValueError(f"{component}: migrations must be numbered 1..n, got {versions}")
     _MIGRATIONS[component] = list(migrations)
+    _GENERATION[0] += 1
 
 
 def find_git_dir(start: Path) -> Path | None:
