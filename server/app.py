@@ -349,6 +349,7 @@ class TetherServer(LanguageServer):
                     raise
                 log.info("storage: %s", db.redacted_url)
                 self._database, self._migrated = db, migrations_generation()
+                gc.freeze()  # SQLAlchemy, loaded just now, lives as long as the process (see `initialized`)
             elif self._migrated != migrations_generation():  # a feature's storage loaded since: its tables
                 self._database.migrate()
                 self._migrated = migrations_generation()
