@@ -33,7 +33,7 @@ from tree_sitter import Tree
 
 from . import logs
 from .documents import ContentChange, Document, DocumentStore, HistoryBudget
-from .errors import INTERNAL_ERROR, InvalidParams, TetherError, to_jsonrpc
+from .errors import INTERNAL_ERROR, InvalidParams, RequestFailed, TetherError, to_jsonrpc
 from .files import uri_to_path
 from .loopwatch import LoopWatch
 from .positions import Encoding, Pos, choose_encoding
@@ -174,6 +174,8 @@ class TetherServer(LanguageServer):
         in its thread and its result is dropped.
         """
         loop = asyncio.get_running_loop()
+        if self._closed:
+            raise RequestFailed("the server is shutting down", "shuttingDown")
         if self._workers is None:
             size = self.settings.section(LimitSettings).workers
             self._workers = ThreadPoolExecutor(max_workers=size, thread_name_prefix="tether-worker")
@@ -250,11 +252,15 @@ class TetherServer(LanguageServer):
 
     def close_down(self) -> None:
         """Flush and stop everything (shutdown hooks, databases); safe to call more than once. Blocks: called
-        from a worker by the ``shutdown`` request, or after the loop has ended (signals, a lost editor)."""
+        from a thread of its own by the ``shutdown`` request, or after the loop has ended (signals, a lost
+        editor) — never from the worker pool, whose jobs it waits for first: a database must not be closed
+        under a job still using it."""
         self.prepare_close()
         if self._closed:
             return
         self._closed = True
+        if self._workers is not None:
+            self._workers.shutdown(wait=True, cancel_futures=True)
         for hook in self.shutdown_hooks:
             try:
                 hook()
@@ -268,8 +274,6 @@ class TetherServer(LanguageServer):
                 self._database.close()
                 self._database = None
         logs.detach(self.client_log)
-        if self._workers is not None:
-            self._workers.shutdown(wait=False, cancel_futures=True)
 
     # --- registration helpers ----------------------------------------------------------------------
 
@@ -382,7 +386,7 @@ class TetherServer(LanguageServer):
         if previous.section(DatabaseSettings) != settings.section(DatabaseSettings):
             with self._db_lock:
                 if self._database is not None:
-                    self._database.close()
+                    self._database.retire()  # a worker may be using it right now
                     self._database = None
         for listener in self.settings_listeners:
             listener(settings)
@@ -594,7 +598,7 @@ def register_lifecycle(server: TetherServer) -> None:
     async def shutdown(ls: TetherServer, *_args: Any) -> None:
         """Flush pending writes, stop background work, close the databases."""
         ls.prepare_close()
-        await ls.run_blocking(ls.close_down)
+        await asyncio.to_thread(ls.close_down)  # not the worker pool: close_down waits for it
 
 
 def _emit(ls: TetherServer, event: DocumentEvent) -> None:

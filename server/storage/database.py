@@ -200,7 +200,13 @@ class Database:
             return current
 
     def close(self) -> None:
+        """Close every connection (only when nothing uses the database any more: at shutdown)."""
         self.engine.dispose()
+
+    def retire(self) -> None:
+        """Stop handing out connections without closing those in use (a worker may be mid-transaction);
+        they close when released and collected."""
+        self.engine.dispose(close=False)
 
 
 def open_database(url: str | None, workspace_root: Path | None) -> Database:

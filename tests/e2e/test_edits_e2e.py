@@ -321,7 +321,7 @@ async def test_an_idle_stream_is_ended_and_its_base_version_released(tmp_path: P
         types.InitializeParams(
             capabilities=capabilities(),
             root_uri=tmp_path.as_uri(),
-            initialization_options={"tether": {"edits": {"streamIdleSeconds": 1}, "limits": {"historySeconds": 1}}},
+            initialization_options={"tether": {"edits": {"streamIdleSeconds": 2}, "limits": {"historySeconds": 1}}},
         )
     )
     try:
@@ -329,9 +329,9 @@ async def test_an_idle_stream_is_ended_and_its_base_version_released(tmp_path: P
         begun = await raw_request(lsp, "tether/edits/begin", {"textDocument": {"uri": ed.uri}, "baseVersion": 1})
         ended = asyncio.ensure_future(lsp.wait_for_notification("tether/edits/didUpdate"))
         ed.replace(0, 0, "#")
-        update = await asyncio.wait_for(ended, 20)  # after a second without an update
+        update = await asyncio.wait_for(ended, 20)  # after two seconds without an update
         assert plain(update)["status"] == "conflict"
-        ed.replace(0, 0, "#")  # the next version lets the history drop what is outside its 1 s window
+        ed.replace(0, 0, "#")  # the next version lets the history drop what was superseded over 1 s ago
         with pytest.raises(JsonRpcException) as info:  # released: version 1 is gone now
             await resolve(lsp, ed.uri, 1, [{"oldText": OLD, "newText": "x"}])
         assert "no longer kept" in str(info.value.message)
