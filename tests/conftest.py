@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import warnings
@@ -13,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.helpers import free_port
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -42,19 +43,13 @@ def _pg_bindir() -> Path | None:
     return candidates[0].parent if candidates else None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class PostgresServer:
     """A throw-away PostgreSQL cluster on 127.0.0.1 in a temp dir (run as `postgres` when we are root)."""
 
     def __init__(self, bindir: Path) -> None:
         self.bindir = bindir
         self.dir = Path(tempfile.mkdtemp(prefix="tether-pg-"))
-        self.port = _free_port()
+        self.port = free_port()
         self.as_postgres = os.geteuid() == 0
         if self.as_postgres:
             shutil.chown(self.dir, user="postgres")
@@ -123,7 +118,7 @@ def postgres_server() -> Iterator[PostgresServer]:
 def _fresh_database(postgres_server: PostgresServer) -> Iterator[str]:
     import psycopg
 
-    name = f"t_{os.getpid()}_{_free_port()}"
+    name = f"t_{os.getpid()}_{free_port()}"
     admin = f"postgresql://tether@127.0.0.1:{postgres_server.port}/postgres"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')

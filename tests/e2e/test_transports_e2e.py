@@ -5,7 +5,6 @@ streams its changes. Only the event loop writes to the protocol, so each transpo
 from __future__ import annotations
 
 import asyncio
-import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,16 +20,10 @@ from tests.e2e.test_edits_e2e import EditorModel
 from tests.e2e.test_markers_e2e import SOURCE, git, rng
 from tests.e2e.test_tasks_e2e import CALC, RESPONSE
 from tests.fakemodel import Answer, RunningModel
-from tests.helpers import server_env
+from tests.helpers import free_port, server_env
 from tether_lsp.server.lspclient import make_client, plain, raw_request
 
 TRANSPORTS = ["stdio", "tcp", "ws"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Session:
@@ -80,7 +73,7 @@ async def session(transport: str, root: Path, env: dict[str, str] | None = None,
     if transport == "stdio":
         await client.start_io(sys.executable, "-m", "tether_lsp", env=environment)
     else:
-        port = _free_port()
+        port = free_port()
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",

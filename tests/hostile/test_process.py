@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import server_env
+from tests.helpers import free_port, server_env
 from tests.hostile.conftest import assert_alive
 from tests.rawclient import RawServer
 
@@ -81,14 +81,8 @@ def test_an_internal_error_reaches_the_client_without_its_traceback(tmp_path: Pa
         server.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_tcp_resynchronises_after_a_framing_error() -> None:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tether_lsp", "--tcp", "--port", str(port)], env=server_env(), stderr=subprocess.PIPE
     )
