@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
-ELISIONS = ("<truncated/>", "</truncated>", "<truncated />", "...", "…")
 FUZZY_LEAD = 0.05
 
 

@@ -326,10 +326,6 @@ class LocationStore:
                     conn.execute(delete(t).where(t.c.commit_hash == commit, t.c.marker_id.in_(ids)))
                 conn.execute(t.insert(), [_location_row(s) for s in chunk])
 
-    def forget(self, marker_id: str) -> None:
-        with self.db.transaction() as conn:
-            conn.execute(delete(locations_table).where(locations_table.c.marker_id == marker_id))
-
 
 @dataclass(frozen=True)
 class Uncommitted:

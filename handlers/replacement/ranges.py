@@ -49,12 +49,6 @@ def line_count(text: bytes, start: int, end: int) -> int:
     return text.count(b"\n", start, end) + 1
 
 
-def strip_trailing_newline(text: str) -> str:
-    if text.endswith("\r\n"):
-        return text[:-2]
-    return text[:-1] if text.endswith("\n") else text
-
-
 def normalised(text: str) -> str:
     """For the no-op guard: line endings, trailing spaces, the first line's indentation and blank edges ignored."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]

@@ -18,13 +18,19 @@ async def client(lsp_client: LanguageClient):
 
 
 async def wait_for_log(client: LanguageClient, needle: str, timeout: float = 5) -> str:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while asyncio.get_running_loop().time() < deadline:
-        for message in client.log_messages:
-            if needle in message.message:
-                return message.message
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no log message containing {needle!r}: {[m.message for m in client.log_messages]}")
+    """The first log message containing ``needle``, waiting for log messages as they arrive."""
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                logged = client.protocol.wait_for_notification("window/logMessage")  # before looking: no race
+                for message in client.log_messages:
+                    if needle in message.message:
+                        return message.message
+                await asyncio.wrap_future(logged)
+    except TimeoutError:
+        raise AssertionError(
+            f"no log message containing {needle!r}: {[m.message for m in client.log_messages]}"
+        ) from None
 
 
 async def test_initialization_options_are_validated(client: LanguageClient) -> None:
