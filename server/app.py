@@ -164,6 +164,7 @@ class TetherServer(LanguageServer):
         self._workers: ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.loop_watch = LoopWatch()
+        self._background: set[asyncio.Future[Any]] = set()  # loop only: work started by spawn()
 
     # --- the loop and the workers ---------------------------------------------------------------------
 
@@ -180,6 +181,18 @@ class TetherServer(LanguageServer):
             size = self.settings.section(LimitSettings).workers
             self._workers = ThreadPoolExecutor(max_workers=size, thread_name_prefix="tether-worker")
         return await loop.run_in_executor(self._workers, functools.partial(fn, *args))
+
+    def spawn(self, work: Awaitable[Any], what: str) -> None:
+        """Loop: run ``work`` in the background, kept alive until done; a failure is logged, never lost."""
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+
+        def done(finished: asyncio.Future[Any]) -> None:
+            self._background.discard(finished)
+            if not finished.cancelled() and (exc := finished.exception()) is not None:
+                log.warning("%s failed: %s", what, exc)
+
+        task.add_done_callback(done)
 
     def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop

@@ -91,7 +91,6 @@ class MarkersState:
         self._syncs: dict[str, asyncio.Task[None]] = {}  # loop only: the running HEAD sync per repository
         self._again: set[str] = set()  # loop only: repositories to sync once more when their sync ends
         self._polls: set[str] = set()  # loop only: uris with a HEAD/rename check under way
-        self._tasks: set[asyncio.Task[Any]] = set()  # loop only: background work kept alive until done
         self._listener: threading.Thread | None = None
         self._listening_to: str | None = None
         self._stop = threading.Event()
@@ -217,9 +216,7 @@ class MarkersState:
             finally:
                 self._polls.discard(uri)
 
-        task = asyncio.ensure_future(poll())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.server.spawn(poll(), f"markers: checking {uri}")
 
     def poll(self, uri: str) -> bool:
         """Worker: follow renames into ``uri`` and notice a moved HEAD; True when markers moved into it."""
@@ -439,9 +436,7 @@ class MarkersState:
         """Loop: a changed ``tether.database.url`` moves the LISTEN to the new database (or stops it)."""
         if self._listener is None and self._listening_to is None:
             return
-        task = asyncio.ensure_future(self.start_listening())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.server.spawn(self.start_listening(), "markers: moving LISTEN to the new database")
 
     def _stop_listener(self) -> None:
         self._stop.set()

@@ -175,7 +175,6 @@ class Session:
         self._taken = 0  # loop only: numbers the batches of map entries handed to workers
         self._written: dict[str, int] = {}  # file id -> the newest batch written for it (guarded)
         self._write_lock = threading.Lock()
-        self._tasks: set[asyncio.Future[Any]] = set()
 
     def store(self) -> PlaygroundStore | None:
         """The playground's tables (worker threads only: opening the database may migrate it). Two workers
@@ -263,9 +262,7 @@ class Session:
         self._flush_handle = None
         items = self._take_dirty()
         if items:
-            task = asyncio.ensure_future(self.server.run_blocking(self._write, items))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self.server.spawn(self.server.run_blocking(self._write, items), "playground: writing the map")
 
     def prepare_shutdown(self) -> None:
         """Loop (or no loop at all): process what is pending and set aside what shutdown must write."""
@@ -334,9 +331,7 @@ class Session:
             self.catch_up()
 
         if self._loading is None or self._loading.done():
-            task = asyncio.ensure_future(load_then_catch_up())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self.server.spawn(load_then_catch_up(), "playground: loading the map")
 
     def catch_up(self) -> None:
         """Process the pending document events, in order (the map follows every change, pinned or not)."""
