@@ -2,25 +2,27 @@
 
 Why: SQLAlchemy alone costs ~90 ms to import, and nothing touches the database before the client is
 initialized; a feature whose storage modules are loaded lazily answers ``initialize`` that much sooner.
+
+Not ``importlib.util.LazyLoader``: on Python 3.11 a second thread can see its module half-loaded (an
+``AttributeError`` seen in CI when two workers first used the markers store at once). Here the first
+attribute read goes through ``importlib.import_module``, whose per-module lock makes every other thread
+wait for the finished module.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import importlib
 from types import ModuleType
+from typing import Any
+
+
+class _Lazy(ModuleType):
+    def __getattr__(self, attribute: str) -> Any:
+        module = importlib.import_module(self.__name__)  # thread-safe: returns the fully loaded module
+        self.__dict__.update(module.__dict__)  # later reads skip this method
+        return getattr(module, attribute)
 
 
 def lazy_module(name: str) -> ModuleType:
-    """``name`` as a module object whose code runs the first time one of its attributes is read."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"no module named {name!r}")
-    loader = importlib.util.LazyLoader(spec.loader)
-    spec.loader = loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    loader.exec_module(module)
-    return module
+    """A stand-in for module ``name`` that imports it the first time one of its attributes is read."""
+    return _Lazy(name)

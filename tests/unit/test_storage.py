@@ -240,3 +240,28 @@ def test_postgresql_without_its_driver_says_how_to_install_it(monkeypatch: pytes
         Database("postgresql+psycopg://me@127.0.0.1:1/nothing")
     assert "pip install 'tether-lsp[postgres]'" in info.value.message
     assert info.value.code == -32803
+
+
+def test_a_lazy_module_is_whole_for_every_thread_that_reads_it_first() -> None:
+    """Many threads reading a lazily loaded module at once all see it complete (no half-loaded module)."""
+    import sys
+
+    from tether_lsp.server.lazy import lazy_module
+
+    sys.modules.pop("tether_lsp.handlers.markers.tracking", None)
+    tracking = lazy_module("tether_lsp.handlers.markers.tracking")
+    start, seen, failures = threading.Barrier(8), [], []
+
+    def read() -> None:
+        start.wait()
+        try:
+            seen.append(tracking.at_head)
+        except AttributeError as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == [] and len(seen) == 8
