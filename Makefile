@@ -46,6 +46,7 @@ bench: venv
 	$(PY) -m benchmarks.selectors
 	$(PY) -m benchmarks.markers
 	$(PY) -m benchmarks.replacement
+	$(PY) -m benchmarks.replacement_history
 	$(PY) -m benchmarks.playground
 	$(PY) -m benchmarks.edits
 	$(PY) -m benchmarks.loop_stall

@@ -72,15 +72,28 @@ def positional(root: Node, text: bytes, cursor: int) -> Candidate | None:
     return None  # B9: a freshly typed header must not replace the next definition
 
 
+def _statement_column(block: Node) -> int:
+    first = next((c for c in block.named_children if c.type != "comment"), None)
+    return first.start_point.column if first is not None else block.start_point.column
+
+
 def scope(root: Node, anchor: int, unit: Unit) -> Node | None:
-    """The innermost block (or the module) around ``anchor`` whose statements start at the unit's column."""
+    """The innermost block (or the module) that a line at the unit's column continues, by indentation.
+
+    Walks out from ``anchor`` (the nearest code line above the cursor): a block or the module whose statements
+    start at the unit's column holds the cursor line; so does the next block of a header the anchor is on (a blank
+    line right under ``class C:`` or ``def f():`` is in that body by indentation, although tree-sitter's block
+    node only starts at the first statement).
+    """
     node: Node | None = root.descendant_for_byte_range(anchor, anchor)
     while node is not None:
         if node.type in ("block", "module"):
-            first = next((c for c in node.named_children if c.type != "comment"), None)
-            column = first.start_point.column if first is not None else 0
-            if column == unit.column:
+            if _statement_column(node) == unit.column:
                 return node
+        else:
+            body = next((c for c in node.named_children if c.type == "block" and c.start_byte > anchor), None)
+            if body is not None and _statement_column(body) == unit.column:
+                return body
         node = node.parent
     return None
 

@@ -112,12 +112,24 @@ def keys_match(a: str, b: str) -> bool:
 
 
 def scope(root: Node, anchor: int, unit: Unit) -> Node | None:
-    """The innermost mapping (pair units) or sequence (item units) around ``anchor`` at the unit's column."""
+    """The innermost mapping (pair units) or sequence (item units) at the unit's column that holds the cursor
+    line by indentation: one around ``anchor``, or the value of the ``key:`` the anchor is on (a blank line right
+    under ``tasks:`` belongs to the list below it, although that node starts only at its first item)."""
     kind = "block_sequence" if unit.type == "yaml-list-item" else "block_mapping"
     node: Node | None = root.descendant_for_byte_range(anchor, anchor)
     while node is not None:
         if node.type == kind and node.start_point.column == unit.column:
             return node
+        if node.type == "block_mapping_pair":
+            value = node.child_by_field_name("value")
+            inner = value.named_children[0] if value is not None and value.named_children else None
+            if (
+                inner is not None
+                and inner.start_byte > anchor
+                and inner.type == kind
+                and inner.start_point.column == unit.column
+            ):
+                return inner
         node = node.parent
     return None
 

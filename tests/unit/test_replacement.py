@@ -306,3 +306,91 @@ def test_a_replacement_that_would_break_the_file_is_an_insert() -> None:
 def test_tabs_in_yaml_are_not_replaced() -> None:
     analysis, _ = run("a:\n\tshell: x\n‸\n", "\tshell: y")
     assert analysis.mode == "insert"
+
+
+# Scope by indentation (issue 20): each case is a small excerpt of a real rewrite that used to be inserted
+# with "unit … not found in scope"; the cursor line belongs to the block whose indentation it continues.
+SCOPE_BY_INDENTATION = [
+    pytest.param(  # click's TextWrapper: the blank line right under the class header, before the first method
+        "class TextWrapper(textwrap.TextWrapper):\n\n    ‸\n    def _cutdown(self, ucstr, space_left):\n"
+        "        l = 0\n\n    def extra_indent(self, indent):\n        pass\n",
+        "def _cutdown(self, ucstr, space_left):\n        return 0",
+        "    def _cutdown(self, ucstr, space_left):\n        l = 0",
+        id="under-a-class-header",
+    ),
+    pytest.param(  # click's tests: a command defined first thing in a test function
+        "def test_option_normalization(runner):\n    ‸\n    @click.command()\n    def cli(foo):\n"
+        "        click.echo(foo)\n\n    result = runner.invoke(cli, [])\n",
+        "@click.command()\n    @click.option('--foo')\n    def cli(foo):\n        click.echo(foo)",
+        "    @click.command()\n    def cli(foo):\n        click.echo(foo)",
+        id="nested-in-a-function",
+    ),
+    pytest.param(  # click's make_pass_decorator: a function defined in a function defined in a function
+        "def make_pass_decorator(object_type):\n    def decorator(f):\n        ‸\n        def new_func(*args):\n"
+        "            return f(*args)\n        return update_wrapper(new_func, f)\n    return decorator\n",
+        "def new_func(*args, **kwargs):\n            return f(*args, **kwargs)",
+        "        def new_func(*args):\n            return f(*args)",
+        id="two-levels-deep",
+    ),
+    pytest.param(  # click's tests: a class defined inside a test function, cursor at the end of that function
+        "def test_ensure_context_objects(runner):\n    class Foo(object):\n        def __init__(self):\n"
+        "            self.title = 'default'\n\n    pass_foo = click.make_pass_decorator(Foo, ensure=True)\n    ‸\n",
+        "class Foo:\n        title = 'default'",
+        "    class Foo(object):\n        def __init__(self):\n            self.title = 'default'",
+        id="class-in-a-function-from-its-end",
+    ),
+    pytest.param(  # click's _compat: definitions under `if not PY2:` (an if block is a scope like any other)
+        "if not PY2:\n    ‸\n    def _is_binary_reader(stream, default=False):\n        return default\n",
+        "def _is_binary_reader(stream, default=False):\n        try:\n            return True\n"
+        "        except Exception:\n            return default",
+        "    def _is_binary_reader(stream, default=False):\n        return default",
+        id="under-an-if-header",
+    ),
+    pytest.param(  # requests' utils: a comment line between a header and the definition
+        'if sys.platform == "win32":\n    # provide a proxy_bypass version on Windows without DNS lookups\n    ‸\n'
+        "    def proxy_bypass_registry(host):\n        return False\n",
+        "def proxy_bypass_registry(host):\n        try:\n            import winreg\n        except ImportError:\n"
+        "            return False",
+        "    def proxy_bypass_registry(host):\n        return False",
+        id="comment-under-an-if-header",
+    ),
+]
+
+
+@pytest.mark.parametrize(("doc", "completion", "old"), SCOPE_BY_INDENTATION)
+def test_the_cursor_line_belongs_to_the_block_its_indentation_continues(doc: str, completion: str, old: str) -> None:
+    result = run(doc, completion, "python")
+    assert result[0].mode == "replace", result[0].reason
+    assert replaced(result) == old
+    assert applied(result).count(completion.split("(")[0].split("\n")[-1].strip()) == 1
+
+
+@pytest.mark.parametrize(
+    ("doc", "completion", "old"),
+    [
+        pytest.param(
+            "tasks:\n  ‸\n  - name: one\n    run: a\n  - name: two\n    run: b\n",
+            "- name: two\n    run: z",
+            "  - name: two\n    run: b",
+            id="list-item-under-its-key",
+        ),
+        pytest.param(
+            "root:\n  a: 1\n  # a comment line\n  ‸\n  web:\n    image: a\n",
+            "web:\n    image: b",
+            "  web:\n    image: a",
+            id="after-a-comment-line",
+        ),
+    ],
+)
+def test_yaml_cursor_lines_follow_indentation_too(doc: str, completion: str, old: str) -> None:
+    result = run(doc, completion)
+    assert result[0].mode == "replace", result[0].reason
+    assert replaced(result) == old
+
+
+def test_a_deeper_cursor_line_still_does_not_match_a_shallower_definition() -> None:
+    """Indentation decides: a cursor at a method's column never replaces a top-level function of that name."""
+    doc = "def load():\n    return 1\n\n\nclass Store:\n    x = 1\n    ‸\n"
+    result = run(doc, "def load(self):\n        return 2", "python")
+    assert result[0].mode == "insert"
+    assert result[0].reason == "unit 'load' not found in scope"

@@ -1,0 +1,148 @@
+"""Real history for benchmarks: the click project's git bundle (``../shared/data/click.bundle``).
+
+Clones the bundle once into ``.cache/click`` (ignored), lists first-parent commits, reads files at commits
+through one ``git cat-file --batch`` and finds Python definitions by qualified name with tree-sitter, so the
+replacement, inline-edit and markers benchmarks build their cases from the same code.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tree_sitter import Node
+
+from tether_lsp.server.syntax import parse_text
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLE = ROOT.parent / "shared" / "data" / "click.bundle"
+CLONE = ROOT / ".cache" / "click"
+
+
+def clone() -> Path:
+    """The bundle cloned (detached HEAD); the clone is reused across runs."""
+    if not (CLONE / ".git").exists():
+        if not BUNDLE.exists():
+            raise SystemExit(f"{BUNDLE} is missing: the benchmark needs the shared data folder beside the checkout")
+        CLONE.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "clone", "-q", str(BUNDLE), str(CLONE)], check=True)
+    return CLONE
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def first_parent(repo: Path) -> list[str]:
+    """Commits of the first-parent line, oldest first."""
+    return git(repo, "rev-list", "--first-parent", "--reverse", "HEAD").split()
+
+
+def changed_python(repo: Path, old: str, new: str) -> list[tuple[str, str]]:
+    """``(old path, new path)`` of the Python files modified or renamed between two commits (not added/deleted)."""
+    out = []
+    for line in git(repo, "diff", "--name-status", "-M", old, new, "--", "*.py").splitlines():
+        status, *paths = line.split("\t")
+        if status == "M":
+            out.append((paths[0], paths[0]))
+        elif status.startswith("R"):
+            out.append((paths[0], paths[1]))
+    return out
+
+
+class Blobs:
+    """Files at commits through one long-lived ``git cat-file --batch``."""
+
+    def __init__(self, repo: Path) -> None:
+        self.proc = subprocess.Popen(
+            ["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+
+    def read(self, commit: str, path: str) -> bytes | None:
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.proc.stdin.write(f"{commit}:{path}\n".encode())
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().split()
+        if len(header) < 3 or header[1] != b"blob":
+            return None
+        data = self.proc.stdout.read(int(header[2]))
+        self.proc.stdout.read(1)
+        return data
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A function, method or class: its qualified name and whole lines (decorators included)."""
+
+    name: str
+    kind: str  # "function" or "class"
+    start: int  # byte offset of the first line's start
+    end: int  # byte offset of the end of the last line (trailing spaces included, before the newline)
+    column: int
+    first_row: int
+    last_row: int
+    scope_end: int  # end of the last line of the block (or file) that holds it
+    decorated: bool
+
+    def text(self, data: bytes) -> bytes:
+        return data[self.start : self.end]
+
+
+def _content_end(data: bytes, start: int, end: int) -> int:
+    while end > start and data[end - 1 : end] in b" \t\r\n":
+        end -= 1
+    return end
+
+
+def _line_end(data: bytes, offset: int) -> int:
+    """The end of the line holding ``offset`` (trailing spaces included, the line break not)."""
+    end = data.find(b"\n", offset)
+    return len(data) if end < 0 else end
+
+
+def _definitions(node: Node, prefix: str, data: bytes) -> Iterator[Definition]:
+    scope_end = _content_end(data, node.start_byte, node.end_byte)
+    for child in node.named_children:
+        inner = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+        if inner is None or inner.type not in ("function_definition", "class_definition"):
+            if child.type in ("block", "if_statement", "try_statement", "with_statement", "else_clause"):
+                yield from _definitions(child, prefix, data)
+            continue
+        name_node = inner.child_by_field_name("name")
+        if name_node is None or name_node.text is None:
+            continue
+        name = prefix + name_node.text.decode("utf-8", "replace")
+        start = data.rfind(b"\n", 0, child.start_byte) + 1
+        end = _line_end(data, _content_end(data, child.start_byte, child.end_byte))
+        kind = "class" if inner.type == "class_definition" else "function"
+        last_row = data.count(b"\n", 0, end)
+        decorated = child.type == "decorated_definition"
+        column, row = child.start_point.column, child.start_point.row
+        yield Definition(name, kind, start, end, column, row, last_row, scope_end, decorated)
+        body = inner.child_by_field_name("body")
+        if body is not None:
+            yield from _definitions(body, name + ".", data)
+
+
+def definitions(data: bytes) -> dict[str, Definition] | None:
+    """Definitions with a qualified name that is unique in the file (redefinitions are dropped); None when
+    Python 3 does not compile the file (Python 2, a fragment, tabs mixed with spaces in a block), where no
+    definition can be trusted."""
+    try:
+        ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    root = parse_text("python", data).root_node
+    found = list(_definitions(root, "", data))
+    counts = Counter(d.name for d in found)
+    return {d.name: d for d in found if counts[d.name] == 1}

@@ -1,0 +1,192 @@
+"""Replacement analysis on real rewrites (issue 20): click's history, consecutive first-parent commits.
+
+Every function, method or class (decorators included, nested ones too) whose text a commit changed is a
+rewrite case; the completion is the commit's new definition as a model writes it (first line from the cursor
+column, the rest at their own indentation). Three cursor placements per rewrite, each a blank line at the
+definition's indentation:
+
+- ``above``: right above the definition (expected: replace, the blank cursor line absorbed);
+- ``scope-end``: at the end of the enclosing scope (the class, function or module holding it);
+- ``below``: right below the definition.
+
+Expected for all three: ``replace``, the old definition's lines exactly, and the accepted edit leaves the
+document with the old definition swapped for the new one. Definitions a commit added (the name absent from
+the old file's top level) are ``new`` cases on a blank line at the end of the file: expected ``insert``.
+Prints the table per placement, the failures with their reasons, and p50 analysis time. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.history import Blobs, Definition, changed_python, clone, definitions, first_parent
+from benchmarks.syntax import pct
+from tether_lsp.handlers.replacement.engine import analyze
+from tether_lsp.handlers.replacement.model import Analysis, Options
+from tether_lsp.handlers.replacement.ranges import normalised
+from tether_lsp.server.syntax import parse_text
+
+SEED = 20
+COMMITS = 400  # sampled commit pairs (B = A + 1 on the first-parent line)
+PLACEMENTS = ("above", "scope-end", "below")
+SKIPPED: Counter[str] = Counter()  # rewrites that are no case, by why
+
+
+@dataclass
+class Case:
+    label: str  # commit:path:qualified name
+    placement: str
+    document: bytes
+    cursor: int
+    completion: str
+    expected_span: tuple[int, int] | None  # None: an insert is expected
+    expected_result: bytes | None
+
+
+def reindent(text: bytes, old_column: int, new_column: int) -> bytes:
+    """The new definition moved to the old one's column (a model writes at the cursor)."""
+    if old_column == new_column:
+        return text
+    shift = old_column - new_column
+    if shift > 0:
+        return b"\n".join(b" " * shift + line if line.strip() else line for line in text.split(b"\n"))
+    return b"\n".join(line[-shift:] for line in text.split(b"\n"))
+
+
+def rewrite_cases(label: str, old: bytes, found: Definition, new: Definition, new_data: bytes) -> list[Case]:
+    indent = old[found.start : found.start + found.column]  # tabs stay tabs
+    if new_data[new.start : new.start + new.column].strip(b" ") != indent.strip(b" "):
+        SKIPPED["rewrites where the commit changed tabs to spaces or back"] += 1
+        return []
+    body = reindent(new.text(new_data), found.column, new.column)
+    completion = body[found.column :].decode("utf-8", "replace")
+    old_span = found.start, found.end
+    if found.decorated and not new.decorated:
+        # a bare completion keeps the old decorators (REPLACEMENT.md trap B5): the old `def` line onwards
+        old_span = (old.index(b"\n", found.start, found.end) + 1, found.end)
+        while old[old_span[0] :].lstrip().startswith(b"@"):
+            old_span = (old.index(b"\n", old_span[0]) + 1, found.end)
+    if normalised(old[old_span[0] : old_span[1]].decode("utf-8", "replace")) == normalised(completion):
+        SKIPPED["rewrites of whitespace only, or of decorators removed (rightly 'identical')"] += 1
+        return []
+    out = []
+    for placement in PLACEMENTS:
+        at = {"above": found.start, "scope-end": found.scope_end, "below": found.end}[placement]
+        if placement == "above":
+            document = old[:at] + indent + b"\n" + old[at:]
+            cursor = at + len(indent)
+            shift = len(indent) + 1
+        else:
+            document = old[:at] + b"\n" + indent + old[at:]
+            cursor = at + 1 + len(indent)
+            shift = 1 + len(indent) if at <= found.start else 0
+        span = (old_span[0] + shift, old_span[1] + shift)
+        expected = document[: span[0]] + body + document[span[1] :]
+        if placement == "above" and old_span[0] == found.start:
+            expected = old[: old_span[0]] + body + old[old_span[1] :]  # the blank line right above is absorbed (B2)
+        out.append(Case(label, placement, document, cursor, completion, span, expected))
+    return out
+
+
+def new_text_column(text: bytes) -> int:
+    return len(text) - len(text.lstrip(b" "))
+
+
+def new_case(label: str, old: bytes, new_text: bytes) -> Case:
+    column = new_text_column(new_text)
+    body = reindent(new_text, 0, column)
+    stem = old.rstrip()
+    document = stem + b"\n\n\n"
+    return Case(label, "new", document, len(document), body.decode("utf-8", "replace"), None, None)
+
+
+def cases_of_commit(blobs: Blobs, repo: Path, parent: str, commit: str) -> list[Case]:
+    out: list[Case] = []
+    for old_path, new_path in changed_python(repo, parent, commit):
+        old, new = blobs.read(parent, old_path), blobs.read(commit, new_path)
+        if old is None or new is None or b"\r" in old:
+            continue
+        before, after = definitions(old), definitions(new)
+        if before is None or after is None:
+            SKIPPED["changed files that Python 3 does not compile (Python 2, fragments, mixed tabs)"] += 1
+            continue
+        top_level = {name for name in before if "." not in name}
+        for name, found in after.items():
+            label = f"{commit[:8]}:{new_path}:{name}"
+            if name in before:
+                was = before[name]
+                if was.text(old) != found.text(new):
+                    out.extend(rewrite_cases(label, old, was, found, new))
+            elif name.rpartition(".")[2] not in top_level and "." not in name:
+                out.append(new_case(label, old, found.text(new)))
+    return out
+
+
+def verdict(case: Case, result: Analysis) -> str | None:
+    """None when the analysis is what the case expects, else what went wrong."""
+    if case.expected_span is None:
+        return None if result.mode == "insert" else f"replace of {result.replace_span}: {result.reason}"
+    if result.mode != "replace":
+        return f"insert: {result.reason}"
+    if result.replace_span != case.expected_span:
+        return f"range {result.replace_span} instead of {case.expected_span}"
+    start, end = result.edit_span
+    applied = case.document[:start] + result.new_text.encode() + case.document[end:]
+    return None if applied == case.expected_result else "the accepted edit leaves a different file"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repo", type=Path, help="another git repository (default: the click bundle)")
+    parser.add_argument("--commits", type=int, default=COMMITS, help="commit pairs sampled")
+    args = parser.parse_args()
+    repo = args.repo or clone()
+    commits = first_parent(repo)
+    pairs = list(itertools.pairwise(commits))
+    sample = sorted(random.Random(SEED).sample(range(len(pairs)), min(args.commits, len(pairs))))
+    blobs = Blobs(repo)
+    cases = [case for k in sample for case in cases_of_commit(blobs, repo, *pairs[k])]
+    blobs.close()
+    totals: Counter[str] = Counter()
+    passed: Counter[str] = Counter()
+    failures: dict[str, list[str]] = defaultdict(list)
+    times: list[float] = []
+    for case in cases:
+        tree = parse_text("python", case.document)
+        t = time.perf_counter()
+        result = analyze(case.document, tree, "python", case.cursor, case.completion, Options())
+        times.append((time.perf_counter() - t) * 1000)
+        totals[case.placement] += 1
+        wrong = verdict(case, result)
+        if wrong is None:
+            passed[case.placement] += 1
+        else:
+            failures[case.placement].append(f"{case.label}: {wrong}")
+    name = repo.name if repo.name != "repo" else repo.parent.name
+    print(f"Replacement analysis on {name}'s history: {len(sample)} commit pairs (seed {SEED}), {len(cases)} cases")
+    print("| placement | cases | exact (replace: range and result; new: insert) |")
+    print("| --- | --- | --- |")
+    for placement in (*PLACEMENTS, "new"):
+        n = totals[placement]
+        share = 100 * passed[placement] / n if n else 0.0
+        print(f"| {placement} | {n} | {passed[placement]} ({share:.1f}%) |")
+    print(f"  analysis p50 {pct(times, 50):.2f} ms, p99 {pct(times, 99):.2f} ms (n={len(times)})")
+    for why, count in SKIPPED.items():
+        print(f"  not a case: {count} {why}")
+    for placement, lines in failures.items():
+        print(f"Failures, {placement} ({len(lines)}):")
+        for line in lines[:40]:
+            print(f"  {line}")
+
+
+if __name__ == "__main__":
+    main()
