@@ -136,7 +136,7 @@ class TextVersion:
         return f"TextVersion(version={self.version}, materialised={self.materialised})"
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
+def common_prefix(a: bytes, b: bytes) -> int:
     """Length of the common prefix of two byte strings (binary search over C-level slice compares)."""
     lo, hi = 0, min(len(a), len(b))
     while lo < hi:
@@ -148,7 +148,8 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     return lo
 
 
-def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+def common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """Length of the common suffix of two byte strings, at most ``limit``."""
     lo, hi = 0, limit
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -167,8 +168,8 @@ def _char_start(text: bytes, offset: int) -> int:
 
 def minimal_edit(old: bytes, new: bytes, old_index: LineIndex) -> ByteEdit:
     """The narrowest single edit turning ``old`` into ``new`` (on character boundaries)."""
-    prefix = _char_start(old, _common_prefix(old, new))
-    suffix = _common_suffix(old, new, min(len(old), len(new)) - prefix)
+    prefix = _char_start(old, common_prefix(old, new))
+    suffix = common_suffix(old, new, min(len(old), len(new)) - prefix)
     # Keep the suffix on a character boundary too.
     while suffix > 0 and (old[len(old) - suffix] & 0xC0) == 0x80:
         suffix -= 1
@@ -229,8 +230,8 @@ def diff_edits(old: bytes, new: bytes, old_index: LineIndex) -> list[ByteEdit]:
         start, old_end = old_starts[i1], old_starts[i2]
         segment = new[new_starts[j1] : new_starts[j2]]
         before = old[start:old_end]
-        prefix = _char_start(before, _common_prefix(before, segment))
-        suffix = _common_suffix(before, segment, min(len(before), len(segment)) - prefix)
+        prefix = _char_start(before, common_prefix(before, segment))
+        suffix = common_suffix(before, segment, min(len(before), len(segment)) - prefix)
         while suffix > 0 and (before[len(before) - suffix] & 0xC0) == 0x80:
             suffix -= 1
         edits.append(make_edit(old_index, start + prefix, old_end - suffix, segment[prefix : len(segment) - suffix]))
@@ -379,10 +380,17 @@ class Document:
                 else f"the history time window (tether.limits.historySeconds = {self.budget.seconds:g})"
             )
             cost -= self._history[0].edit_bytes + VERSION_OVERHEAD + len(self._history[0]._text or b"")
+            oldest = self._history[1]
+            if not oldest.materialised:
+                # The new oldest must be rebuildable without the dropped one: forward from the dropped text with
+                # one version's edits, not backward from the newest text through every kept version (that was
+                # quadratic while typing at the budget). Once an eviction happened the oldest is kept whole.
+                text = self._history[0].text
+                for edit in oldest.edits:
+                    text = edit.apply(text)
+                oldest._text = text
+                cost += len(text)
             dropped = self._history.popleft()
-            if not self._history[0].materialised:  # the new oldest must be rebuildable without the dropped one
-                self._history[0]._text = self._history[0].text
-                cost += len(self._history[0]._text)
             cost -= self._history[0].edit_bytes
             self._history[0].edits = ()  # nothing before it any more
             del dropped

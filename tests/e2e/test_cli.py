@@ -76,10 +76,11 @@ def test_demo_on_a_folder_without_sources(tmp_path: Path) -> None:
 
 
 def test_start_up_does_not_load_what_initialize_does_not_need() -> None:
-    """SQLAlchemy (~90 ms to import) is loaded on the first database use, not when the server is built."""
+    """SQLAlchemy (~90 ms to import) loads on the first database use and numpy on the first selector, not when
+    the server is built."""
     probe = (
         "import sys; from tether_lsp.compose import create_server; create_server(); "
-        "print(sorted(m for m in ('sqlalchemy', 'psycopg') if m in sys.modules))"
+        "print(sorted(m for m in ('sqlalchemy', 'psycopg', 'numpy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=server_env())
     assert out.stdout.strip() == "[]"

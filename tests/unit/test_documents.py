@@ -259,3 +259,26 @@ def test_several_changes_in_one_did_change_apply_in_order(encoding: Encoding) ->
     for edit in doc.current.edits:
         replayed = edit.apply(replayed)
     assert replayed == doc.current.text
+
+
+def test_typing_past_the_budget_does_not_rebuild_the_history_on_every_keystroke(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each eviction materialises the new oldest version forward from the dropped one (one version's edits);
+    rebuilding it backward from the newest text undid every kept edit on every keystroke (quadratic)."""
+    undone = []
+    original = documents.ByteEdit.undo
+
+    def counting_undo(self: documents.ByteEdit, text: bytes) -> bytes:
+        undone.append(1)
+        return original(self, text)
+
+    monkeypatch.setattr(documents.ByteEdit, "undo", counting_undo)
+    doc = Document("file:///a.py", "python", 1, "x = 1\n" * 1000, documents.HistoryBudget(bytes=60_000))
+    for v in range(2, 3002):
+        doc.apply(v, [change("y", (500, 0))], Encoding.UTF16)
+    kept = len(doc.versions())
+    assert 10 < kept < 3000  # the byte budget evicts
+    assert len(undone) < 2 * kept  # one rebuild at the first eviction at most, not one per keystroke
+    assert doc.get(doc.oldest_version) is not None
+    assert doc.versions()[0].text.count(b"y") == doc.oldest_version - 1
