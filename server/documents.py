@@ -248,16 +248,18 @@ def apply_changes(
         if change.span is None:
             new_text = change.text.encode("utf-8")
             edits += diff_edits(text, new_text, index)
+            index = LineIndex(new_text)
         else:
             start = index.offset_of(change.span[0], encoding)
             end = index.offset_of(change.span[1], encoding)
             if end < start:  # an inverted range: treat it as the range it spans
                 start, end = end, start
-            edit = make_edit(index, start, end, change.text.encode("utf-8"))
+            inserted = change.text.encode("utf-8")
+            edit = make_edit(index, start, end, inserted)
             new_text = edit.apply(text)
             edits.append(edit)
+            index = index.edited(start, end, inserted, new_text)  # each change is positioned on the text before it
         text = new_text
-        index = LineIndex(text)
     return text, tuple(edits), index
 
 

@@ -138,6 +138,10 @@ def _json_repr(value: Any) -> str:
     return repr(value)
 
 
+def _as_is(value: Any) -> Any:
+    return value
+
+
 def _is_tether_class(cls: type[Any]) -> bool:
     return attrs.has(cls) and cls.__module__.split(".", 1)[0] in {"tether_lsp", "tests"}
 
@@ -146,7 +150,8 @@ def make_converter() -> cattrs.Converter:
     """lsprotocol's converter, made strict about JSON primitives, with hooks for Tether's attrs classes.
 
     Tether classes keep ``None`` fields on the wire (``range: null`` is meaningful) unless a field is
-    declared with ``metadata={"omit_none": True}``.
+    declared with ``metadata={"omit_none": True}``; a field declared with ``metadata={"plain_json": True}``
+    already holds plain JSON (thousands of ranges, say) and goes on the wire as it is, not copied item by item.
     """
     converter = get_converter(cattrs.Converter())
     converter.register_structure_hook(int, _strict_int)
@@ -156,7 +161,11 @@ def make_converter() -> cattrs.Converter:
 
     def unstructure_factory(cls: type[Any]) -> Any:
         overrides = {
-            a.name: override(rename=camel(a.name), omit_if_default=bool(a.metadata.get("omit_none")))
+            a.name: override(
+                rename=camel(a.name),
+                omit_if_default=bool(a.metadata.get("omit_none")),
+                unstruct_hook=_as_is if a.metadata.get("plain_json") else None,
+            )
             for a in attrs.fields(cls)
         }
         return make_dict_unstructure_fn(cls, converter, **overrides)  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any, TypeVar, cast
 from urllib.parse import urlparse
@@ -127,8 +127,9 @@ class TreeSlot:
         """Parse now if it has not happened yet (the one place laziness is resolved)."""
         if self._parsed is None:
             build, self._build = self._build, None
-            self._parsed = build() if build is not None else Parsed(None, None)
-            self._tree = self._parsed.tree
+            parsed = build() if build is not None else Parsed(None, None)
+            # the slot holds the tree, not the record: eviction must be able to free it
+            self._tree, self._parsed = parsed.tree, replace(parsed, tree=None)
         return self._parsed
 
     @property

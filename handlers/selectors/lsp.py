@@ -38,8 +38,8 @@ class ApplySelectorParams:
 @attrs.define
 class ApplySelectorResult:
     #: LSP ranges as plain JSON (``json_range``): results can hold thousands of them.
-    ranges: list[dict[str, dict[str, int]]]
-    cursor_node_ids: list[int]
+    ranges: list[dict[str, dict[str, int]]] = attrs.field(metadata={"plain_json": True})
+    cursor_node_ids: list[int] = attrs.field(metadata={"plain_json": True})
 
 
 @attrs.define

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tether_lsp.server.positions import Encoding, LineIndex, Pos, PositionOutOfRange, choose_encoding, point_after
@@ -141,3 +141,53 @@ def test_fast_bulk_path_agrees_with_the_careful_one(text: str, encoding: Encodin
     for offset in range(len(data) + 1):
         careful = index._slow_position(offset, encoding)
         assert index.line_character(offset, encoding) == (careful.line, careful.character)
+
+
+EDIT_PIECES = ["a", "é", "東", "🚀", "\n", "\r\n", "\r", " ", "xyz", "\n\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(EDIT_PIECES), max_size=12),
+    st.lists(
+        st.tuples(st.floats(0, 1), st.integers(0, 6), st.lists(st.sampled_from(EDIT_PIECES), max_size=3)), max_size=10
+    ),
+)
+def test_an_edited_index_answers_like_a_fresh_one(start: list[str], edits: list[tuple[float, int, list[str]]]) -> None:
+    """``LineIndex.edited`` (pending shifts, spliced starts) is the same index as one built from the text."""
+    text = "".join(start).encode()
+    index = LineIndex(text)
+    for where, length, pieces in edits:
+        at = int(where * len(text))
+        end = min(len(text), at + length)
+        inserted = "".join(pieces).encode()
+        new_text = text[:at] + inserted + text[end:]
+        index = index.edited(at, end, inserted, new_text)
+        text = new_text
+        fresh = LineIndex(text)
+        assert index.line_count == fresh.line_count
+        for offset in range(len(text) + 1):
+            assert index.line_of(offset) == fresh.line_of(offset)
+            assert index.point_of(offset) == fresh.point_of(offset)
+            for encoding in Encoding:
+                assert index.line_character(offset, encoding) == fresh.line_character(offset, encoding)
+        for line in range(fresh.line_count + 1):
+            if line < fresh.line_count:
+                assert index.line_bounds(line) == fresh.line_bounds(line)
+            for character in (0, 1, 3, 50):
+                pos = Pos(line, character)
+                assert index.offset_of(pos, Encoding.UTF16) == fresh.offset_of(pos, Encoding.UTF16)
+        assert index.starts == fresh.starts
+
+
+def test_typing_on_one_line_shares_the_line_starts() -> None:
+    """A keystroke that adds no line records a shift instead of copying the 10,000 line starts."""
+    text = b"x = 1\n" * 10_000
+    first = index = LineIndex(text)
+    for k in range(50):
+        at = 5 * 6 + 2 + k
+        text = text[:at] + b"y" + text[at:]
+        index = index.edited(at, at, b"y", text)
+        assert index._base is first._base  # one list for all 50 versions
+    assert index.line_bounds(5) == (30, 35 + 50)
+    assert index.line_bounds(6) == (36 + 50, 41 + 50)
