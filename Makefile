@@ -47,6 +47,8 @@ bench: venv
 	$(PY) -m benchmarks.markers
 	$(PY) -m benchmarks.replacement
 	$(PY) -m benchmarks.replacement_history
+	$(PY) -m benchmarks.edits_history
+	$(PY) -m benchmarks.typing
 	$(PY) -m benchmarks.playground
 	$(PY) -m benchmarks.edits
 	$(PY) -m benchmarks.loop_stall

@@ -152,8 +152,11 @@ def main() -> None:
     print(f"Inline edits on {name}'s history: {len(sample)} commit pairs (seed {SEED}), {len(cases)} rewrites")
     print(f"  history budget: {budget.bytes:,} bytes, {budget.seconds:g} s; a hunk takes {SECONDS_PER_HUNK:g} s,")
     print(f"  a typed character {SECONDS_PER_CHARACTER:g} s")
-    print("| user changes | rewrites | exact | statuses | versions since the base (p50 / max) | resolve p50 / p99 |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        "| user changes | rewrites | exact | exact, edits within the window | statuses "
+        "| versions since the base (p50 / max) | resolve p50 / p99 |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     failures: list[str] = []
     for per_character in (False, True):
         outcomes: Counter[str] = Counter()
@@ -170,10 +173,13 @@ def main() -> None:
         mode = "one per character typed" if per_character else "one per hunk"
         exact = outcomes["exact"]
         share = 100 * exact / len(cases) if cases else 0.0
+        within = len(cases) - outcomes["evicted-after-window"]
+        share_within = 100 * exact / within if within else 0.0
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
         timing = f"{pct(times, 50):.2f} / {pct(times, 99):.2f} ms" if times else "-"
         print(
-            f"| {mode} | {len(cases)} | {exact} ({share:.1f}%) | {statuses} | "
+            f"| {mode} | {len(cases)} | {exact} ({share:.1f}%) | {exact} of {within} ({share_within:.1f}%) "
+            f"| {statuses} | "
             f"{pct(versions, 50):.0f} / {max(versions, default=0)} | {timing} |"
         )
     if failures:
