@@ -10,8 +10,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import __version__
-from .server import logs
+from . import __version__, code_cache
+
+#: Installed before anything imports pygls (whose lsprotocol.types defines ~570 attrs classes).
+_CODE_CACHE = code_cache.install()
+
+from .server import logs  # noqa: E402 - after the code cache, on purpose
 
 
 def _serve_parser() -> argparse.ArgumentParser:
@@ -67,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .compose import create_server
 
     server = create_server()
+    code_cache.save_in_background(_CODE_CACHE)
     if options.tcp:
         server.start_tcp(options.host, options.port)
     elif options.ws:

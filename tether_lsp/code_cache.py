@@ -1,0 +1,119 @@
+"""A disk cache of the methods attrs generates, so start-up does not compile them again every time.
+
+Why: importing ``lsprotocol.types`` (pygls needs it) defines about 570 attrs classes, and attrs writes and
+compiles ``__init__``/``__eq__``/``__repr__``… for each: some 800 calls to ``compile`` that take about 80 ms
+of the ~160 ms import, on every start of every editor window. The generated source is the same each time, so
+its compiled code objects are kept in one ``marshal`` file in the user cache folder, keyed by a hash of the
+source and its file name; the file's name carries the Python version and bytecode magic, so a code object is
+only ever loaded by the interpreter that compiled it.
+
+This wraps one private function of attrs (``attr._make._compile_and_eval``); when attrs no longer has it,
+or anything about the cache is off (missing, corrupt, unwritable, ``TETHER_CODE_CACHE=0``), attrs compiles
+as it always did. Loading is a few ms; the file is rewritten only when much was compiled anew.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import marshal
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+
+def cache_file() -> Path:
+    from platformdirs import user_cache_dir
+
+    tag = f"{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}"
+    return Path(user_cache_dir("tether-lsp")) / f"attrs-code-{tag}.marshal"
+
+
+def _key(script: str, filename: str) -> bytes:
+    return hashlib.blake2b(f"{filename}\0{script}".encode(), digest_size=16).digest()
+
+
+class CodeCache:
+    """Compiled code by source hash: what was on disk, and what this process had to compile."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.known: dict[bytes, bytes] = {}
+        self.used: dict[bytes, bytes] = {}  # what this process needed: the next file holds just these
+        self.new: dict[bytes, bytes] = {}
+        self.hits = 0
+        try:
+            loaded = marshal.loads(path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            loaded = {}
+        if isinstance(loaded, dict):
+            self.known = loaded
+
+    def compile(self, script: str, filename: str) -> CodeType:
+        key = _key(script, filename)
+        data = self.known.get(key)
+        if data is not None:
+            try:
+                code = marshal.loads(data)
+            except (EOFError, ValueError, TypeError):
+                code = None
+            if isinstance(code, CodeType):
+                self.hits += 1
+                self.used[key] = data
+                return code
+        code = compile(script, filename, "exec")
+        self.new[key] = self.used[key] = marshal.dumps(code)
+        return code
+
+    @property
+    def worth_saving(self) -> bool:
+        """Something new beyond the odd class whose generated source varies per process (set order)."""
+        return len(self.new) > max(2, len(self.used) // 50)
+
+    def save(self) -> None:
+        """Write what this process used, atomically (several servers may start at once, and entries of older
+        versions of lsprotocol/attrs drop out); errors only cost speed."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".attrs-code-")
+            with os.fdopen(fd, "wb") as out:
+                out.write(marshal.dumps(self.used))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+
+
+def install(path: Path | None = None) -> CodeCache | None:
+    """Route attrs' compilation through the cache (before anything defines attrs classes)."""
+    if os.environ.get("TETHER_CODE_CACHE", "1") == "0":
+        return None
+    try:
+        from attr import _make
+    except ImportError:  # pragma: no cover - attrs is a dependency of pygls
+        return None
+    original = getattr(_make, "_compile_and_eval", None)
+    if original is None or getattr(original, "__code__", None) is None or original.__code__.co_argcount != 4:
+        return None  # attrs changed: leave it alone
+    cache = CodeCache(path or cache_file())
+
+    def compile_and_eval(
+        script: str, globs: dict[str, Any] | None, locs: Mapping[str, object] | None = None, filename: str = ""
+    ) -> None:
+        eval(cache.compile(script, filename), globs, locs)
+
+    _make._compile_and_eval = compile_and_eval
+    return cache
+
+
+def save_in_background(cache: CodeCache | None) -> Callable[[], None]:
+    """Write the cache from a daemon thread (start-up goes on); returns a join for tests."""
+    if cache is None or not cache.worth_saving:
+        return lambda: None
+    thread = threading.Thread(target=cache.save, name="tether-code-cache", daemon=True)
+    thread.start()
+    return thread.join
