@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: demo test lint unit e2e bench venv system-deps docs dist clean
+.PHONY: demo test lint unit e2e bench venv system-deps docs dist mutation clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ test: venv system-deps
 # table, VS Code settings); the tests fail when one is out of date.
 docs: venv
 	$(PY) -m scripts.docgen
+
+# Mutation testing of the engine modules (cosmic-ray; minutes per module, outside `make test`):
+# `make mutation` for all, `make mutation MODULES="handlers/edits/merge.py"` for some.
+mutation: venv
+	$(PY) -m pip install -q --disable-pip-version-check "cosmic-ray==8.7.0"
+	$(PY) -m scripts.mutation $(MODULES)
 
 # The wheel and the sdist, into dist/.
 dist: venv

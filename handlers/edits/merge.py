@@ -16,11 +16,7 @@ def _overlap(a: Hunk, b: Hunk) -> bool:
     """Two changes touch the same base lines (insertions: at the same place, or inside the other's lines)."""
     if a[0] == a[1] and b[0] == b[1]:
         return a[0] == b[0]
-    if a[0] == a[1]:
-        return b[0] < a[0] < b[1]
-    if b[0] == b[1]:
-        return a[0] < b[0] < a[1]
-    return a[0] < b[1] and b[0] < a[1]
+    return a[0] < b[1] and b[0] < a[1]  # for one insertion too: strictly inside the other's lines
 
 
 def merge3(base: str, user: str, model: str) -> str | None:

@@ -1,0 +1,180 @@
+"""``make mutation``: mutation testing of the engine modules with cosmic-ray, a score per module.
+
+Why cosmic-ray: it mutates the module's file on disk and runs a test command, so it works with any layout —
+here the same file is imported as ``tether_lsp.server.documents`` through the package's symlinks, which
+mutmut 3's copied tree and module-name trampolines do not follow. It is maintained, stores its work in one
+SQLite file per module (a run can be resumed), and its operators can be filtered to the ones that model the
+bugs worth catching (below): boundaries and negations of comparisons, ``and``/``or``, ``+``/``-``,
+``True``/``False``, numbers, ``not`` added or removed, loops that never run, ``break``/``continue``.
+
+Each module runs its own unit tests (fast: one pytest process per mutant, stopping at the first failure).
+Prints, per module, killed / all and the score, then every surviving mutant that is not listed as
+equivalent in ``tests/mutation/equivalents.txt`` (``path:line:operator  # why it cannot be killed``).
+Usage: ``python -m scripts.mutation [MODULE ...]`` (default: all); ``--list`` shows the modules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / ".cache" / "mutation"
+EQUIVALENTS = ROOT / "tests" / "mutation" / "equivalents.txt"
+BIN = Path(sys.executable).parent
+
+#: Engine modules and the tests that are meant to catch their bugs.
+MODULES: dict[str, list[str]] = {
+    "server/documents.py": ["tests/unit/test_documents.py"],
+    "server/positions.py": ["tests/unit/test_positions.py"],
+    "server/settings.py": ["tests/unit/test_settings.py"],
+    "handlers/markers/calculator.py": ["tests/unit/markers/test_calculator.py"],
+    "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer.py"],
+    "handlers/edits/locate.py": ["tests/unit/test_edits_resolve.py"],
+    "handlers/edits/carry.py": ["tests/unit/test_edits_resolve.py"],
+    "handlers/edits/merge.py": ["tests/unit/test_edits_merge.py", "tests/unit/test_edits_resolve.py"],
+    "handlers/edits/stream.py": ["tests/unit/test_stream.py"],
+    "handlers/playground/resolver.py": ["tests/unit/playground/test_resolver.py"],
+    "handlers/replacement/engine.py": ["tests/unit/test_replacement.py"],
+    "handlers/selectors/vocabulary.py": [
+        "tests/unit/selectors/test_vocabulary_table.py",
+        "tests/unit/selectors/test_engine.py",
+    ],
+}
+
+#: The operators kept (cosmic-ray names); all others are filtered out before the run.
+KEPT = [
+    r"core/ReplaceComparisonOperator_(Lt_LtE|LtE_Lt|Gt_GtE|GtE_Gt|Eq_NotEq|NotEq_Eq|Is_IsNot|IsNot_Is|In_NotIn|NotIn_In)",
+    r"core/ReplaceBinaryOperator_(Add_Sub|Sub_Add|Mul_Div|Div_Mul|FloorDiv_Mul|Mod_FloorDiv)",
+    r"core/ReplaceAndWithOr",
+    r"core/ReplaceOrWithAnd",
+    r"core/ReplaceTrueWithFalse",
+    r"core/ReplaceFalseWithTrue",
+    r"core/NumberReplacer",
+    r"core/AddNot",
+    r"core/ReplaceUnaryOperator_Not_Delete",
+    r"core/ReplaceUnaryOperator_USub_Delete",
+    r"core/ZeroIterationForLoop",
+    r"core/ReplaceBreakWithContinue",
+    r"core/ReplaceContinueWithBreak",
+]
+
+
+def equivalents() -> set[tuple[str, int, str]]:
+    """``(path, line, operator)`` of the mutants accepted as equivalent, each with its reason in the file."""
+    found = set()
+    for raw in EQUIVALENTS.read_text(encoding="utf-8").splitlines() if EQUIVALENTS.exists() else []:
+        entry, _, reason = raw.partition("#")
+        if not entry.strip():
+            continue
+        path, line, operator = entry.strip().split(":", 2)
+        if not reason.strip():
+            raise SystemExit(f"{EQUIVALENTS}: {raw!r} has no reason")
+        found.add((path, int(line), operator.strip()))
+    return found
+
+
+def excluded_operators() -> list[str]:
+    names = subprocess.run([str(BIN / "cosmic-ray"), "operators"], capture_output=True, text=True, check=True)
+    kept = [re.compile(pattern + "$") for pattern in KEPT]
+    return [re.escape(n) + "$" for n in names.stdout.split() if not any(k.match(n) for k in kept)]
+
+
+def config(module: str, tests: list[str]) -> str:
+    command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -p no:randomly {' '.join(tests)}"
+    excluded = ", ".join(json.dumps(pattern) for pattern in excluded_operators())
+    source = hashlib.sha256((ROOT / module).read_bytes()).hexdigest()
+    return (
+        f"# {module} at {source}: a changed module starts a new session\n"
+        "[cosmic-ray]\n"
+        f"module-path = {json.dumps(module)}\n"
+        "timeout = 60.0\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(command)}\n"
+        "[cosmic-ray.distributor]\n"
+        'name = "local"\n'
+        "[cosmic-ray.filters.operators-filter]\n"
+        f"exclude-operators = [{excluded}]\n"
+    )
+
+
+def run(module: str, tests: list[str]) -> list[list[Any]]:
+    """Run (or resume) one module's session; its results as cosmic-ray dumps them."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    stem = module.replace("/", ".")
+    cfg, session = WORK / f"{stem}.toml", WORK / f"{stem}.sqlite"
+    text = config(module, tests)
+    if not cfg.exists() or cfg.read_text() != text or not session.exists():
+        cfg.write_text(text)
+        session.unlink(missing_ok=True)
+        subprocess.run([str(BIN / "cosmic-ray"), "init", str(cfg), str(session)], check=True, cwd=ROOT)
+        subprocess.run([str(BIN / "cr-filter-operators"), str(session), str(cfg)], check=True, cwd=ROOT)
+    subprocess.run([str(BIN / "cosmic-ray"), "exec", str(cfg), str(session)], check=True, cwd=ROOT)
+    dump = subprocess.run([str(BIN / "cosmic-ray"), "dump", str(session)], capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in dump.stdout.splitlines() if line.strip()]
+
+
+def summarise(module: str, records: list[list[Any]], accepted: set[tuple[str, int, str]]) -> list[str]:
+    """Print the module's score; returns its unexplained survivors."""
+    outcomes: Counter[str] = Counter()
+    survivors = []
+    for item, result in records:  # cosmic-ray's dump: [work item, result or None] per mutant
+        if result is None:
+            outcomes["not run"] += 1
+            continue
+        (mutation,) = item["mutations"]
+        line = mutation["start_pos"][0]
+        operator = mutation["operator_name"]
+        if result.get("test_outcome") == "killed" or result.get("worker_outcome") in ("timeout", "exception"):
+            outcomes["killed"] += 1
+        elif (module, line, operator) in accepted:
+            outcomes["equivalent"] += 1
+        elif result.get("worker_outcome") == "skipped":
+            outcomes["skipped"] += 1
+        else:
+            outcomes["survived"] += 1
+            survivors.append(f"{module}:{line}:{operator}  (occurrence {mutation['occurrence']})")
+    counted = outcomes["killed"] + outcomes["survived"]
+    score = 100 * outcomes["killed"] / counted if counted else 100.0
+    print(
+        f"{module:<36} killed {outcomes['killed']:>4} / {counted:<4} = {score:5.1f}%"
+        f"   (equivalent {outcomes['equivalent']}, not run {outcomes['not run']})",
+        flush=True,
+    )
+    return survivors
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("modules", nargs="*", help="engine modules (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the modules and their tests")
+    args = parser.parse_args()
+    if args.list:
+        for module, tests in MODULES.items():
+            print(module, " ".join(tests))
+        return 0
+    chosen = args.modules or list(MODULES)
+    unknown = [m for m in chosen if m not in MODULES]
+    if unknown:
+        raise SystemExit(f"not an engine module: {', '.join(unknown)} (see --list)")
+    accepted = equivalents()
+    survivors: list[str] = []
+    results = {module: run(module, MODULES[module]) for module in chosen}
+    print("Mutation score per module (equivalent mutants, listed with reasons, are not counted)")
+    for module, records in results.items():
+        survivors += summarise(module, records, accepted)
+    if survivors:
+        print(f"Surviving mutants ({len(survivors)}): kill them with a test or list them as equivalent")
+        print("\n".join(f"  {s}" for s in survivors))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
