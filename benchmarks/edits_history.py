@@ -16,10 +16,7 @@ Prints exact results, statuses and time per resolve. Asserts nothing.
 
 from __future__ import annotations
 
-import argparse
 import difflib
-import itertools
-import random
 import sys
 import time
 from collections import Counter
@@ -29,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.history import Blobs, changed_python, clone, definitions, first_parent
+from benchmarks.history import Blobs, changed_python, collect, definitions, sampled_pairs
 from benchmarks.syntax import pct
 from tether_lsp.handlers.edits.resolve import EditRequest, Options, resolve_all
 from tether_lsp.server.documents import ContentChange, Document, HistoryBudget
@@ -136,19 +133,9 @@ def run(case: Case, per_character: bool, budget: HistoryBudget) -> tuple[str, fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repo", type=Path, help="another git repository (default: the click bundle)")
-    parser.add_argument("--commits", type=int, default=COMMITS, help="commit pairs sampled")
-    args = parser.parse_args()
-    repo = args.repo or clone()
-    commits = first_parent(repo)
-    pairs = list(itertools.pairwise(commits))
-    sample = sorted(random.Random(SEED).sample(range(len(pairs)), min(args.commits, len(pairs))))
-    blobs = Blobs(repo)
-    cases = [case for k in sample for case in cases_of_commit(blobs, repo, *pairs[k])]
-    blobs.close()
+    repo, name, sample = sampled_pairs(__doc__ or "", COMMITS, SEED)
+    cases = collect(repo, sample, cases_of_commit)
     budget = HistoryBudget()
-    name = repo.name if repo.name != "repo" else repo.parent.name
     print(f"Inline edits on {name}'s history: {len(sample)} commit pairs (seed {SEED}), {len(cases)} rewrites")
     print(f"  history budget: {budget.bytes:,} bytes, {budget.seconds:g} s; a hunk takes {SECONDS_PER_HUNK:g} s,")
     print(f"  a typed character {SECONDS_PER_CHARACTER:g} s")

@@ -7,12 +7,16 @@ replacement, inline-edit and markers benchmarks build their cases from the same 
 
 from __future__ import annotations
 
+import argparse
 import ast
+import itertools
+import random
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from tree_sitter import Node
 
@@ -52,6 +56,34 @@ def changed_python(repo: Path, old: str, new: str) -> list[tuple[str, str]]:
         elif status.startswith("R"):
             out.append((paths[0], paths[1]))
     return out
+
+
+T = TypeVar("T")
+
+
+def sampled_pairs(description: str, commits: int, seed: int) -> tuple[Path, str, list[tuple[str, str]]]:
+    """The command line of a history benchmark: the repository (``--repo``, default the click bundle), its
+    name, and ``--commits`` commit pairs (B = A + 1 on the first-parent line) sampled with ``seed``."""
+    parser = argparse.ArgumentParser(description=description.split("\n")[0])
+    parser.add_argument("--repo", type=Path, help="another git repository (default: the click bundle)")
+    parser.add_argument("--commits", type=int, default=commits, help="commit pairs sampled")
+    args = parser.parse_args()
+    repo = args.repo or clone()
+    pairs = list(itertools.pairwise(first_parent(repo)))
+    sample = sorted(random.Random(seed).sample(range(len(pairs)), min(args.commits, len(pairs))))
+    name = repo.name if repo.name != "repo" else repo.parent.name  # a fetched mirror is .../owner+name/repo
+    return repo, name, [pairs[k] for k in sample]
+
+
+def collect(
+    repo: Path, pairs: list[tuple[str, str]], cases_of_commit: Callable[[Blobs, Path, str, str], Iterable[T]]
+) -> list[T]:
+    """Every case of every commit pair, files read through one ``git cat-file --batch``."""
+    blobs = Blobs(repo)
+    try:
+        return [case for parent, commit in pairs for case in cases_of_commit(blobs, repo, parent, commit)]
+    finally:
+        blobs.close()
 
 
 class Blobs:

@@ -17,9 +17,6 @@ Prints the table per placement, the failures with their reasons, and p50 analysi
 
 from __future__ import annotations
 
-import argparse
-import itertools
-import random
 import sys
 import time
 from collections import Counter, defaultdict
@@ -28,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.history import Blobs, Definition, changed_python, clone, definitions, first_parent
+from benchmarks.history import Blobs, Definition, changed_python, collect, definitions, sampled_pairs
 from benchmarks.syntax import pct
 from tether_lsp.handlers.replacement.engine import analyze
 from tether_lsp.handlers.replacement.model import Analysis, Options
@@ -145,17 +142,8 @@ def verdict(case: Case, result: Analysis) -> str | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repo", type=Path, help="another git repository (default: the click bundle)")
-    parser.add_argument("--commits", type=int, default=COMMITS, help="commit pairs sampled")
-    args = parser.parse_args()
-    repo = args.repo or clone()
-    commits = first_parent(repo)
-    pairs = list(itertools.pairwise(commits))
-    sample = sorted(random.Random(SEED).sample(range(len(pairs)), min(args.commits, len(pairs))))
-    blobs = Blobs(repo)
-    cases = [case for k in sample for case in cases_of_commit(blobs, repo, *pairs[k])]
-    blobs.close()
+    repo, name, sample = sampled_pairs(__doc__ or "", COMMITS, SEED)
+    cases = collect(repo, sample, cases_of_commit)
     totals: Counter[str] = Counter()
     passed: Counter[str] = Counter()
     failures: dict[str, list[str]] = defaultdict(list)
@@ -171,7 +159,6 @@ def main() -> None:
             passed[case.placement] += 1
         else:
             failures[case.placement].append(f"{case.label}: {wrong}")
-    name = repo.name if repo.name != "repo" else repo.parent.name
     print(f"Replacement analysis on {name}'s history: {len(sample)} commit pairs (seed {SEED}), {len(cases)} cases")
     print("| placement | cases | exact (replace: range and result; new: insert) |")
     print("| --- | --- | --- |")
