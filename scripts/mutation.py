@@ -38,10 +38,13 @@ MODULES: dict[str, list[str]] = {
     "handlers/markers/calculator.py": ["tests/unit/markers/test_calculator.py"],
     "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer.py"],
     "handlers/edits/locate.py": ["tests/unit/test_edits_resolve.py"],
-    "handlers/edits/carry.py": ["tests/unit/test_edits_resolve.py"],
+    "handlers/edits/carry.py": ["tests/unit/test_edits_carry.py", "tests/unit/test_edits_resolve.py"],
     "handlers/edits/merge.py": ["tests/unit/test_edits_merge.py", "tests/unit/test_edits_resolve.py"],
-    "handlers/edits/stream.py": ["tests/unit/test_stream.py"],
-    "handlers/playground/resolver.py": ["tests/unit/playground/test_resolver.py"],
+    "handlers/edits/stream.py": ["tests/unit/test_stream.py", "tests/unit/test_stream_rules.py"],
+    "handlers/playground/resolver.py": [
+        "tests/unit/playground/test_resolver.py",
+        "tests/unit/playground/test_resolver_rules.py",
+    ],
     "handlers/replacement/engine.py": ["tests/unit/test_replacement.py"],
     "handlers/selectors/vocabulary.py": [
         "tests/unit/selectors/test_vocabulary_table.py",
