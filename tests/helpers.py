@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +88,21 @@ def change_doc(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
         )
     )
+
+
+def wait_until_serving(proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """Read the server's stderr until it logs that it listens ("serving on …"), then keep draining it in a
+    thread (a full pipe would block the server). The server's own word, not connection attempts in a loop."""
+    assert proc.stderr is not None
+    stderr = proc.stderr
+    found = threading.Event()
+
+    def read() -> None:
+        for line in stderr:
+            if b"serving on" in line:
+                found.set()
+        found.set()  # the server exited: the wait below ends and the caller's connect fails loudly
+
+    threading.Thread(target=read, daemon=True).start()
+    if not found.wait(timeout) or proc.poll() is not None:
+        raise AssertionError(f"the server did not start listening (exit code {proc.poll()})")

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.helpers import capabilities, server_config
+from tests.helpers import capabilities, server_config, wait_until_serving
 from tests.rawclient import RawServer
 
 
@@ -98,14 +97,8 @@ def test_tcp_and_websocket_transports(flag: str) -> None:
         port = s.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "tether_lsp", flag, "--port", str(port)], stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 15
-        conn = None
-        while conn is None and time.monotonic() < deadline:  # the first connection is the session
-            try:
-                conn = socket.create_connection(("127.0.0.1", port), timeout=10)
-            except OSError:
-                time.sleep(0.1)
-        assert conn is not None, "the server never listened"
+        wait_until_serving(proc)
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10)  # the first connection is the session
         init = {
             "jsonrpc": "2.0",
             "id": 1,

@@ -131,6 +131,12 @@ def run_params(editor: EditorModel) -> dict[str, Any]:
     return {"textDocument": {"uri": editor.uri}, "position": {"line": line, "character": 0}}
 
 
+def _ended(lsp: Any) -> bool:
+    return any(
+        reports and type(reports[-1]).__name__ == "WorkDoneProgressEnd" for reports in lsp.progress_reports.values()
+    )
+
+
 async def test_a_streamed_task_changes_two_files_and_creates_a_third(tmp_path: Path) -> None:
     (tmp_path / "util.py").write_text(UTIL, encoding="utf-8")
     with RunningModel(Answer(chunks=tokens(RESPONSE), chunk_delay=0.002)) as model:
@@ -138,7 +144,8 @@ async def test_a_streamed_task_changes_two_files_and_creates_a_third(tmp_path: P
         try:
             calc = ws.open("calc.py", CALC)
             result = await raw_request(lsp, "tether/tasks/run", run_params(calc))
-            await asyncio.sleep(0.1)
+            while not _ended(lsp):  # the end report may follow the answer: wait for it, not for a while
+                await asyncio.wait_for(lsp.wait_for_notification("$/progress"), 10)
             (reports,) = lsp.progress_reports.values()
         finally:
             await stop(lsp)

@@ -8,12 +8,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import free_port, server_env
+from tests.helpers import free_port, server_env, wait_until_serving
 from tests.hostile.conftest import assert_alive
 from tests.rawclient import RawServer
 
@@ -87,15 +86,8 @@ def test_tcp_resynchronises_after_a_framing_error() -> None:
         [sys.executable, "-m", "tether_lsp", "--tcp", "--port", str(port)], env=server_env(), stderr=subprocess.PIPE
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        wait_until_serving(proc)
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         stream = sock.makefile("rwb")
 
         def send(message: dict[str, object]) -> None:
