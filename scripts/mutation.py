@@ -34,7 +34,7 @@ BIN = Path(sys.executable).parent
 MODULES: dict[str, list[str]] = {
     "server/documents.py": ["tests/unit/test_documents.py"],
     "server/positions.py": ["tests/unit/test_positions.py"],
-    "server/settings.py": ["tests/unit/test_settings.py"],
+    "server/settings.py": ["tests/unit/test_settings.py", "tests/unit/test_docs.py"],  # the docs hold the defaults
     "handlers/markers/calculator.py": ["tests/unit/markers/test_calculator.py"],
     "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer.py"],
     "handlers/edits/locate.py": ["tests/unit/test_edits_resolve.py"],
@@ -93,9 +93,11 @@ def excluded_operators() -> list[str]:
 def config(module: str, tests: list[str]) -> str:
     command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -p no:randomly {' '.join(tests)}"
     excluded = ", ".join(json.dumps(pattern) for pattern in excluded_operators())
-    source = hashlib.sha256((ROOT / module).read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for path in (module, *tests):
+        digest.update((ROOT / path).read_bytes())
     return (
-        f"# {module} at {source}: a changed module starts a new session\n"
+        f"# {module} and its tests at {digest.hexdigest()}: a change to either starts a new session\n"
         "[cosmic-ray]\n"
         f"module-path = {json.dumps(module)}\n"
         "timeout = 60.0\n"

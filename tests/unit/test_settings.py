@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from tether_lsp.server import settings as settings_mod
 from tether_lsp.server.settings import (
     DatabaseSettings,
+    LimitSettings,
     LogSettings,
+    _check,
     extract_tether,
     parse,
     register_section,
@@ -108,3 +111,32 @@ def test_range_ends_are_accepted() -> None:
 def test_a_setting_needs_a_description() -> None:
     with pytest.raises(ValueError, match="description"):
         setting(1)
+
+
+@pytest.mark.parametrize(
+    ("value", "hint", "accepted"),
+    [
+        ({"a": 1}, dict[str, int], True),  # a parametrised dict
+        ([], dict, False),
+        (object(), Any, True),
+        (None, int | None, True),
+        (1, "not a type", False),  # an unknown hint accepts nothing
+        (2, float, True),
+        (True, float, False),
+        (1.0, int, False),
+    ],
+)
+def test_json_type_checks(value: object, hint: object, accepted: bool) -> None:
+    assert _check(value, hint) is accepted
+
+
+def test_an_unknown_key_does_not_hide_the_known_ones_after_it() -> None:
+    settings, warnings = parse({"bogus": 1, "log": {"level": "debug"}})
+    assert settings.section(LogSettings).level == "debug"
+    assert warnings == ["ignoring unknown settings: tether.bogus"]
+
+
+def test_a_wrong_value_does_not_hide_the_settings_after_it() -> None:
+    settings, warnings = parse({"log": {"level": "loud"}, "limits": {"workers": 2}})
+    assert settings.section(LimitSettings).workers == 2
+    assert len(warnings) == 1
