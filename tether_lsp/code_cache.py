@@ -21,7 +21,7 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -110,10 +110,7 @@ def install(path: Path | None = None) -> CodeCache | None:
     return cache
 
 
-def save_in_background(cache: CodeCache | None) -> Callable[[], None]:
-    """Write the cache from a daemon thread (start-up goes on); returns a join for tests."""
-    if cache is None or not cache.worth_saving:
-        return lambda: None
-    thread = threading.Thread(target=cache.save, name="tether-code-cache", daemon=True)
-    thread.start()
-    return thread.join
+def save_in_background(cache: CodeCache | None) -> None:
+    """Write the cache from a daemon thread, so start-up goes on (a write cut short only costs speed)."""
+    if cache is not None and cache.worth_saving:
+        threading.Thread(target=cache.save, name="tether-code-cache", daemon=True).start()
