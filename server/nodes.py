@@ -54,13 +54,33 @@ def allocate(tree: Tree) -> NodeIdSpace:
     return NodeIdSpace(base, count)
 
 
+def lineage(root: Node, node: Node) -> list[Node]:
+    """``node`` and its ancestors up to ``root``, innermost first.
+
+    Why not ``node.parent`` in a loop: tree-sitter stores no parent links, so each ``parent`` walks down from the
+    root again and a chain of ``d`` ancestors costs O(d²) — seconds on hostile nesting. Walking down once with
+    ``child_with_descendant`` costs O(d × siblings).
+    """
+    chain = [root]
+    while chain[-1] != node:
+        child = chain[-1].child_with_descendant(node)
+        if child is None:
+            raise LookupError(f"node {node!r} is not under {root!r}")
+        chain.append(child)
+    chain.reverse()
+    return chain
+
+
+def enclosing(root: Node, start: int, end: int | None = None) -> list[Node]:
+    """The smallest node spanning bytes ``[start, end]`` (``end`` defaults to ``start``) and its ancestors,
+    innermost first: ``descendant_for_byte_range`` and its parent chain, in O(depth) instead of O(depth²)."""
+    node = root.descendant_for_byte_range(start, start if end is None else end)
+    return [root] if node is None else lineage(root, node)
+
+
 def descendant_index(tree: Tree, node: Node) -> int:
     """Pre-order index of ``node`` in ``tree`` (the root is 0), found by walking down its ancestors."""
-    chain: list[Node] = []
-    current: Node | None = node
-    while current is not None:
-        chain.append(current)
-        current = current.parent
+    chain = lineage(tree.root_node, node)
     cursor = tree.walk()
     for target in reversed(chain[:-1]):
         if target.start_byte == target.end_byte:

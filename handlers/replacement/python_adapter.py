@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from tether_lsp.server.nodes import enclosing
+
 from .model import Candidate, Unit
 
 LANGUAGE = "python"
@@ -33,14 +35,12 @@ KINDS = {"function_definition": "python-function", "class_definition": "python-c
 
 
 def incomplete(root: Node, cursor: int) -> str | None:
-    node: Node | None = root.descendant_for_byte_range(cursor, cursor)
-    while node is not None:
+    for node in enclosing(root, cursor):
         if node.start_byte < cursor < node.end_byte:
             if node.type in STRINGS:
                 return "cursor is inside a comment" if node.type == "comment" else "cursor is inside a string"
             if node.type in BRACKETS:
                 return "cursor is inside brackets"
-        node = node.parent
     return None
 
 
@@ -85,8 +85,7 @@ def scope(root: Node, anchor: int, unit: Unit) -> Node | None:
     line right under ``class C:`` or ``def f():`` is in that body by indentation, although tree-sitter's block
     node only starts at the first statement).
     """
-    node: Node | None = root.descendant_for_byte_range(anchor, anchor)
-    while node is not None:
+    for node in enclosing(root, anchor):
         if node.type in ("block", "module"):
             if _statement_column(node) == unit.column:
                 return node
@@ -94,7 +93,6 @@ def scope(root: Node, anchor: int, unit: Unit) -> Node | None:
             body = next((c for c in node.named_children if c.type == "block" and c.start_byte > anchor), None)
             if body is not None and _statement_column(body) == unit.column:
                 return body
-        node = node.parent
     return None
 
 

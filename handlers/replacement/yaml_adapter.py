@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from tether_lsp.server.nodes import enclosing
+
 from .model import Candidate, Unit
 from .ranges import line_end, line_start
 
@@ -16,11 +18,9 @@ INSIDE = frozenset(
 
 
 def incomplete(root: Node, cursor: int) -> str | None:
-    node: Node | None = root.descendant_for_byte_range(cursor, cursor)
-    while node is not None:
+    for node in enclosing(root, cursor):
         if node.type in INSIDE and node.start_byte < cursor < node.end_byte:
             return f"cursor is inside a {node.type.replace('_', ' ')}"
-        node = node.parent
     return None
 
 
@@ -87,11 +87,10 @@ def positional(root: Node, text: bytes, cursor: int) -> Candidate | None:
     first = above_start + len(above) - len(above.lstrip(b" \t-"))
     if first >= above_start + len(above):
         return None
-    node: Node | None = root.descendant_for_byte_range(first, first)
     cursor_row = text.count(b"\n", 0, cursor)
-    while node is not None and node.type != "block_mapping_pair":
-        node = node.parent
-    while node is not None and node.type == "block_mapping_pair":
+    for node in enclosing(root, first):
+        if node.type != "block_mapping_pair":
+            continue
         key = node.child_by_field_name("key")
         if key is not None and key.end_point.row == cursor_row - 1:
             value = node.child_by_field_name("value")
@@ -100,9 +99,6 @@ def positional(root: Node, text: bytes, cursor: int) -> Candidate | None:
             return Candidate(
                 value, "positional-children", f"blank line under '{pair_key(node)}:' replaces its children block"
             )
-        node = node.parent
-        while node is not None and node.type != "block_mapping_pair":
-            node = node.parent
     return None
 
 
@@ -116,8 +112,7 @@ def scope(root: Node, anchor: int, unit: Unit) -> Node | None:
     line by indentation: one around ``anchor``, or the value of the ``key:`` the anchor is on (a blank line right
     under ``tasks:`` belongs to the list below it, although that node starts only at its first item)."""
     kind = "block_sequence" if unit.type == "yaml-list-item" else "block_mapping"
-    node: Node | None = root.descendant_for_byte_range(anchor, anchor)
-    while node is not None:
+    for node in enclosing(root, anchor):
         if node.type == kind and node.start_point.column == unit.column:
             return node
         if node.type == "block_mapping_pair":
@@ -130,7 +125,6 @@ def scope(root: Node, anchor: int, unit: Unit) -> Node | None:
                 and inner.start_point.column == unit.column
             ):
                 return inner
-        node = node.parent
     return None
 
 

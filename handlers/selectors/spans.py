@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from tether_lsp.server.nodes import enclosing
+
 WHITESPACE = b" \t\r\n"  # SELECTORS.md: space, tab, CR, LF
 
 
@@ -34,11 +36,9 @@ def expansion(text: bytes, root: Node, offset: int) -> list[tuple[int, int]]:
     probe = offset
     if probe > 0 and (probe == len(text) or not _is_word(text[probe])) and _is_word(text[probe - 1]):
         probe -= 1
-    node: Node | None = root.descendant_for_byte_range(probe, probe)
     spans: list[tuple[int, int]] = []
-    while node is not None:
+    for node in enclosing(root, probe):
         span = trimmed_span(text, node)
         if span[0] <= offset <= span[1] and (not spans or span != spans[-1]):
             spans.append(span)
-        node = node.parent
     return spans or [(offset, offset)]

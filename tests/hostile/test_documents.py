@@ -97,6 +97,11 @@ def test_deeply_nested_documents_answer_every_request(
     while chain is not None:
         depth, chain = depth + 1, chain.get("parent")
     assert depth == 200  # tether.limits.maxSelectionRangeDepth: the innermost levels, then the document
+    analysis = ready.request(
+        "tether/analyzeReplacement",
+        {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "completion": "y = 2\n"},
+    )
+    assert analysis["result"]["mode"] == "insert", analysis
     for selector in ("selectCalls", "selectLists", "selectStatements"):
         answer = ready.request("tether/applySelector", {"uri": uri, "selector": selector, "cursorNodeIds": []})
         assert "result" in answer, answer
