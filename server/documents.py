@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from .linediff import hunks
 from .positions import Encoding, LineIndex, Pos, point_after
 
 #: What one kept version costs beyond its edits' bytes (objects, bookkeeping), for the byte budget.
@@ -202,21 +203,10 @@ def diff_edits(old: bytes, new: bytes, old_index: LineIndex) -> list[ByteEdit]:
     across versions (markers, inline edits) see that the text between two changes did not change. Edits come
     last-first, so each one's offsets hold in the text the previous ones leave.
     """
-    from rapidfuzz.distance import Indel
-
     if old == new:
         return []
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    ids: dict[bytes, int] = {}
-    a = [ids.setdefault(line, len(ids)) for line in old_lines]
-    b = [ids.setdefault(line, len(ids)) for line in new_lines]
-    hunks = [op for op in Indel.opcodes(a, b) if op.tag != "equal"]
-    merged: list[list[int]] = []
-    for op in hunks:  # an insertion next to a deletion is one replacement
-        if merged and merged[-1][1] == op.src_start and merged[-1][3] == op.dest_start:
-            merged[-1][1], merged[-1][3] = op.src_end, op.dest_end
-        else:
-            merged.append([op.src_start, op.src_end, op.dest_start, op.dest_end])
+    merged = hunks(old_lines, new_lines)
     if not merged or len(merged) > MAX_DIFF_EDITS:
         return [minimal_edit(old, new, old_index)]
     old_starts = [0]

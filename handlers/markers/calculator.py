@@ -25,6 +25,8 @@ from difflib import SequenceMatcher
 from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
+from tether_lsp.server.linediff import hunks
+
 #: Minimum similarity for a changed line to count as the same line (reference: 0.5).
 LINE_THRESHOLD = 0.5
 #: Minimum average similarity for a block found elsewhere to count as moved.
@@ -109,12 +111,17 @@ STRAY_EQUAL = 2
 
 
 def line_diff(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
-    """Opcodes (difflib's shape) of an in-process line diff: rapidfuzz's bit-parallel LCS over line ids,
-    with adjacent deletions/insertions and stray equal runs between them merged into Changes."""
-    ids: dict[str, int] = {}
-    a = [ids.setdefault(line, len(ids)) for line in old]
-    b = [ids.setdefault(line, len(ids)) for line in new]
-    raw = [(op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end) for op in Indel.opcodes(a, b)]
+    """Opcodes (difflib's shape) of the server's line diff (:mod:`server.linediff`: anchored on unique lines),
+    with stray equal runs between two changes merged into one Change."""
+    raw: list[Opcode] = []
+    i = j = 0
+    for i1, i2, j1, j2 in hunks(old, new):
+        if i1 > i:
+            raw.append(("equal", i, i1, j, j1))
+        raw.append(("change", i1, i2, j1, j2))
+        i, j = i2, j2
+    if i < len(old):
+        raw.append(("equal", i, len(old), j, len(new)))
     merged: list[Opcode] = []
     for k, (tag, i1, i2, j1, j2) in enumerate(raw):
         after_change = bool(merged) and merged[-1][0] != "equal"
@@ -123,7 +130,7 @@ def line_diff(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
             _, mi1, _, mj1, _ = merged[-1]
             merged[-1] = ("change", mi1, i2, mj1, j2)
         else:
-            merged.append(("equal" if tag == "equal" else "change", i1, i2, j1, j2))
+            merged.append((tag, i1, i2, j1, j2))
     out: list[Opcode] = []
     for tag, i1, i2, j1, j2 in merged:
         if tag == "change":
