@@ -9,7 +9,8 @@ unique statements), recurses into the gaps between those anchors, and only runs 
 bit-parallel one, in C) on gaps with no unique line left. An inserted or deleted run that could sit at
 several places (its first line equals the line after it, or its last the line before) is then slid to the
 place an indent heuristic prefers: the run starts at the lowest indentation and ends before a blank line,
-so whole definitions are inserted, not a tail of one and the head of the next.
+so whole definitions are inserted, not a tail of one and the head of the next (a simpler cousin of git's
+indent heuristic).
 
 Lines are compared exactly (any hashable: ``str`` or ``bytes``); callers normalise first if they want to.
 """
@@ -159,12 +160,14 @@ def _indent(line: Hashable) -> int | None:
     return None
 
 
-def _cost(lines: Sequence[Hashable], first: int, size: int) -> tuple[int, int]:
-    """Lower is better: a run that starts on a non-blank line of low indentation, followed by a blank line or
-    by a line indented no deeper than its start (the end of a definition, not the middle of one)."""
-    start = _indent(lines[first])
+def _cost(lines: Sequence[Hashable], first: int, size: int) -> tuple[int, int, int]:
+    """Lower is better, in order: the run's first non-blank line has a low indentation; the run starts and
+    ends right after a blank line (both its edges fall between paragraphs); the line after the run is blank
+    or indented no deeper than the run starts (the end of a definition, not the middle of one)."""
+    start = next((n for n in map(_indent, lines[first : first + size]) if n is not None), None)
     start_cost = 10_000 if start is None else start
+    edges = sum(k > 0 and _indent(lines[k - 1]) is not None for k in (first, first + size))
     if first + size >= len(lines):
-        return start_cost, 0
+        return start_cost, edges, 0
     follow = _indent(lines[first + size])
-    return start_cost, 0 if follow is None or (start is not None and follow <= start) else 1
+    return start_cost, edges, 0 if follow is None or (start is not None and follow <= start) else 1

@@ -64,3 +64,20 @@ def test_an_inserted_definition_starts_at_its_def_line() -> None:
     new = ["def a():", "    pass", "", "def b():", "    pass", "", "def c():", "    pass", ""]
     assert hunks(old, new) == [(3, 3, 3, 6)]
     assert hunks(new, old) == [(3, 6, 3, 3)]  # and deleted the same way
+
+
+def test_an_insertion_between_decorated_methods_keeps_each_decorator_with_its_method() -> None:
+    """click's ``Tuple``: a new ``@property`` method inserted before another; the run that slides over the
+    shared ``@property`` line is placed after a blank line, so ``arity`` keeps its decorator."""
+    old = ["    @property", "    def arity(self):", "        return 1", ""]
+    method = ["    @property", "    def name(self):", "        return 'n'", ""]
+    assert hunks(old, method + old) == [(0, 0, 0, 4)]
+
+
+def test_a_test_added_at_the_end_of_a_file_leaves_the_last_bracket_to_the_old_test() -> None:
+    """click's ``test_pipeline``: a new test appended after a test ending with ``    ]``, itself ending so."""
+    old = ["def test_old():", "    assert x == [", "        'A',", "    ]", ""]
+    added = ["", "", "def test_new():", "    assert y == [", "        'B',", "    ]"]
+    new = old[:4] + added + old[4:]
+    [(i1, i2, _, _)] = hunks(old, new)
+    assert i1 == i2 >= 4  # an insertion after the old test's closing bracket, not before it
