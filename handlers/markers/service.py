@@ -17,6 +17,7 @@ from tether_lsp.server.errors import InvalidParams, RequestFailed
 
 from .calculator import Location, block_of, calculate, find_code
 from .store import MarkerRecord, MarkerStore, StoredLocation, Uncommitted, UncommittedStore
+from .structure import follow, language_of
 
 KINDS = ("comment", "question", "issue", "bookmark")
 
@@ -139,16 +140,17 @@ def locate_all(
     Markers sharing a reference text are calculated with one diff. A marker with no usable reference falls
     back to searching the file for its ``code`` (MARKERS.md "Content fallback").
     """
-    if current is None:
-        return [Located(r, None, False, "unknown") for r in records]
-    groups: dict[int, tuple[str, dict[str, Location]]] = {}
+    if current is None:  # the file is gone: its blocks are, unless a reference says why they cannot be placed
+        return [Located(r, None, False, _reason(references.get(r.id))) for r in records]
+    groups: dict[int, tuple[str, dict[str, Location], str | None]] = {}
     for record in records:
         ref = references.get(record.id)
         if isinstance(ref, Reference):
-            groups.setdefault(id(ref.text), (ref.text, {}))[1][record.id] = ref.location
+            group = groups.setdefault(id(ref.text), (ref.text, {}, language_of(record.uri)))
+            group[1][record.id] = ref.location
     results = {}
-    for text, locs in groups.values():
-        results.update(calculate(text, current, locs))
+    for text, locs, language in groups.values():
+        results.update(follow(text, current, locs, language))
     out = []
     for record in records:
         found = results.get(record.id)
@@ -164,6 +166,10 @@ def locate_all(
         else:
             out.append(Located(record, found.location, block_of(current, found.location) != record.code, None))
     return sorted(out, key=_order)
+
+
+def _reason(reference: Reference | str | None) -> str:
+    return reference if isinstance(reference, str) else "codeBlockDeleted"
 
 
 def _order(item: Located) -> tuple[int, int, int]:

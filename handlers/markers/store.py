@@ -47,7 +47,7 @@ def _create(conn: Connection) -> None:
 
 
 #: Bump when the calculator changes its results: stored locations of older versions are recomputed.
-ALGORITHM_VERSION = 1
+ALGORITHM_VERSION = 2  # 2: anchored line diff, markers on syntax units snapped to them
 
 locations_table = Table(
     "tether_marker_locations",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from tether_lsp.server.storage import StorageError
 
-from .calculator import Calculated, Location, block_of, calculate, find_elsewhere, split_lines
+from .calculator import Calculated, Location, block_of, find_elsewhere, split_lines
 from .git import GitView
 from .store import (
     ALGORITHM_VERSION,
@@ -27,6 +27,7 @@ from .store import (
     Uncommitted,
     UncommittedStore,
 )
+from .structure import follow, language_of
 
 log = logging.getLogger(__name__)
 
@@ -101,17 +102,18 @@ def _group_at_head(
     new = view.text(view.head, new_path) if new_path else None
     if new is None or new_path is None:
         results = {r.id: Calculated(None, True, True, True, reason="codeBlockDeleted") for r in group}
-        stored_uri = follow = uri
+        stored_uri = goes_to = uri
     else:
-        results = calculate(old, new, {r.id: _origin_location(origins[r.id]) for r in group})
+        locations = {r.id: _origin_location(origins[r.id]) for r in group}
+        results = follow(old, new, locations, language_of(new_path))
         stored_uri = view.uri(new_path)  # the committed file the location is in
         # a committed rename moves the marker; its old name at HEAD (a staged rename since) does not
-        follow = stored_uri if new_path not in (path, origin_path) else uri
+        goes_to = stored_uri if new_path not in (path, origin_path) else uri
     out = []
     old_lines: list[str] = []
     for record in group:
         result = results[record.id]
-        target, at = follow, stored_uri
+        target, at = goes_to, stored_uri
         if result.location is None and result.reason == "codeBlockDeleted":
             old_lines = old_lines or split_lines(old)
             found = _moved_to_other_file(view, commit, old_lines, _origin_location(origins[record.id]), new_path)
@@ -184,7 +186,7 @@ def flush_uncommitted(
         committed = view.text(view.head, path) if path else None
         if record is None or committed is None:
             continue
-        result = calculate(entry.file_contents, committed, {"m": entry.location})["m"]
+        result = follow(entry.file_contents, committed, {"m": entry.location}, language_of(entry.uri))["m"]
         if result.location is None:
             continue
         if block_of(committed, result.location) != block_of(entry.file_contents, entry.location):

@@ -14,6 +14,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, listed_after_head_change, repo, rng
 from tests.helpers import capabilities, change_doc, open_doc, server_config
+from tether_lsp.handlers.markers.store import ALGORITHM_VERSION
 
 __all__ = ["repo"]  # the git repository fixture, shared with test_markers_e2e
 
@@ -46,14 +47,14 @@ async def test_a_commit_stores_the_location_at_the_new_head(client: LanguageClie
     (repo / "calc.py").write_text("# header\n# more\n" + SOURCE, encoding="utf-8")
     second = commit_all(repo, "header")
     (listed_marker,) = await listed_after_head_change(
-        client, uri, lambda _: (second, first, 1, 5, 9) in stored_rows(repo)
+        client, uri, lambda _: (second, first, ALGORITHM_VERSION, 5, 9) in stored_rows(repo)
     )
     assert listed_marker["id"] == marker["id"]
     assert listed_marker["range"] == rng(4, 0, 8, 12)
     assert listed_marker["commitHashWhenCreated"] == first
     rows = stored_rows(repo)
-    assert (first, first, 1, 3, 7) in rows  # the creation commit's location
-    assert (second, first, 1, 5, 9) in rows  # computed once at the new HEAD, derived from the first
+    assert (first, first, ALGORITHM_VERSION, 3, 7) in rows  # the creation commit's location
+    assert (second, first, ALGORITHM_VERSION, 5, 9) in rows  # computed once at the new HEAD, derived from the first
 
 
 async def test_checkout_another_branch_and_back(client: LanguageClient, repo: Path) -> None:
