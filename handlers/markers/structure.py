@@ -67,7 +67,8 @@ def units(language: str, text: str) -> list[Unit] | None:
             unit = _python_unit(child, path, data) if language == "python" else _yaml_unit(child, path, data)
             if unit is not None:
                 out.append(unit)
-                children.append((child, (*path, unit.name)))
+                inner = child.child_by_field_name("definition") if child.type == "decorated_definition" else None
+                children.append((inner or child, (*path, unit.name)))  # a decorated def is one unit
             else:
                 children.append((child, path))
         stack.extend(reversed(children))

@@ -85,6 +85,17 @@ async def test_a_function_moved_to_another_file_in_one_commit(client: LanguageCl
     assert await listed(client, calc.as_uri()) == []
 
 
+async def test_a_block_of_a_deleted_file_is_reported_deleted(client: LanguageClient, repo: Path) -> None:
+    calc = repo / "calc.py"
+    marker = await create(client, calc.as_uri(), rng(2, 0, 6, 12), "in a file that goes away")
+    git(repo, "rm", "-q", "calc.py")
+    commit_all(repo, "remove calc.py")
+    (m,) = await listed_after_head_change(client, calc.as_uri(), lambda found: found[0]["status"] == "missing")
+    assert m["id"] == marker["id"]
+    assert m["range"] is None
+    assert m["missingReason"] == "codeBlockDeleted"
+
+
 async def test_a_marker_on_uncommitted_code_becomes_committed(client: LanguageClient, repo: Path) -> None:
     calc = repo / "calc.py"
     calc.write_text(SOURCE + "\ndef extra():\n    return 42\n", encoding="utf-8")

@@ -1,0 +1,132 @@
+"""Structure-aware markers (handlers/markers/structure.py), one case per failure class seen on real history.
+
+A marker is written ``«...»`` around the old text; the expected new range is ``«...»`` in the new text.
+Every case also runs the lines-only calculator, to show the line algorithm alone gets it wrong.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
+from tether_lsp.handlers.markers.structure import follow, units
+
+
+def marked(annotated: str) -> tuple[str, Location]:
+    """The text without the «» marks and the 1-based location between them (end exclusive)."""
+    start = annotated.index("«")
+    end = annotated.index("»") - 1
+    text = annotated.replace("«", "", 1).replace("»", "", 1)
+
+    def point(offset: int) -> tuple[int, int]:
+        line = text.count("\n", 0, offset) + 1
+        return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+    (l1, c1), (l2, c2) = point(start), point(end)
+    return text, Location(l1, c1, l2, c2)
+
+
+CASES = {
+    "a one-line signature that wraps": (
+        "class A:\n    «def run(self, a, b):\n        return a + b»\n\n    def other(self):\n        pass\n",
+        "class A:\n    «def run(\n        self,\n        a,\n        b,\n    ):\n        return a + b»\n\n"
+        "    def other(self):\n        pass\n",
+    ),
+    "a stub whose pass became a body": (
+        "«def todo():\n    pass»\n\n\ndef after():\n    return 1\n",
+        "«def todo():\n    total = 0\n    for k in range(10):\n        total += k\n    return total»\n\n\n"
+        "def after():\n    return 1\n",
+    ),
+    "a return that became multi-line": (
+        "«def info():\n    x = 1\n    return info_dict»\n\n\ndef z():\n    return {\n        'a': 1,\n    }\n",
+        "«def info():\n    x = 1\n    return {\n        'x': x,\n    }»\n\n\ndef z():\n    return {\n        'a': 1,\n    }\n",
+    ),
+    "a method moved up and grown": (
+        "class S:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n"
+        "    «def send(self, request):\n        prepare(request)\n        return self.adapter.send(request)»\n",
+        "class S:\n    «def send(self, request, **kwargs):\n        prepare(request)\n        hooks(request)\n"
+        "        log(request, kwargs)\n        return self.adapter.send(request, **kwargs)»\n\n"
+        "    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n",
+    ),
+    "a decorator added above": (
+        "import pytest\n\n\n«def test_x():\n    assert f() == 1»\n",
+        "import pytest\n\n\n«@pytest.mark.parametrize('v', [1, 2])\ndef test_x(v):\n    assert f() == v»\n",
+    ),
+    "a similar neighbour inside a big change": (
+        "class R:\n    «def __repr__(self):\n        return '<R>'»\n\n    def path_url(self):\n        return self.url\n",
+        "class R:\n    def path_url(self):\n        url = []\n        url.append(self.path)\n        return ''.join(url)\n\n"
+        "    def extra(self):\n        pass\n\n    «def __repr__(self):\n        return f'<R [{self.method}]>'»\n",
+    ),
+    "a YAML pair whose list grew": (
+        "name: ci\n«steps:\n  - run: make»\nenv:\n  A: 1\n",
+        "name: ci\n«steps:\n  - run: make\n  - run: make test\n  - run: make docs»\nenv:\n  A: 1\n",
+    ),
+}
+
+
+#: Cases the line algorithm alone also gets right at this size (on real files it did not).
+LINES_SUFFICE = {"a one-line signature that wraps", "a similar neighbour inside a big change"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_a_marker_on_a_unit_stays_on_it(case: str) -> None:
+    old_annotated, new_annotated = CASES[case]
+    old, loc = marked(old_annotated)
+    new, expected = marked(new_annotated)
+    language = "yaml" if "YAML" in case else "python"
+    got = follow(old, new, {"m": loc}, language)["m"]
+    assert got.location == expected
+    assert got.content_changed
+    if case not in LINES_SUFFICE:
+        assert calculate(old, new, {"m": loc})["m"].location != expected  # lines alone get it wrong
+
+
+def test_a_moved_unit_is_reported_moved_and_a_deleted_one_missing() -> None:
+    old, loc = marked("«def gone():\n    return 1»\n\n\ndef stay():\n    return 2\n")
+    got = follow(old, "def stay():\n    return 2\n", {"m": loc}, "python")["m"]
+    assert got.location is None and got.reason == "codeBlockDeleted"
+    old, loc = marked("«def a():\n    return 1»\n\n\ndef b():\n    return 2\n")
+    new, expected = marked("def b():\n    return 2\n\n\n«def a():\n    return 1»\n")
+    got = follow(old, new, {"m": loc}, "python")["m"]
+    assert got.location == expected and not got.content_changed
+
+
+def test_a_marker_on_part_of_a_unit_keeps_the_line_algorithm() -> None:
+    old, loc = marked("def f():\n    «x = 1»\n    return x\n")
+    new = "def f():\n    # set x\n    x = 1\n    return x\n"
+    assert follow(old, new, {"m": loc}, "python") == calculate(old, new, {"m": loc})
+
+
+def test_a_marker_ending_at_the_next_line_start_keeps_that_shape() -> None:
+    old = "def f():\n    pass\n\nx = 1\n"
+    loc = Location(1, 1, 3, 1)  # from "def" to the start of the blank line after the function
+    new = "def f():\n    y = 2\n    return y\n\nx = 1\n"
+    assert follow(old, new, {"m": loc}, "python")["m"].location == Location(1, 1, 4, 1)
+
+
+def test_without_a_grammar_or_over_the_limits_the_lines_decide() -> None:
+    old, loc = marked("«def todo():\n    pass»\n")
+    new = "def todo():\n    a = 1\n    return a\n"
+    assert follow(old, new, {"m": loc}, None) == calculate(old, new, {"m": loc})
+    deep = "k: " + "[" * 300 + "]" * 300 + "\n"
+    assert units("python", "x = 1\n") is not None
+    assert follow(deep, deep + "z: 1\n", {"m": Location(1, 1, 1, 4)}, "yaml")["m"].location == Location(1, 1, 1, 4)
+
+
+def test_units_name_definitions_blocks_and_yaml_entries_with_their_path() -> None:
+    python = units("python", "class C:\n    @staticmethod\n    def m():\n        if x:\n            pass\n")
+    assert python is not None
+    assert [(u.kind, u.name, u.path, u.first, u.own_first, u.last) for u in python] == [
+        ("class", "C", (), 0, 0, 4),
+        ("function", "m", ("C",), 1, 2, 4),
+        ("if_statement", "if x:", ("C", "m"), 3, 3, 4),
+    ]
+    yaml = units("yaml", "jobs:\n  - name: build\n    run: make\n")
+    assert yaml is not None
+    assert [(u.kind, u.name, u.path) for u in yaml] == [
+        ("yaml-pair", "jobs", ()),
+        ("yaml-item", "- name: build", ("jobs",)),
+        ("yaml-pair", "name", ("jobs", "- name: build")),
+        ("yaml-pair", "run", ("jobs", "- name: build")),
+    ]
+    assert split_lines("a\nb") == ["a", "b"]
