@@ -5,11 +5,13 @@ body, or that a method moved 260 lines up and grew: a line mapper trims or loses
 languages Tether parses, the unit a marker covered at its reference text (kind, name, enclosing names,
 decorators or not) is found again in the new text after the line mapping:
 
-1. among the units of the same kind that contain the mapped first line, the one with the same name
-   (innermost first);
+1. among the units of the same kind that contain the mapped first line, the one with the same qualified
+   name (innermost first);
 2. else the one unit of the file with the same kind and qualified name (a move, or a mapping that landed on
    a neighbour);
-3. else, when the mapping found the block, the innermost unit of the same kind that contains the mapped
+3. else the innermost unit of the same kind and name that contains the mapped first line (its class was
+   renamed or it moved into another one);
+4. else, when the mapping found the block, the innermost unit of the same kind that contains the mapped
    first line and overlaps at least half of the mapped lines (a rename).
 
 The snapped range keeps the marker's shape: from the line's first column if it started there, else from the
@@ -157,11 +159,12 @@ def snap(was: Covered, found: list[Unit], lines: list[str], mapped: Location | N
         holding = [u for u in same_kind if u.first <= anchor <= u.last]
         holding.sort(key=lambda u: u.first - u.last)  # innermost (shortest) first
         choice = next((u for u in holding if u.name == old.name and u.path == old.path), None)
-        choice = choice or next((u for u in holding if u.name == old.name), None)
     if choice is None:
         named = [u for u in same_kind if u.name == old.name and u.path == old.path]
         if len(named) == 1:
             choice = named[0]
+    if choice is None and mapped is not None:
+        choice = next((u for u in holding if u.name == old.name), None)  # same name, another parent
     if choice is None and mapped is not None:
         anchor, mapped_last = mapped.line_start - 1, mapped.line_end - 1
         for unit in sorted((u for u in same_kind if u.first <= anchor <= u.last), key=lambda u: u.first - u.last):
