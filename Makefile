@@ -54,6 +54,7 @@ bench: venv
 	$(PY) -m benchmarks.replacement
 	$(PY) -m benchmarks.replacement_history
 	$(PY) -m benchmarks.edits_history
+	$(PY) -m benchmarks.markers_history
 	$(PY) -m benchmarks.typing
 	$(PY) -m benchmarks.playground
 	$(PY) -m benchmarks.edits

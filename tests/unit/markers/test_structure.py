@@ -6,10 +6,12 @@ Every case also runs the lines-only calculator, to show the line algorithm alone
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
-from tether_lsp.handlers.markers.structure import follow, units
+from tether_lsp.handlers.markers.structure import Covered, follow, snap, units
 
 
 def marked(annotated: str) -> tuple[str, Location]:
@@ -57,6 +59,18 @@ CASES = {
         "class R:\n    def path_url(self):\n        url = []\n        url.append(self.path)\n        return ''.join(url)\n\n"
         "    def extra(self):\n        pass\n\n    «def __repr__(self):\n        return f'<R [{self.method}]>'»\n",
     ),
+    "a namesake in another class at the mapped place": (
+        "class Base:\n    def invoke(self):\n        return 0\n\n\nclass Command(Base):\n"
+        "    «def invoke(self, ctx):\n        return ctx.run(self)»\n",
+        "class Base:\n    def invoke(self):\n        return 0\n\n    def extra(self):\n        return 1\n\n\n"
+        "class Group(Base):\n    def add(self, cmd):\n        self.cmds.append(cmd)\n\n\n"
+        "class Command(Base):\n    def __init__(self):\n        self.x = 1\n\n"
+        "    «def invoke(self, ctx):\n        return ctx.run(self, strict=True)»\n",
+    ),
+    "a method whose class was renamed": (
+        "class Old:\n    «def run(self):\n        return 1»\n",
+        "class New:\n    «def run(self):\n        step()\n        return 1»\n",
+    ),
     "a YAML pair whose list grew": (
         "name: ci\n«steps:\n  - run: make»\nenv:\n  A: 1\n",
         "name: ci\n«steps:\n  - run: make\n  - run: make test\n  - run: make docs»\nenv:\n  A: 1\n",
@@ -65,7 +79,12 @@ CASES = {
 
 
 #: Cases the line algorithm alone also gets right at this size (on real files it did not).
-LINES_SUFFICE = {"a one-line signature that wraps", "a similar neighbour inside a big change"}
+LINES_SUFFICE = {
+    "a one-line signature that wraps",
+    "a similar neighbour inside a big change",
+    "a method whose class was renamed",
+    "a namesake in another class at the mapped place",
+}
 
 
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
@@ -130,3 +149,19 @@ def test_units_name_definitions_blocks_and_yaml_entries_with_their_path() -> Non
         ("yaml-pair", "run", ("jobs", "- name: build")),
     ]
     assert split_lines("a\nb") == ["a", "b"]
+
+
+def test_snap_prefers_the_qualified_name_anywhere_to_a_namesake_at_the_mapped_place() -> None:
+    """The mapping landed in ``Base.invoke`` (say, after a big rewrite); ``Command.invoke`` still exists."""
+    new = "class Base:\n    def invoke(self):\n        return 0\n\n\nclass Command(Base):\n    def invoke(self):\n        return 1\n"
+    found = units("python", new)
+    assert found is not None
+    command_invoke = next(u for u in found if u.path == ("Command",))
+    was = Covered(command_invoke, True, True, False)
+    on_base = Location(2, 1, 3, 17)
+    got = snap(was, found, split_lines(new), on_base)
+    assert got is not None and got[1] == command_invoke and got[0] == Location(7, 1, 8, 17)
+    orphan = Covered(replace(command_invoke, path=("Gone",)), True, True, False)  # no such qualified name
+    got = snap(orphan, found, split_lines(new), on_base)
+    assert got is not None and got[1].path == ("Base",)  # then the namesake holding the mapped line
+    assert snap(orphan, found, split_lines(new), None) is None  # and nothing without a mapping
