@@ -341,6 +341,14 @@ def _one(lm: LineMap, original: Location) -> Calculated:
     end = lm.map(last, lower=(start + (1 if last > first else 0)) if start is not None else 0)
     start_deleted, end_deleted = start is None, end is None
     col_start, col_end = loc.col_start, loc.col_end
+    grown_end = False
+    if last > first:  # a Change inside the block at its edge: all it wrote is the block's (grown body or head)
+        tag, i1, i2, j1, j2 = lm._opcode(last)
+        if tag == "replace" and i2 - 1 == last and first < i1 and end != j2 - 1 and (start is None or j2 - 1 >= start):
+            end, grown_end = j2 - 1, True
+        tag, i1, i2, j1, j2 = lm._opcode(first)
+        if tag == "replace" and i1 == first and i2 - 1 < last and (end is None or j1 <= end):
+            start = j1
     if start is None:
         for line in range(first + 1, last + 1):  # trim to the first surviving (non-blank) line of the block
             if not lm.old_norm(line):
@@ -359,6 +367,8 @@ def _one(lm: LineMap, original: Location) -> Calculated:
             if end is not None:
                 col_end = len(new[end]) + 1
                 break
+    elif grown_end and loc.col_end > len(old[last]):  # it ended with its line: it ends with the new one
+        col_end = len(new[end]) + 1
     else:
         col_end = map_column(old[last], new[end], loc.col_end, end=True)
     if start is None or end is None or end < start:

@@ -261,3 +261,30 @@ def test_a_deleted_function_is_not_matched_to_a_similar_neighbour() -> None:
     assert r.reason == "codeBlockDeleted"
     kept = calc(old, new, Location(9, 1, 10, 10))
     assert kept.location == Location(6, 1, 7, 10)
+
+
+def test_a_change_at_the_end_of_a_block_is_the_blocks_grown_body() -> None:
+    """A stub's ``pass`` became a body; ``return info_dict`` became a multi-line return: the Change lies inside
+    the block at its end, so all it wrote belongs to the block (before: trimmed back onto the ``def``)."""
+    old = "def todo():\n    pass\n\n\ndef after():\n    return 1\n"
+    new = "def todo():\n    total = 0\n    for k in range(3):\n        total += k\n    return total\n\n\ndef after():\n    return 1\n"
+    assert calc(old, new, Location(1, 1, 2, 9)).location == Location(1, 1, 5, 17)
+    old = "def info():\n    x = 1\n    return info_dict\n"
+    new = "def info():\n    x = 1\n    return {\n        'x': x,\n    }\n"
+    assert calc(old, new, Location(1, 1, 3, 21)).location == Location(1, 1, 5, 6)
+    assert calc(old, new, Location(1, 1, 3, 11)).location == Location(1, 1, 5, 6)  # mid-line end: mapped
+    assert calc(old, new, Location(3, 1, 3, 21)).location == Location(3, 1, 3, 13)  # one line: no growth
+
+
+def test_a_change_at_the_start_of_a_block_is_its_grown_head() -> None:
+    old = "x = 1\n\n\ndef run(a):\n    return a\n"
+    new = "x = 1\n\n\n@cached\ndef run(\n    a,\n    b,\n):\n    return a\n"
+    got = calc(old, new, Location(4, 1, 5, 13)).location
+    assert got is not None and got.line_start == 4 and got.line_end == 9
+
+
+def test_a_change_reaching_past_the_block_is_not_taken_in() -> None:
+    old = "def a():\n    return 1\ndef b():\n    return 2\n"
+    new = "def a():\n    return 10\n    # and more\ndef bb():\n    return 2\n"
+    got = calc(old, new, Location(1, 1, 2, 13)).location
+    assert got is not None and got.line_end == 2
