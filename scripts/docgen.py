@@ -33,6 +33,7 @@ import attrs
 from tether_lsp.compose import create_server
 from tether_lsp.handlers.selectors.kinds import KIND_NAMES
 from tether_lsp.handlers.selectors.vocabulary import SELECTORS
+from tether_lsp.server import errors as errors_mod
 from tether_lsp.server import settings as settings_mod
 from tether_lsp.server.errors import camel
 from tether_lsp.server.protocol import MethodSpec, methods
@@ -109,7 +110,7 @@ def settings_table() -> str:
             limits.append(f"≥ {info.minimum:g}")
         if info.maximum is not None:
             limits.append(f"≤ {info.maximum:g}")
-        kind = settings_mod.type_name(hint).replace("|", "\\|")
+        kind = errors_mod.type_name(hint).replace("|", "\\|")
         rows.append(f"| `tether.{key}` | {kind} | {_md_value(default)} | {', '.join(limits)} | {info.description} |")
     return "\n".join(rows)
 

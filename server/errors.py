@@ -97,12 +97,14 @@ _TYPE_NAMES = {
 
 
 def type_name(tp: Any) -> str:
-    """A JSON-ish description of a Python type for error messages."""
+    """A type hint in JSON words (``an integer``, ``a list of a string or null``), for error messages of
+    requests and settings alike."""
     origin = typing.get_origin(tp)
     if origin in (types.UnionType, typing.Union):
         return " or ".join(dict.fromkeys(type_name(a) for a in typing.get_args(tp)))
     if origin in (list, tuple, typing.Sequence) or tp in (list, tuple):
-        return "an array"
+        args = typing.get_args(tp)
+        return f"a list of {type_name(args[0])}" if origin is list and len(args) == 1 else "an array"
     if origin in (dict, typing.Mapping):
         return "an object"
     if typing.get_origin(tp) is typing.Literal:

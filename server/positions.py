@@ -279,6 +279,34 @@ def _utf8_len(ch: str) -> int:
     return 4
 
 
+def point_at(text: bytes, offset: int) -> tuple[int, int]:
+    """tree-sitter point ``(row, byte column)`` of an offset of a text with no :class:`LineIndex` at hand."""
+    return text.count(b"\n", 0, offset), offset - (text.rfind(b"\n", 0, offset) + 1)
+
+
+def char_point(text: bytes, point: tuple[int, int]) -> tuple[int, int]:
+    """A tree-sitter point as ``(row, column in characters)``: the markers' columns count code points.
+
+    Walks to the row (rows split at ``\n`` only), so it costs the text up to that row; a partial character
+    before the column counts as one.
+    """
+    row, byte_column = point
+    start = 0
+    for _ in range(row):
+        start = text.index(b"\n", start) + 1
+    return row, len(text[start : start + byte_column].decode("utf-8", errors="replace"))
+
+
+def line_starts(text: str) -> list[int]:
+    """Character offsets where the ``\n``-separated lines of a ``str`` start (the first is 0)."""
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
 def point_after(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     """tree-sitter point reached after inserting ``inserted`` at point ``start``."""
     newlines = inserted.count(b"\n")

@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from .errors import type_name
+
 T = TypeVar("T")
 
 
@@ -200,18 +202,6 @@ def _out_of_range(value: Any, info: SettingInfo) -> str | None:
         if info.maximum is not None and value > info.maximum:
             return f"expected at most {info.maximum:g}"
     return None
-
-
-def type_name(tp: Any) -> str:
-    """A type hint in words (``a list of a string``), for messages."""
-    origin = typing.get_origin(tp)
-    if origin in (types.UnionType, typing.Union):
-        return " or ".join(type_name(a) for a in typing.get_args(tp))
-    if origin is list:
-        (inner,) = typing.get_args(tp) or (Any,)
-        return f"a list of {type_name(inner)}"
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", type(None): "null"}
-    return names.get(tp, getattr(tp, "__name__", str(tp)))
 
 
 def _check(value: Any, tp: Any) -> bool:

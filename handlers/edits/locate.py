@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
+from tether_lsp.server.positions import line_starts
+
 FUZZY_LEAD = 0.05
 
 
@@ -35,22 +37,13 @@ class Located:
     kind: str | None = None  # the rule that was ambiguous
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    at = text.find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
-    return starts
-
-
 class Lines:
     """A text's lines with their character offsets."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = text.split("\n")
-        self.starts = _line_starts(text)
+        self.starts = line_starts(text)
 
     def span(self, first: int, count: int, newline: bool) -> tuple[int, int]:
         """Characters of lines ``first .. first+count-1`` (their last newline included when ``newline``)."""

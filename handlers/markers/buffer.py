@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tether_lsp.server.documents import ByteEdit, TextVersion
+from tether_lsp.server.positions import char_point
 
 from .calculator import Location, split_lines
 
@@ -68,31 +69,15 @@ def shift(loc: Location, edits: Iterable[CharEdit]) -> Location | None:
     return Location(start[0] + 1, start[1] + 1, end[0] + 1, end[1] + 1)
 
 
-def _char_point(text: bytes, line_start: int, byte_col: int, line: int) -> Point:
-    return line, len(text[line_start : line_start + byte_col].decode("utf-8", errors="replace"))
-
-
 def char_edits(before: TextVersion, edits: Sequence[ByteEdit]) -> list[CharEdit]:
     """The byte edits that made a version, in characters (each relative to the text the previous one left)."""
     out = []
     text = before.text
     for edit in edits:
-        starts = _line_starts(text, max(edit.start_point[0], edit.old_end_point[0]))
-        start = _char_point(text, starts[edit.start_point[0]], edit.start_point[1], edit.start_point[0])
-        end = _char_point(text, starts[edit.old_end_point[0]], edit.old_end_point[1], edit.old_end_point[0])
+        start, end = char_point(text, edit.start_point), char_point(text, edit.old_end_point)
         out.append(CharEdit(start, end, edit.new_text.decode("utf-8", errors="replace")))
         text = edit.apply(text)
     return out
-
-
-def _line_starts(text: bytes, upto: int) -> dict[int, int]:
-    """Byte offsets of lines 0..upto (tree-sitter rows count "\\n" only)."""
-    starts = {0: 0}
-    at = 0
-    for line in range(1, upto + 1):
-        at = text.index(b"\n", at) + 1
-        starts[line] = at
-    return starts
 
 
 def edits_between(versions: Sequence[TextVersion], since: int) -> list[CharEdit] | None:

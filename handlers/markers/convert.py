@@ -1,6 +1,7 @@
 """LSP ranges (0-based, in the negotiated encoding) to the engine's 1-based character locations, and back.
 
-Pure text arithmetic: used on the loop (answers) and in workers (placing a marker in a file read there).
+Pure text arithmetic through server/positions.py (a marker's columns count characters, which are UTF-32
+code units there): used on the loop (answers) and in workers (placing a marker in a file read there).
 """
 
 from __future__ import annotations
@@ -25,12 +26,8 @@ def to_location(text: str, r: types.Range, encoding: Encoding) -> Location:
     if end < start:
         raise InvalidParams("range", "the end comes before the start")
 
-    def point(offset: int) -> tuple[int, int]:
-        line = index.line_of(offset)
-        return line + 1, len(data[index.starts[line] : offset].decode("utf-8", errors="replace")) + 1
-
-    (ls_, cs), (le, ce) = point(start), point(end)
-    return Location(ls_, cs, le, ce)
+    (ls_, cs), (le, ce) = index.line_character(start, Encoding.UTF32), index.line_character(end, Encoding.UTF32)
+    return Location(ls_ + 1, cs + 1, le + 1, ce + 1)  # characters are code points: UTF-32 units
 
 
 def to_range(text: str, loc: Location, encoding: Encoding) -> types.Range:
@@ -38,9 +35,7 @@ def to_range(text: str, loc: Location, encoding: Encoding) -> types.Range:
     index = LineIndex(data)
 
     def offset(line: int, column: int) -> int:
-        start, end = index.line_bounds(line - 1)
-        chars = data[start:end].decode("utf-8", errors="replace")[: column - 1]
-        return start + len(chars.encode("utf-8"))
+        return index.offset_of(Pos(line - 1, column - 1), Encoding.UTF32)
 
     a = index.position_of(offset(loc.line_start, loc.col_start), encoding)
     b = index.position_of(offset(loc.line_end, loc.col_end), encoding)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from tree_sitter import Node
 
 from tether_lsp.server.errors import RequestFailed
+from tether_lsp.server.positions import point_at
 from tether_lsp.server.syntax import language_for, parse_text
 
 from .calculator import Calculated, Location, block_of_lines, calculate, normalise, split_lines
@@ -83,7 +84,7 @@ def _last_row(node: Node, data: bytes) -> int:
     end = node.end_byte
     while end > node.start_byte and data[end - 1 : end] in (b" ", b"\t", b"\r", b"\n"):
         end -= 1
-    return data.count(b"\n", 0, end) if end > node.start_byte else node.start_point.row
+    return point_at(data, end)[0] if end > node.start_byte else node.start_point.row
 
 
 def _header(node: Node, data: bytes) -> str:

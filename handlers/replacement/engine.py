@@ -7,19 +7,17 @@ confidence model are the seed document's, without its traps (B1–B10).
 
 from __future__ import annotations
 
-from types import ModuleType
-
 import regex
 from tree_sitter import Node, Parser, Point, Tree
 
-from tether_lsp.server.positions import point_after
+from tether_lsp.server.positions import point_after, point_at
 from tether_lsp.server.syntax import GrammarLimits, language_by_name
 
 from . import python_adapter, yaml_adapter
-from .model import BASE_CONFIDENCE, Analysis, Candidate, Options, Unit
+from .model import BASE_CONFIDENCE, Adapter, Analysis, Candidate, Options, Unit
 from .ranges import dedent, indentation, is_blank, line_count, line_end, line_start, normalised, unit_span
 
-ADAPTERS: dict[str, ModuleType] = {"python": python_adapter, "yaml": yaml_adapter}
+ADAPTERS: dict[str, Adapter] = {"python": python_adapter, "yaml": yaml_adapter}
 _WORD = regex.compile(r"\w")
 _TRAILING_WORD = regex.compile(rb"[\w$-]+$")
 _parsers: dict[str, Parser] = {}
@@ -75,7 +73,7 @@ def _mid_word(text: bytes, cursor: int) -> bool:
     return bool(before and after and _WORD.match(before) and _WORD.match(after))
 
 
-def incomplete(adapter: ModuleType, tree: Tree, text: bytes, cursor: int) -> str | None:
+def incomplete(adapter: Adapter, tree: Tree, text: bytes, cursor: int) -> str | None:
     """Why the cursor cannot start a new unit (§3.2), or None."""
     start = line_start(text, cursor)
     prefix = text[start:cursor]
@@ -89,7 +87,7 @@ def incomplete(adapter: ModuleType, tree: Tree, text: bytes, cursor: int) -> str
     return reason
 
 
-def logical_unit(adapter: ModuleType, language: str, effective: str) -> Unit | None:
+def logical_unit(adapter: Adapter, language: str, effective: str) -> Unit | None:
     """Parse the effective completion with the document's grammar; the unit is the node on its first row (§3.4)."""
     first_line = effective.split("\n", 1)[0]
     column = indentation(first_line.encode())
@@ -120,7 +118,7 @@ def _anchor(text: bytes, cursor: int) -> int | None:
     return None
 
 
-def _sibling(adapter: ModuleType, tree: Tree, text: bytes, cursor: int, unit: Unit) -> Candidate | None:
+def _sibling(adapter: Adapter, tree: Tree, text: bytes, cursor: int, unit: Unit) -> Candidate | None:
     anchor = _anchor(text, cursor)
     if anchor is None:
         return None
@@ -128,7 +126,7 @@ def _sibling(adapter: ModuleType, tree: Tree, text: bytes, cursor: int, unit: Un
     if scope is None:
         return None
     cursor_line = text[line_start(text, cursor) : line_end(text, cursor)]
-    cursor_row = text.count(b"\n", 0, cursor)
+    cursor_row = point_at(text, cursor)[0]
     above: list[Candidate] = []
     below: list[Candidate] = []
     for candidate in adapter.candidates(scope, unit):
@@ -155,14 +153,14 @@ def _validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], ne
     """Tabby-style: the edited copy, reparsed incrementally, has no more ERROR/MISSING nodes than before."""
     new_bytes = new_text.encode("utf-8")
     start, old_end = span
-    begin = _point(text, start)
+    begin = Point(*point_at(text, start))
     edited = tree.copy()
     edited.edit(
         start_byte=start,
         old_end_byte=old_end,
         new_end_byte=start + len(new_bytes),
         start_point=begin,
-        old_end_point=_point(text, old_end),
+        old_end_point=Point(*point_at(text, old_end)),
         new_end_point=Point(*point_after((begin.row, begin.column), new_bytes)),
     )
     result = text[:start] + new_bytes + text[old_end:]
@@ -170,11 +168,6 @@ def _validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], ne
         return False
     after = _parser(language).parse(result, edited)
     return error_count(after.root_node) <= error_count(tree.root_node)
-
-
-def _point(text: bytes, offset: int) -> Point:
-    """tree-sitter's (row, byte column) of an offset: rows count "\n" only."""
-    return Point(text.count(b"\n", 0, offset), offset - (text.rfind(b"\n", 0, offset) + 1))
 
 
 def analyze(text: bytes, tree: Tree, language: str, cursor: int, completion: str, options: Options) -> Analysis:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from tree_sitter import Node
 
@@ -64,3 +65,22 @@ class Analysis:
     replaced_lines: int = 0
     unit: Unit | None = None
     strategy: str | None = None
+
+
+class Adapter(Protocol):
+    """What the engine asks of a language (``python_adapter``, ``yaml_adapter``: modules that fit this)."""
+
+    def incomplete(self, root: Node, cursor: int) -> str | None:
+        """Why the cursor cannot start a new unit (inside a string, brackets…), or None."""
+
+    def unit_of(self, root: Node, first_line: str, column: int) -> Unit | None:
+        """The unit a completion defines (parsed on its own), or None when it defines none."""
+
+    def positional(self, root: Node, text: bytes, cursor: int) -> Candidate | None:
+        """The unit a blank cursor line stands for by position alone (YAML: ``key:`` above), or None."""
+
+    def scope(self, root: Node, anchor: int, unit: Unit) -> Node | None:
+        """The block that holds the cursor line by indentation, where siblings of ``unit`` are looked for."""
+
+    def candidates(self, scope_node: Node, unit: Unit) -> list[Candidate]:
+        """The units of ``scope_node`` that ``unit`` could replace."""

@@ -9,20 +9,29 @@ from tether_lsp.server.settings import register_section, setting
 
 from .model import Options
 
+_ENGINE = Options()  # the engine's defaults are the settings' defaults: written once, in model.Options
+
 
 @dataclass(frozen=True)
 class CompletionSettings:
     """``tether.completion``: when an AI completion replaces code instead of being inserted."""
 
-    enableReplacements: bool = setting(True, "Off: every completion is an insert, never a replacement.")
+    enableReplacements: bool = setting(
+        _ENGINE.enable_replacements, "Off: every completion is an insert, never a replacement."
+    )
     minConfidence: float = setting(
-        0.6, "A replacement whose confidence is below this becomes an insert.", minimum=0, maximum=1
+        _ENGINE.min_confidence, "A replacement whose confidence is below this becomes an insert.", minimum=0, maximum=1
     )
     visualDiffMinLines: int = setting(
-        2, "`showVisualDiff` is true only when the replaced unit has at least this many lines.", minimum=1
+        _ENGINE.visual_diff_min_lines,
+        "`showVisualDiff` is true only when the replaced unit has at least this many lines.",
+        minimum=1,
     )
     visualDiffMinConfidence: float = setting(
-        0.85, "`showVisualDiff` is true only when the confidence is at least this.", minimum=0, maximum=1
+        _ENGINE.visual_diff_min_confidence,
+        "`showVisualDiff` is true only when the confidence is at least this.",
+        minimum=0,
+        maximum=1,
     )
 
     def options(self) -> Options:

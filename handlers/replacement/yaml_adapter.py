@@ -5,6 +5,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from tether_lsp.server.nodes import enclosing
+from tether_lsp.server.positions import point_at
 
 from .model import Candidate, Unit
 from .ranges import line_end, line_start
@@ -87,7 +88,7 @@ def positional(root: Node, text: bytes, cursor: int) -> Candidate | None:
     first = above_start + len(above) - len(above.lstrip(b" \t-"))
     if first >= above_start + len(above):
         return None
-    cursor_row = text.count(b"\n", 0, cursor)
+    cursor_row = point_at(text, cursor)[0]
     for node in enclosing(root, first):
         if node.type != "block_mapping_pair":
             continue

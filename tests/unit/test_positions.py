@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tether_lsp.server.positions import Encoding, LineIndex, Pos, PositionOutOfRange, choose_encoding, point_after
+from tether_lsp.server.positions import (
+    Encoding,
+    LineIndex,
+    Pos,
+    PositionOutOfRange,
+    char_point,
+    choose_encoding,
+    line_starts,
+    point_after,
+    point_at,
+)
 
 TEXT = "café = 1\r\n東京 = '🚀x'\n\nlast"
 
@@ -191,3 +201,25 @@ def test_typing_on_one_line_shares_the_line_starts() -> None:
         assert index._base is first._base  # one list for all 50 versions
     assert index.line_bounds(5) == (30, 35 + 50)
     assert index.line_bounds(6) == (36 + 50, 41 + 50)
+
+
+def test_point_at_counts_rows_at_newlines_only_and_columns_in_bytes() -> None:
+    text = "é = 1\r\n中文 = '🎉'\rx\n".encode()
+    assert point_at(text, 0) == (0, 0)
+    assert point_at(text, text.index("中".encode())) == (1, 0)
+    assert point_at(text, text.index(b"'") + 1) == (1, len("中文 = '".encode()))
+    assert point_at(text, text.index(b"x")) == (1, len("中文 = '🎉'\r".encode()))  # a lone CR is no row break
+    assert point_at(text, len(text)) == (2, 0)
+
+
+def test_char_point_turns_byte_columns_into_characters() -> None:
+    text = "a\né🎉中x\n".encode()
+    byte_column = len("é🎉中".encode())
+    assert char_point(text, (1, byte_column)) == (1, 3)
+    assert char_point(text, (0, 1)) == (0, 1)
+    assert char_point(text, (1, 1)) == (1, 1)  # inside "é": the partial character counts as one
+
+
+def test_line_starts_of_a_str_are_character_offsets() -> None:
+    assert line_starts("é\n🎉x\n") == [0, 2, 5]
+    assert line_starts("") == [0]
