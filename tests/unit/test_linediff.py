@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+from random import Random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tether_lsp.server.linediff import hunks
+from tether_lsp.server.linediff import _cost, _indent, _longest_increasing, _unique_anchors, hunks
 
 
 def rebuilt(old: list[str], new: list[str]) -> list[str]:
@@ -81,3 +83,72 @@ def test_a_test_added_at_the_end_of_a_file_leaves_the_last_bracket_to_the_old_te
     new = old[:4] + added + old[4:]
     [(i1, i2, _, _)] = hunks(old, new)
     assert i1 == i2 >= 4  # an insertion after the old test's closing bracket, not before it
+
+
+def test_a_reordered_file_keeps_the_longest_run_of_unique_lines() -> None:
+    """``def a`` and ``x = 1`` against ``def b`` and ``y = 2``: both runs are 2 long; the first one found (in
+    old order) stays, the other function is deleted and inserted (a plain LCS moves the other one)."""
+    old = ["def a():", "    x = 1", "    return r", "", "def b():", "    y = 2", "    return r", ""]
+    new = ["def b():", "    y = 2", "    return r", "", "def a():", "    x = 1", "    return r", ""]
+    assert hunks(old, new) == [(0, 4, 0, 0), (8, 8, 4, 8)]
+
+
+def test_unique_anchors_pair_lines_once_on_each_side_within_the_range() -> None:
+    a = [1, 2, 3, 2, 4, 5]
+    b = [4, 2, 1, 3, 5, 5]
+    # 2 twice in a, 5 twice in b: never anchors; 1 and 3 and 4 are, and 1 -> 3 is the longest increasing run
+    assert _unique_anchors(a, b, 0, len(a), 0, len(b)) == [(0, 2), (2, 3)]
+    assert _unique_anchors(a, b, 1, 4, 0, 4) == [(2, 3)]  # 2 is still twice in a[1:4]; 1 is outside
+    assert _unique_anchors(a, b, 4, 6, 4, 6) == []  # 5: once in a[4:6], twice in b[4:6]
+    assert _unique_anchors(a, b, 0, 6, 0, 5) == [(0, 2), (2, 3), (5, 4)]  # 5 once in b[0:5]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=25, unique=True), st.randoms(use_true_random=False))
+def test_longest_increasing_is_a_longest_strictly_increasing_run(seconds: list[int], rnd: Random) -> None:
+    pairs = [(k, j) for k, j in enumerate(seconds)]
+    rnd.shuffle(pairs)
+    pairs.sort()
+    run = _longest_increasing(pairs)
+    assert all(p in pairs for p in run)
+    assert all(x[0] < y[0] and x[1] < y[1] for x, y in itertools.pairwise(run))
+    best = [1] * len(pairs)  # the O(n²) longest increasing subsequence, for its length
+    for k in range(len(pairs)):
+        for m in range(k):
+            if pairs[m][1] < pairs[k][1]:
+                best[k] = max(best[k], best[m] + 1)
+    assert len(run) == max(best, default=0)
+
+
+@pytest.mark.parametrize(
+    ("line", "indent"),
+    [
+        ("x", 0),
+        ("    x", 4),
+        ("\t\tx", 2),
+        ("", None),
+        ("   ", None),
+        (" \t ", None),
+        (b"  y\n", 2),
+        (b" \n", None),
+        (7, None),
+    ],
+)
+def test_indent_counts_leading_blanks_and_blank_lines_have_none(line: object, indent: int | None) -> None:
+    assert _indent(line) == indent
+
+
+@pytest.mark.parametrize(
+    ("lines", "first", "size", "cost"),
+    [
+        (["def a():", "    pass", "", "def b():"], 0, 3, (0, 0, 0)),  # whole definition, then a blank edge
+        (["x", "    pass", "", "def b():"], 1, 2, (4, 1, 0)),  # starts deep, after a non-blank line
+        (["x", "", "    y", "z"], 1, 2, (4, 2, 0)),  # first non-blank line decides; z is shallower
+        (["x", "    y", "        z"], 1, 1, (4, 2, 1)),  # the line after is deeper: mid-definition
+        (["", ""], 0, 2, (10_000, 0, 0)),  # only blank lines, at the end
+        (["a", "", "b"], 1, 1, (10_000, 1, 1)),  # a blank run followed by a non-blank line
+        (["a", "b", "", "c"], 1, 1, (0, 2, 0)),  # b: both edges after non-blank lines, a blank line after
+    ],
+)
+def test_cost_of_a_run(lines: list[str], first: int, size: int, cost: tuple[int, int, int]) -> None:
+    assert _cost(lines, first, size) == cost
