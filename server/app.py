@@ -473,145 +473,156 @@ def _watch_parent(ls: TetherServer, pid: int) -> None:
 
 def register_lifecycle(server: TetherServer) -> None:
     """initialize / configuration / document sync: the feature-agnostic part of the protocol."""
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
-        """Negotiate the position encoding, read the workspace root and the initial settings."""
-        ls.client_log.bind(asyncio.get_event_loop())
-        ls.bind_loop(asyncio.get_event_loop())
-        if LoopWatch.wanted():
-            ls.loop_watch.start()
-        general = params.capabilities.general
-        offered = [str(getattr(e, "value", e)) for e in (general.position_encodings or [])] if general else []
-        ls.encoding = choose_encoding(offered)  # the same choice TetherProtocol announced
-        root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
-        ls.workspace_root = uri_to_path(root) if root else (Path(params.root_path) if params.root_path else None)
-        ls._init_options = params.initialization_options
-        ls.apply_settings(extract_tether(params.initialization_options))
-        if params.process_id and params.process_id != os.getpid():
-            _watch_parent(ls, params.process_id)
-        log.info("%s %s: position encoding %s, root %s", ls.name, ls.version, ls.encoding, ls.workspace_root)
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: TetherServer, _params: types.InitializedParams) -> None:
-        """Register for configuration changes, pull the settings, start the features' first work."""
-        caps = ls.client_capabilities.workspace
-        if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
-            try:
-                await ls.client_register_capability_async(
-                    types.RegistrationParams(
-                        registrations=[
-                            types.Registration(id="tether-config", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-                        ]
-                    )
-                )
-            except Exception as exc:  # the client refused: settings still come from initializationOptions
-                log.info("client did not accept didChangeConfiguration registration: %s", exc)
-        await _pull_configuration(ls)
-        for hook in ls.initialized_hooks:
-            try:
-                await hook(ls)
-            except Exception:  # one feature failing never fails another
-                log.exception("initialized hook %r failed", hook)
-        # Everything loaded so far (modules, generated converters) lives as long as the process: keep it out
-        # of the cyclic collector, whose full passes would otherwise walk it all (40-45 ms each, measured, a
-        # stall for the loop and every worker alike).
-        gc.collect()
-        gc.freeze()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurationParams) -> None:
-        """Re-read the `tether` settings."""
-        if not await _pull_configuration(ls):
-            pushed = extract_tether(params.settings, bare=False)
-            if pushed is not None:
-                ls.apply_settings(extract_tether(ls._init_options), pushed)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
-        """Hold the document's text and parse it (Python and YAML)."""
-        item = params.text_document
-        doc = ls.documents.open(item.uri, item.language_id, item.version, item.text)
-        snapshot = ls.syntax.open(doc)
-        _emit(ls, DocumentEvent("open", item.uri, snapshot))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
-        """Apply incremental or full-text changes."""
-        uri, version = params.text_document.uri, params.text_document.version
-        doc = ls.documents.get(uri)
-        if doc is None:
-            log.warning("didChange for %s, which is not open: ignored", uri)
-            return
-        if doc.apply(version, _content_changes(params), ls.encoding) is None:
-            log.warning("didChange for %s version %d ignored: not newer than version %d", uri, version, doc.version)
-            return
-        snapshot = ls.syntax.update(doc)
-        _emit(ls, DocumentEvent("change", uri, snapshot))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> None:
-        """Forget the document."""
-        uri = params.text_document.uri
-        ls.documents.close(uri)
-        ls.syntax.close(uri)
-        _emit(ls, DocumentEvent("close", uri, None))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
-    def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
-        """Saved: markers are recomputed from the committed text."""
-        _emit(ls, DocumentEvent("save", params.text_document.uri, ls.snapshot(params.text_document.uri)))
-
-    @server.handler("tether/documentInfo", DocumentInfoParams, DocumentInfo)
-    def document_info(ls: TetherServer, params: DocumentInfoParams) -> DocumentInfo:
-        """What the server holds for an open document: language, size, parse time, syntax errors."""
-        uri = params.text_document.uri
-        doc, snapshot = ls.documents.get(uri), ls.snapshot(uri)
-        if doc is None or snapshot is None:
-            raise InvalidParams("textDocument.uri", f"{uri} is not an open document", kind="unknownDocument")
-        tree = snapshot.tree
-        return DocumentInfo(
-            uri=uri,
-            version=snapshot.version,
-            language_id=doc.language_id,
-            language=snapshot.language,
-            bytes=len(snapshot.text),
-            lines=snapshot.index.line_count,
-            parse_ms=round(snapshot.parse_ms, 3),
-            node_count=tree.root_node.descendant_count if tree else 0,
-            has_syntax_errors=bool(tree and tree.root_node.has_error),
-            position_encoding=ls.encoding.value,
-            parse_count=ls.syntax.parse_counts.get(uri, 0),
-            text_sha256=hashlib.sha256(snapshot.text).hexdigest() if params.detail else None,
-            tree_sha256=tree_digest(tree) if params.detail and tree else None,
-            text_only_reason=snapshot.text_only.reason if snapshot.text_only else None,
-        )
-
+    server.feature(types.INITIALIZE)(initialize)
+    server.feature(types.INITIALIZED)(initialized)
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+    server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))(did_save)
+    server.handler("tether/documentInfo", DocumentInfoParams, DocumentInfo)(document_info)
     if os.environ.get("TETHER_TEST_HOOKS") == "1":
+        server.handler("tether/debug/raise", None, None)(debug_raise)
+        server.handler("tether/debug/loopStats", LoopStatsParams, LoopStats)(loop_stats)
+        server.notification("tether/debug/raiseInNotification", DebugParams)(debug_raise_notification)
+    server.feature(types.SHUTDOWN)(shutdown)
 
-        @server.handler("tether/debug/raise", None, None)
-        def debug_raise(ls: TetherServer, params: Any) -> None:
-            """Test hook: an unexpected exception inside a handler (must become -32603, server alive)."""
-            raise RuntimeError("boom (test hook)")
 
-        @server.handler("tether/debug/loopStats", LoopStatsParams, LoopStats)
-        def loop_stats(ls: TetherServer, params: LoopStatsParams) -> LoopStats:
-            """Benchmarks: the loop's worst stall since the last reset (needs ``TETHER_LOOP_WATCH=1``)."""
-            stats = LoopStats(round(ls.loop_watch.worst_s * 1000, 3), ls.loop_watch.ticks)
-            if params.reset:
-                ls.loop_watch.reset()
-            return stats
+def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
+    """Negotiate the position encoding, read the workspace root and the initial settings."""
+    ls.client_log.bind(asyncio.get_event_loop())
+    ls.bind_loop(asyncio.get_event_loop())
+    if LoopWatch.wanted():
+        ls.loop_watch.start()
+    general = params.capabilities.general
+    offered = [str(getattr(e, "value", e)) for e in (general.position_encodings or [])] if general else []
+    ls.encoding = choose_encoding(offered)  # the same choice TetherProtocol announced
+    root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
+    ls.workspace_root = uri_to_path(root) if root else (Path(params.root_path) if params.root_path else None)
+    ls._init_options = params.initialization_options
+    ls.apply_settings(extract_tether(params.initialization_options))
+    if params.process_id and params.process_id != os.getpid():
+        _watch_parent(ls, params.process_id)
+    log.info("%s %s: position encoding %s, root %s", ls.name, ls.version, ls.encoding, ls.workspace_root)
 
-        @server.notification("tether/debug/raiseInNotification", DebugParams)
-        def debug_raise_notification(ls: TetherServer, params: DebugParams) -> None:
-            """Test hook: a notification handler failing (logged; one popup per session at most)."""
-            raise RuntimeError(f"boom in a notification: {params.message}")
 
-    @server.feature(types.SHUTDOWN)
-    async def shutdown(ls: TetherServer, *_args: Any) -> None:
-        """Flush pending writes, stop background work, close the databases."""
-        ls.prepare_close()
-        await asyncio.to_thread(ls.close_down)  # not the worker pool: close_down waits for it
+async def initialized(ls: TetherServer, _params: types.InitializedParams) -> None:
+    """Register for configuration changes, pull the settings, start the features' first work."""
+    caps = ls.client_capabilities.workspace
+    if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
+        try:
+            await ls.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(id="tether-config", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+                    ]
+                )
+            )
+        except Exception as exc:  # the client refused: settings still come from initializationOptions
+            log.info("client did not accept didChangeConfiguration registration: %s", exc)
+    await _pull_configuration(ls)
+    for hook in ls.initialized_hooks:
+        try:
+            await hook(ls)
+        except Exception:  # one feature failing never fails another
+            log.exception("initialized hook %r failed", hook)
+    # Everything loaded so far (modules, generated converters) lives as long as the process: keep it out
+    # of the cyclic collector, whose full passes would otherwise walk it all (40-45 ms each, measured, a
+    # stall for the loop and every worker alike).
+    gc.collect()
+    gc.freeze()
+
+
+async def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurationParams) -> None:
+    """Re-read the `tether` settings."""
+    if not await _pull_configuration(ls):
+        pushed = extract_tether(params.settings, bare=False)
+        if pushed is not None:
+            ls.apply_settings(extract_tether(ls._init_options), pushed)
+
+
+def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
+    """Hold the document's text and parse it (Python and YAML)."""
+    item = params.text_document
+    doc = ls.documents.open(item.uri, item.language_id, item.version, item.text)
+    snapshot = ls.syntax.open(doc)
+    _emit(ls, DocumentEvent("open", item.uri, snapshot))
+
+
+def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
+    """Apply incremental or full-text changes."""
+    uri, version = params.text_document.uri, params.text_document.version
+    doc = ls.documents.get(uri)
+    if doc is None:
+        log.warning("didChange for %s, which is not open: ignored", uri)
+        return
+    if doc.apply(version, _content_changes(params), ls.encoding) is None:
+        log.warning("didChange for %s version %d ignored: not newer than version %d", uri, version, doc.version)
+        return
+    snapshot = ls.syntax.update(doc)
+    _emit(ls, DocumentEvent("change", uri, snapshot))
+
+
+def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> None:
+    """Forget the document."""
+    uri = params.text_document.uri
+    ls.documents.close(uri)
+    ls.syntax.close(uri)
+    _emit(ls, DocumentEvent("close", uri, None))
+
+
+def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Saved: markers are recomputed from the committed text."""
+    _emit(ls, DocumentEvent("save", params.text_document.uri, ls.snapshot(params.text_document.uri)))
+
+
+def document_info(ls: TetherServer, params: DocumentInfoParams) -> DocumentInfo:
+    """What the server holds for an open document: language, size, parse time, syntax errors."""
+    uri = params.text_document.uri
+    doc, snapshot = ls.documents.get(uri), ls.snapshot(uri)
+    if doc is None or snapshot is None:
+        raise InvalidParams("textDocument.uri", f"{uri} is not an open document", kind="unknownDocument")
+    tree = snapshot.tree
+    return DocumentInfo(
+        uri=uri,
+        version=snapshot.version,
+        language_id=doc.language_id,
+        language=snapshot.language,
+        bytes=len(snapshot.text),
+        lines=snapshot.index.line_count,
+        parse_ms=round(snapshot.parse_ms, 3),
+        node_count=tree.root_node.descendant_count if tree else 0,
+        has_syntax_errors=bool(tree and tree.root_node.has_error),
+        position_encoding=ls.encoding.value,
+        parse_count=ls.syntax.parse_counts.get(uri, 0),
+        text_sha256=hashlib.sha256(snapshot.text).hexdigest() if params.detail else None,
+        tree_sha256=tree_digest(tree) if params.detail and tree else None,
+        text_only_reason=snapshot.text_only.reason if snapshot.text_only else None,
+    )
+
+
+def debug_raise(ls: TetherServer, params: Any) -> None:
+    """Test hook: an unexpected exception inside a handler (must become -32603, server alive)."""
+    raise RuntimeError("boom (test hook)")
+
+
+def loop_stats(ls: TetherServer, params: LoopStatsParams) -> LoopStats:
+    """Benchmarks: the loop's worst stall since the last reset (needs ``TETHER_LOOP_WATCH=1``)."""
+    stats = LoopStats(round(ls.loop_watch.worst_s * 1000, 3), ls.loop_watch.ticks)
+    if params.reset:
+        ls.loop_watch.reset()
+    return stats
+
+
+def debug_raise_notification(ls: TetherServer, params: DebugParams) -> None:
+    """Test hook: a notification handler failing (logged; one popup per session at most)."""
+    raise RuntimeError(f"boom in a notification: {params.message}")
+
+
+async def shutdown(ls: TetherServer, *_args: Any) -> None:
+    """Flush pending writes, stop background work, close the databases."""
+    ls.prepare_close()
+    await asyncio.to_thread(ls.close_down)  # not the worker pool: close_down waits for it
 
 
 def _emit(ls: TetherServer, event: DocumentEvent) -> None:

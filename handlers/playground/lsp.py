@@ -11,6 +11,7 @@ write after the other, and at shutdown.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from dataclasses import dataclass
@@ -389,6 +390,113 @@ def _exists(uri: str) -> bool:
     return True if path is None else path.exists()
 
 
+RENAME_OPTIONS = types.FileOperationRegistrationOptions(
+    filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]
+)
+
+
+class Requests:
+    """The playground's requests and notifications, one method each, over one server's :class:`Session`."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def known_prompt(self, prompt_id: str) -> None:
+        for entry in self.session.engine.pmap.files.values():
+            if any(p.id == prompt_id for p in entry.prompts):
+                return
+        raise InvalidParams("promptId", f"no prompt with id {prompt_id!r}", kind="unknownPrompt")
+
+    async def active_editor(self, ls: TetherServer, params: ActiveEditorParams) -> None:
+        """The editor the user looks at changed (null: none)."""
+        await self.session.ready()
+        self.session.catch_up()
+        uri = params.text_document.uri if params.text_document else None
+        self.session.engine.active = uri
+        if uri is not None and params.position is not None:
+            self.session.positions[uri] = params.position
+        if self.session.engine.pin is None:
+            self.session.emit()
+
+    async def cursor(self, ls: TetherServer, params: CursorParams) -> None:
+        """The cursor moved (clients debounce)."""
+        await self.session.ready()
+        self.session.catch_up()
+        self.session.positions[params.text_document.uri] = params.position
+        if self.session.engine.pin is None:
+            self.session.emit()
+
+    async def get_state(self, ls: TetherServer, params: Empty) -> PlaygroundState:
+        """What the playground shows now: the file, its prompts, the selected prompt and why."""
+        await self.session.ready()
+        self.session.catch_up()
+        engine = self.session.engine
+        if engine.sent is None or engine.pin is None:
+            self.session.refresh_cursors()
+            engine.sent = engine.state()
+        return self.session.wire(engine.sent)
+
+    async def pin(self, ls: TetherServer, params: PinParams) -> PlaygroundState:
+        """Keep showing this prompt whatever the cursor does."""
+        await self.session.ready()
+        self.session.catch_up()
+        engine = self.session.engine
+        if not any(f.id == params.file_id for f in engine.pmap.files.values()):
+            raise InvalidParams("fileId", f"no file with id {params.file_id!r}", kind="unknownPrompt")
+        if engine.find(params.file_id, params.prompt_id) is None:
+            raise InvalidParams("promptId", f"no prompt {params.prompt_id!r} in that file", kind="unknownPrompt")
+        engine.pin = (params.file_id, params.prompt_id)
+        self.session.emit()
+        return self.session.wire(engine.state())
+
+    async def unpin(self, ls: TetherServer, params: Empty) -> PlaygroundState:
+        """Follow the active editor and cursor again."""
+        await self.session.ready()
+        self.session.catch_up()
+        self.session.engine.pin = None
+        self.session.emit()
+        return self.session.wire(self.session.engine.state())
+
+    async def set_settings(self, ls: TetherServer, params: SetSettingsParams) -> None:
+        """Store a playground's inputs for a prompt (kept with the prompt's identity)."""
+        await self.session.ready()
+        self.session.catch_up()
+        if not isinstance(params.settings, dict):
+            raise InvalidParams("settings", f"expected a JSON object, got {type(params.settings).__name__}")
+        self.known_prompt(params.prompt_id)
+        settings = params.settings
+
+        def store_them() -> None:
+            store = self.session.store()
+            if store is None:
+                raise InvalidParams("settings", "no storage is available to keep them")
+            store.set_settings(params.prompt_id, settings)
+
+        await ls.run_blocking(store_them)
+
+    async def get_settings(self, ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
+        """The inputs stored for a prompt, or null."""
+        await self.session.ready()
+        self.session.catch_up()
+        self.known_prompt(params.prompt_id)
+
+        def read_them() -> dict[str, Any] | None:
+            store = self.session.store()
+            return store.settings(params.prompt_id) if store is not None else None
+
+        return await ls.run_blocking(read_them)
+
+    async def renamed(self, ls: TetherServer, params: types.RenameFilesParams) -> None:
+        """Files were renamed: their prompts keep their ids."""
+        await self.session.ready()
+        self.session.catch_up()
+        for change in params.files:
+            self.session.engine.renamed(change.old_uri, change.new_uri)
+            if change.old_uri in self.session.positions:
+                self.session.positions[change.new_uri] = self.session.positions.pop(change.old_uri)
+        self.session.emit()
+
+
 def register(server: TetherServer) -> None:
     session = Session(server)
     server.sends("tether/playground/didChangeState", PlaygroundState)
@@ -410,109 +518,25 @@ def register(server: TetherServer) -> None:
 
     server.settings_listeners.append(on_settings)
 
-    @server.notification("tether/editor/didChangeActiveEditor", ActiveEditorParams)
-    async def active_editor(ls: TetherServer, params: ActiveEditorParams) -> None:
-        """The editor the user looks at changed (null: none)."""
-        await session.ready()
-        session.catch_up()
-        uri = params.text_document.uri if params.text_document else None
-        session.engine.active = uri
-        if uri is not None and params.position is not None:
-            session.positions[uri] = params.position
-        if session.engine.pin is None:
-            session.emit()
-
-    @server.notification("tether/editor/didChangeCursor", CursorParams)
-    async def cursor(ls: TetherServer, params: CursorParams) -> None:
-        """The cursor moved (clients debounce)."""
-        await session.ready()
-        session.catch_up()
-        session.positions[params.text_document.uri] = params.position
-        if session.engine.pin is None:
-            session.emit()
-
-    @server.handler("tether/playground/getState", Empty, PlaygroundState)
-    async def get_state(ls: TetherServer, params: Empty) -> PlaygroundState:
-        """What the playground shows now: the file, its prompts, the selected prompt and why."""
-        await session.ready()
-        session.catch_up()
-        engine = session.engine
-        if engine.sent is None or engine.pin is None:
-            session.refresh_cursors()
-            engine.sent = engine.state()
-        return session.wire(engine.sent)
-
-    @server.handler("tether/playground/pin", PinParams, PlaygroundState)
-    async def pin(ls: TetherServer, params: PinParams) -> PlaygroundState:
-        """Keep showing this prompt whatever the cursor does."""
-        await session.ready()
-        session.catch_up()
-        engine = session.engine
-        if not any(f.id == params.file_id for f in engine.pmap.files.values()):
-            raise InvalidParams("fileId", f"no file with id {params.file_id!r}", kind="unknownPrompt")
-        if engine.find(params.file_id, params.prompt_id) is None:
-            raise InvalidParams("promptId", f"no prompt {params.prompt_id!r} in that file", kind="unknownPrompt")
-        engine.pin = (params.file_id, params.prompt_id)
-        session.emit()
-        return session.wire(engine.state())
-
-    @server.handler("tether/playground/unpin", Empty, PlaygroundState)
-    async def unpin(ls: TetherServer, params: Empty) -> PlaygroundState:
-        """Follow the active editor and cursor again."""
-        await session.ready()
-        session.catch_up()
-        session.engine.pin = None
-        session.emit()
-        return session.wire(session.engine.state())
-
-    def known_prompt(prompt_id: str) -> None:
-        for entry in session.engine.pmap.files.values():
-            if any(p.id == prompt_id for p in entry.prompts):
-                return
-        raise InvalidParams("promptId", f"no prompt with id {prompt_id!r}", kind="unknownPrompt")
-
-    @server.handler("tether/playground/setSettings", SetSettingsParams, None)
-    async def set_settings(ls: TetherServer, params: SetSettingsParams) -> None:
-        """Store a playground's inputs for a prompt (kept with the prompt's identity)."""
-        await session.ready()
-        session.catch_up()
-        if not isinstance(params.settings, dict):
-            raise InvalidParams("settings", f"expected a JSON object, got {type(params.settings).__name__}")
-        known_prompt(params.prompt_id)
-        settings = params.settings
-
-        def store_them() -> None:
-            store = session.store()
-            if store is None:
-                raise InvalidParams("settings", "no storage is available to keep them")
-            store.set_settings(params.prompt_id, settings)
-
-        await ls.run_blocking(store_them)
-
-    @server.handler("tether/playground/getSettings", GetSettingsParams, dict[str, Any] | None)
-    async def get_settings(ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
-        """The inputs stored for a prompt, or null."""
-        await session.ready()
-        session.catch_up()
-        known_prompt(params.prompt_id)
-
-        def read_them() -> dict[str, Any] | None:
-            store = session.store()
-            return store.settings(params.prompt_id) if store is not None else None
-
-        return await ls.run_blocking(read_them)
-
-    rename_options = types.FileOperationRegistrationOptions(
-        filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]
+    requests = Requests(session)
+    server.notification("tether/editor/didChangeActiveEditor", ActiveEditorParams)(_plain(requests.active_editor))
+    server.notification("tether/editor/didChangeCursor", CursorParams)(_plain(requests.cursor))
+    server.handler("tether/playground/getState", Empty, PlaygroundState)(_plain(requests.get_state))
+    server.handler("tether/playground/pin", PinParams, PlaygroundState)(_plain(requests.pin))
+    server.handler("tether/playground/unpin", Empty, PlaygroundState)(_plain(requests.unpin))
+    server.handler("tether/playground/setSettings", SetSettingsParams, None)(_plain(requests.set_settings))
+    server.handler("tether/playground/getSettings", GetSettingsParams, dict[str, Any] | None)(
+        _plain(requests.get_settings)
     )
+    server.feature(types.WORKSPACE_DID_RENAME_FILES, RENAME_OPTIONS)(_plain(requests.renamed))
 
-    @server.feature(types.WORKSPACE_DID_RENAME_FILES, rename_options)
-    async def renamed(ls: TetherServer, params: types.RenameFilesParams) -> None:
-        """Files were renamed: their prompts keep their ids."""
-        await session.ready()
-        session.catch_up()
-        for change in params.files:
-            session.engine.renamed(change.old_uri, change.new_uri)
-            if change.old_uri in session.positions:
-                session.positions[change.new_uri] = session.positions.pop(change.old_uri)
-        session.emit()
+
+def _plain(method: Any) -> Any:
+    """A bound method as the plain ``(ls, params)`` coroutine function pygls registers (it tags functions with
+    attributes, which methods cannot take); name and docstring kept."""
+
+    @functools.wraps(method)
+    async def run(ls: TetherServer, params: Any) -> Any:
+        return await method(ls, params)
+
+    return run
