@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
-from tether_lsp.handlers.markers.structure import Covered, follow, snap, units
+from tether_lsp.handlers.markers.structure import Covered, Unit, covered, follow, snap, units
 
 
 def marked(annotated: str) -> tuple[str, Location]:
@@ -167,3 +167,93 @@ def test_snap_prefers_the_qualified_name_anywhere_to_a_namesake_at_the_mapped_pl
     got = snap(orphan, found, split_lines(new), on_base)
     assert got is not None and got[1].path == ("Base",)  # then the namesake holding the mapped line
     assert snap(orphan, found, split_lines(new), None) is None  # and nothing without a mapping
+
+
+COVERED_TEXT = "import x\n\n@deco\ndef f(a):\n    return a\n\nclass C:\n    def m(self):\n        pass\n"
+
+
+@pytest.mark.parametrize(
+    ("loc", "expected"),
+    [
+        (Location(3, 1, 5, 13), ("f", True, True, False)),  # decorators, def, body to the end of the line
+        (Location(4, 1, 5, 13), ("f", False, True, False)),  # the def without its decorator
+        (Location(3, 1, 6, 1), ("f", True, True, True)),  # to the start of the next line
+        (Location(3, 1, 5, 12), None),  # stops one character short of the unit's end
+        (Location(3, 2, 5, 13), None),  # starts after the decorator's first character
+        (Location(7, 1, 9, 13), ("C", True, True, False)),  # the class, not its last method
+        (Location(8, 1, 9, 13), ("m", True, True, False)),  # the method from column 1
+        (Location(8, 5, 9, 13), ("m", True, False, False)),  # ... or from its first character
+        (Location(8, 6, 9, 13), None),  # ... but not from inside it
+        (Location(5, 1, 5, 13), None),  # a body line alone is no unit
+        (Location(1, 1, 1, 9), None),  # nor an import
+    ],
+)
+def test_covered_recognises_exactly_a_units_lines(loc: Location, expected: tuple[str, bool, bool, bool] | None) -> None:
+    found = units("python", COVERED_TEXT)
+    assert found is not None
+    got = covered(found, split_lines(COVERED_TEXT), loc)
+    shape = None if got is None else (got.unit.name, got.decorated, got.from_line_start, got.to_next_line)
+    assert shape == expected
+
+
+RENAMED = "def new_name():\n    a = 1\n    b = 2\n    return a + b\n\n\nx = 1\ny = 2\nz = 3\n"
+
+
+@pytest.mark.parametrize(
+    ("mapped", "snapped"),
+    [
+        (Location(1, 1, 4, 17), True),  # the mapping is the unit
+        (Location(3, 1, 5, 1), True),  # rows 2..4: 2 of 3 mapped lines in the unit
+        (Location(3, 1, 6, 1), True),  # rows 2..5: 2 of 4, exactly half
+        (Location(3, 1, 7, 1), False),  # rows 2..6: 2 of 5, under half
+        (Location(4, 1, 9, 6), False),  # rows 3..8: 1 of 6
+        (Location(7, 1, 8, 6), False),  # no unit of that kind holds the mapped first line
+    ],
+)
+def test_a_renamed_unit_is_taken_when_it_holds_at_least_half_the_mapped_lines(mapped: Location, snapped: bool) -> None:
+    found = units("python", RENAMED)
+    assert found is not None
+    was = Covered(Unit("function", "old_name", (), 0, 0, 2, 0, 0), True, True, False)
+    got = snap(was, found, split_lines(RENAMED), mapped)
+    assert (got is not None) == snapped
+    if got is not None:
+        assert got[0] == Location(1, 1, 4, 17)
+
+
+def test_a_snapped_range_keeps_the_markers_shape() -> None:
+    text = "class C:\n    @property\n    def m(self):\n        return 1\n"
+    found = units("python", text)
+    assert found is not None
+    (m,) = [u for u in found if u.name == "m"]
+    lines = split_lines(text)
+    assert snap(Covered(m, True, False, False), found, lines, None) == (Location(2, 5, 4, 17), m)
+    assert snap(Covered(m, False, False, False), found, lines, None) == (Location(3, 5, 4, 17), m)
+    assert snap(Covered(m, False, True, False), found, lines, None) == (Location(3, 1, 4, 17), m)
+    # to the next line's start, unless the unit ends the text's last line
+    assert snap(Covered(m, True, True, True), found, [*lines, "x"], None) == (Location(2, 1, 5, 1), m)
+    assert snap(Covered(m, True, True, True), found, lines[:4], None) == (Location(2, 1, 4, 17), m)
+
+
+def test_follow_snaps_each_marker_on_its_own_and_says_what_happened() -> None:
+    old = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    new = "def b():\n    return 2\n\n\ndef a():\n    x = 0\n    return 1\n"
+    locs = {"body": Location(2, 5, 2, 13), "a": Location(1, 1, 2, 13), "b": Location(5, 1, 6, 13)}
+    got = follow(old, new, locs, "python")
+    assert got["body"] == calculate(old, new, locs)["body"]  # not a unit: the line algorithm's answer
+    assert got["a"].location == Location(5, 1, 7, 13) and got["a"].content_changed
+    assert got["b"].location == Location(1, 1, 2, 13) and not got["b"].content_changed
+    assert got["a"].reason is None and not got["a"].entirely_deleted
+    touching = follow(old, old.replace("return 1", "return 10"), {"a": Location(1, 1, 2, 13)}, "python")["a"]
+    assert touching.location == Location(1, 1, 2, 14) and not touching.moved
+
+
+def test_last_row_and_header_ignore_trailing_blanks() -> None:
+    found = units("yaml", "a:\n  - x\n  - y   \n\n\nb: 1\n")
+    assert found is not None
+    assert [(u.kind, u.name, u.first, u.last) for u in found][:3] == [
+        ("yaml-pair", "a", 0, 2),
+        ("yaml-item", "- x", 1, 1),
+        ("yaml-item", "- y", 2, 2),
+    ]
+    python = units("python", "if x:\n    pass\n")
+    assert python is not None and python[0].name == "if x:" and python[0].last == 1
