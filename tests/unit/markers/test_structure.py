@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
-from tether_lsp.handlers.markers.structure import Covered, Unit, covered, follow, snap, units
+from tether_lsp.handlers.markers.structure import Covered, Unit, _overlaps, covered, follow, language_of, snap, units
 
 
 def marked(annotated: str) -> tuple[str, Location]:
@@ -257,3 +257,26 @@ def test_last_row_and_header_ignore_trailing_blanks() -> None:
     ]
     python = units("python", "if x:\n    pass\n")
     assert python is not None and python[0].name == "if x:" and python[0].last == 1
+
+
+def test_language_of_a_path_or_uri() -> None:
+    assert language_of("file:///w/a.py") == "python"
+    assert language_of("deploy/site.yml") == "yaml"
+    assert language_of("notes.txt") is None
+
+
+def test_ranges_overlap_when_they_share_a_line() -> None:
+    assert _overlaps(Location(1, 1, 3, 1), Location(3, 5, 4, 1))
+    assert _overlaps(Location(3, 5, 4, 1), Location(1, 1, 3, 1))
+    assert not _overlaps(Location(1, 1, 2, 9), Location(3, 1, 4, 1))
+    assert not _overlaps(Location(3, 1, 4, 1), Location(1, 1, 2, 9))
+
+
+def test_a_marker_that_cannot_be_snapped_does_not_stop_the_next_one() -> None:
+    old = "def gone():\n    return 1\n\n\ndef kept():\n    return 2\n"
+    new = "x = [\n    1,\n]\n\n\n@cache\ndef kept():\n    return 2\n"
+    locs = {"gone": Location(1, 1, 2, 13), "kept": Location(5, 1, 6, 13)}
+    got = follow(old, new, locs, "python")
+    assert got["gone"].location is None
+    assert got["kept"].location == Location(6, 1, 8, 13)  # with the decorator it gained: snapped
+    assert calculate(old, new, locs)["kept"].location != got["kept"].location
