@@ -36,6 +36,7 @@ from .documents import ContentChange, Document, DocumentStore, HistoryBudget
 from .errors import INTERNAL_ERROR, InvalidParams, RequestFailed, TetherError, to_jsonrpc
 from .files import uri_to_path
 from .loopwatch import LoopWatch
+from .nodes import preorder
 from .positions import Encoding, Pos, choose_encoding
 from .protocol import TetherProtocol, make_converter, register_method, register_outgoing
 from .settings import DatabaseSettings, LimitSettings, LogSettings, Settings, extract_tether, parse
@@ -109,18 +110,9 @@ class DocumentInfo:
 def tree_digest(tree: Tree) -> str:
     """A hash of every node's type, byte span and start point, in pre-order."""
     digest = hashlib.sha256()
-    cursor = tree.walk()
-    while True:
-        node = cursor.node
-        assert node is not None
+    for node in preorder(tree):
         digest.update(f"{node.type}:{node.start_byte}:{node.end_byte}:{node.start_point};".encode())
-        if cursor.goto_first_child() or cursor.goto_next_sibling():
-            continue
-        while cursor.goto_parent():
-            if cursor.goto_next_sibling():
-                break
-        else:
-            return digest.hexdigest()
+    return digest.hexdigest()
 
 
 class TetherServer(LanguageServer):

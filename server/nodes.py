@@ -14,6 +14,7 @@ some nodes and not others — useless as an identity a client can hold. Tether g
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tree_sitter import Node, Tree
@@ -52,6 +53,22 @@ def allocate(tree: Tree) -> NodeIdSpace:
         base = _next_base
         _next_base += count
     return NodeIdSpace(base, count)
+
+
+def preorder(tree: Tree) -> Iterator[Node]:
+    """Every node of a tree in pre-order (descendant-index order), with one cursor: no recursion, no lists."""
+    cursor = tree.walk()
+    while True:
+        node = cursor.node
+        assert node is not None
+        yield node
+        if cursor.goto_first_child() or cursor.goto_next_sibling():
+            continue
+        while cursor.goto_parent():
+            if cursor.goto_next_sibling():
+                break
+        else:
+            return
 
 
 def lineage(root: Node, node: Node) -> list[Node]:

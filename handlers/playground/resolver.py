@@ -144,12 +144,6 @@ def match_file_by_distance(
     return None if best is None else best[1]
 
 
-def _recent(tombstone: MapPrompt, updates: int, now: float) -> bool:
-    """Tombstones last for the file's last TOMBSTONE_UPDATES updates or TOMBSTONE_SECONDS."""
-    in_updates = (tombstone.removed_update or 0) >= updates - TOMBSTONE_UPDATES
-    return in_updates and now - (tombstone.removed_at or now) <= TOMBSTONE_SECONDS
-
-
 def _likely(entries: list[MapFile], parsed: Sequence[Prompt], limits: Thresholds) -> list[MapFile]:
     """Entries whose score could reach RENAME_THRESHOLD, best bound first.
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from tree_sitter import Node
 
-from tether_lsp.server.nodes import descendant_index, enclosing, lineage
+from tether_lsp.server.nodes import descendant_index, enclosing, lineage, preorder
 from tether_lsp.server.syntax import parse_text
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -46,18 +46,9 @@ def test_enclosing_is_the_parent_chain_of_the_smallest_node_at_every_offset(lang
 
 def test_descendant_index_names_every_node_of_a_tree() -> None:
     tree = parse_text("python", b"def f(x):\n    return [x, (x,), {x: x}]\n")
-    cursor, index = tree.walk(), 0
-    while True:
-        assert cursor.node is not None and descendant_index(tree, cursor.node) == index
-        index += 1
-        if cursor.goto_first_child() or cursor.goto_next_sibling():
-            continue
-        while cursor.goto_parent():
-            if cursor.goto_next_sibling():
-                break
-        else:
-            break
-    assert index == tree.root_node.descendant_count
+    nodes = list(preorder(tree))
+    assert len(nodes) == tree.root_node.descendant_count
+    assert [descendant_index(tree, node) for node in nodes] == list(range(len(nodes)))
 
 
 def test_lineage_of_a_node_outside_the_tree_is_an_error() -> None:
