@@ -288,3 +288,15 @@ def test_a_change_reaching_past_the_block_is_not_taken_in() -> None:
     new = "def a():\n    return 10\n    # and more\ndef bb():\n    return 2\n"
     got = calc(old, new, Location(1, 1, 2, 13)).location
     assert got is not None and got.line_end == 2
+
+
+@pytest.mark.parametrize(("where", "expected_line"), [(3, 4), (1, 2)])
+def test_a_tie_goes_to_the_line_nearest_the_expected_place(where: int, expected_line: int) -> None:
+    """MARKERS.md's tie rule: two equally similar new lines in a Change; the one nearest the place the old line
+    would have by proportion wins (old line ``where`` of the Change 1..3 maps near new line ``where``)."""
+    middle = ["alpha_line = 1", "beta_line = 2"]
+    middle.insert(where - 1, "gamma_line = 3")
+    old = "\n".join(["start", *middle, "end"]) + "\n"
+    new = "start\ngamma_line = 30\nunrelated_stuff\ngamma_line = 30\nend\n"
+    r = calc(old, new, Location(where + 1, 1, where + 1, 15))
+    assert r.location is not None and r.location.line_start == expected_line
