@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tether_lsp.handlers.markers.calculator import Calculated, Location, calculate, map_column, similarity, split_lines
+from tether_lsp.handlers.markers.calculator import (
+    Calculated,
+    Location,
+    block_of,
+    calculate,
+    line_diff,
+    map_column,
+    similar_lines,
+    similarity,
+    split_lines,
+)
 
 FUNC = """import os
 
@@ -300,3 +310,63 @@ def test_a_tie_goes_to_the_line_nearest_the_expected_place(where: int, expected_
     new = "start\ngamma_line = 30\nunrelated_stuff\ngamma_line = 30\nend\n"
     r = calc(old, new, Location(where + 1, 1, where + 1, 15))
     assert r.location is not None and r.location.line_start == expected_line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "column", "end", "mapped"),
+    [
+        ("abc", "abc", 2, False, 2),
+        ("abc", "abc", 10, False, 4),  # clamped to the line
+        ("x = foo(a)", "x = bar(a)", 5, False, 5),  # a start before a replaced word stays before it
+        ("x = foo(a)", "x = bar(a)", 8, True, 8),  # an end after it stays after it
+        ("x = foo(a)", "x = bar(a)", 9, False, 9),  # inside an equal run: shifted by nothing here
+        ("ab", "aXb", 2, False, 3),  # a start before "b" follows "b" past the inserted X
+        ("ab", "aXb", 2, True, 2),  # an end after "a" stays right after "a"
+        ("ab", "abc", 3, False, 3),  # a start at the end of the line stays at the end of the old text
+        ("", "xyz", 1, False, 1),
+        ("", "xyz", 1, True, 1),
+        ("long line here", "short", 15, True, 6),  # an end past a shorter new line is clamped
+    ],
+)
+def test_map_column_table(old: str, new: str, column: int, end: bool, mapped: int) -> None:
+    assert map_column(old, new, column, end=end) == mapped
+
+
+def test_line_diff_folds_short_equal_runs_between_changes() -> None:
+    assert line_diff(["a", "b", "x", "c", "d"], ["A", "B", "x", "C", "D"]) == [("replace", 0, 5, 0, 5)]
+    three = ["x", "y", "z"]
+    assert line_diff(["a", *three, "d"], ["A", *three, "D"]) == [
+        ("replace", 0, 1, 0, 1),
+        ("equal", 1, 4, 1, 4),
+        ("replace", 4, 5, 4, 5),
+    ]
+    assert line_diff(["s", "a"], ["s", "A"]) == [("equal", 0, 1, 0, 1), ("replace", 1, 2, 1, 2)]
+    assert line_diff(["s", "a", "t"], ["s", "t"]) == [
+        ("equal", 0, 1, 0, 1),
+        ("delete", 1, 2, 1, 1),
+        ("equal", 2, 3, 1, 2),
+    ]
+    assert line_diff(["s", "t"], ["s", "n", "t"]) == [
+        ("equal", 0, 1, 0, 1),
+        ("insert", 1, 1, 1, 2),
+        ("equal", 1, 2, 2, 3),
+    ]
+
+
+def test_similar_lines_searches_every_slice_and_short_lines_match_only_themselves() -> None:
+    norms = ["zzzz zzzz"] * 1500
+    norms[1200] = "hello world"
+    norms[3] = "hello world!"
+    assert similar_lines("hello   world", norms) == [3, 1200]
+    assert similar_lines("ab", ["ab", "abc", "ab", "a b"]) == [0, 2]
+
+
+def test_line_ending_changes_alone_keep_every_line() -> None:
+    old = "a = 1\r\nb = 2\r\nc = 3\r\n"
+    assert calc(old, old.replace("\r\n", "\n"), Location(2, 1, 3, 6)).location == Location(2, 1, 3, 6)
+
+
+def test_block_of_one_line_and_several() -> None:
+    text = "zero\none two\nthree\n"
+    assert block_of(text, Location(2, 5, 2, 8)) == "two"
+    assert block_of(text, Location(1, 3, 3, 3)) == "ro\none two\nth"
