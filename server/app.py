@@ -127,7 +127,7 @@ class TetherServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.documents = DocumentStore(budget=self._history_budget)
-        self.syntax = SyntaxCache(limits=self._grammar_limits)
+        self.syntax = SyntaxCache(limits=self.grammar_limits)
         self.encoding = Encoding.UTF16
         #: Replaced whole (never mutated) on the loop; workers read it as it is when they look.
         self.settings: Settings = parse()[0]
@@ -227,7 +227,7 @@ class TetherServer(LanguageServer):
         limits = self.settings.section(LimitSettings)
         return HistoryBudget(limits.historyBytes, limits.historySeconds)
 
-    def _grammar_limits(self) -> GrammarLimits:
+    def grammar_limits(self) -> GrammarLimits:
         limits = self.settings.section(LimitSettings)
         return GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from tether_lsp.server.errors import InvalidParams, RequestFailed
+from tether_lsp.server.syntax import GrammarLimits
 
 from .calculator import Location, block_of, calculate, find_code
 from .store import MarkerRecord, MarkerStore, StoredLocation, Uncommitted, UncommittedStore
@@ -134,6 +135,7 @@ def locate_all(
     records: list[MarkerRecord],
     current: str | None,
     references: dict[str, Reference | str],
+    limits: GrammarLimits | None = None,
 ) -> list[Located]:
     """Locate markers in ``current``; ``references`` gives each a Reference or the reason it has none.
 
@@ -150,7 +152,7 @@ def locate_all(
             group[1][record.id] = ref.location
     results = {}
     for text, locs, language in groups.values():
-        results.update(follow(text, current, locs, language))
+        results.update(follow(text, current, locs, language, limits))
     out = []
     for record in records:
         found = results.get(record.id)

@@ -302,11 +302,12 @@ class MarkersState:
             pending = local.under(prefix)
             if pending:
                 by_id = {r.id: r for r in records}
-                flushed = tracking.flush_uncommitted(pending, by_id, markers, locations, local, view)
+                limits = self.server.grammar_limits()
+                flushed = tracking.flush_uncommitted(pending, by_id, markers, locations, local, view, limits)
                 if flushed:
                     log.info("markers: %d uncommitted location(s) are now committed at %s", len(flushed), head[:12])
                     records = markers.under(prefix)
-            result = tracking.at_head(records, markers, locations, view, progress)
+            result = tracking.at_head(records, markers, locations, view, progress, self.server.grammar_limits())
         finally:
             view.close()
         if result.computed:
@@ -377,14 +378,14 @@ class MarkersState:
                 refs.update((r.id, "missingOriginalCommit") for r in committed)
             else:
                 refs.update(self._committed_references(repo.root, head, committed, markers))
-        return service.locate_all(records, text, refs)
+        return service.locate_all(records, text, refs, self.server.grammar_limits())
 
     def _committed_references(
         self, root: Path, head: str, records: list[MarkerRecord], markers: MarkerStore
     ) -> dict[str, service.Reference | str]:
         view = git.GitView(root, head)
         try:
-            result = tracking.at_head(records, markers, self.locations(), view)
+            result = tracking.at_head(records, markers, self.locations(), view, limits=self.server.grammar_limits())
             out: dict[str, service.Reference | str] = {}
             for record in records:
                 stored = result.stored.get(record.id)

@@ -29,7 +29,7 @@ from tree_sitter import Node
 
 from tether_lsp.server.errors import RequestFailed
 from tether_lsp.server.positions import point_at
-from tether_lsp.server.syntax import language_for, parse_text
+from tether_lsp.server.syntax import GrammarLimits, language_for, parse_text
 
 from .calculator import Calculated, Location, block_of_lines, calculate, normalise, split_lines
 
@@ -54,13 +54,14 @@ class Unit:
     own_column: int
 
 
-def units(language: str, text: str) -> list[Unit] | None:
-    """Every unit of a text in document order; None when the text is not parsed (too large, too deep)."""
+def units(language: str, text: str, limits: GrammarLimits | None = None) -> list[Unit] | None:
+    """Every unit of a text in document order; None when the text is not parsed (over ``limits``: the
+    ``tether.limits`` grammar settings, their defaults when None)."""
+    data = text.encode("utf-8", "surrogatepass")
     try:
-        tree = parse_text(language, text.encode("utf-8", "surrogatepass"))
+        tree = parse_text(language, data, limits)
     except RequestFailed:
         return None
-    data = text.encode("utf-8", "surrogatepass")
     out: list[Unit] = []
     stack: list[tuple[Node, tuple[str, ...]]] = [(tree.root_node, ())]
     while stack:  # explicit: nesting can be deeper than Python's recursion limit
@@ -190,21 +191,25 @@ def language_of(uri_or_path: str) -> str | None:
 
 
 def follow(
-    old_text: str, new_text: str, locations: Mapping[str, Location], language: str | None
+    old_text: str,
+    new_text: str,
+    locations: Mapping[str, Location],
+    language: str | None,
+    limits: GrammarLimits | None = None,
 ) -> dict[str, Calculated]:
     """:func:`calculator.calculate`, then markers that covered a unit snapped to it (see the module doc)."""
     results = calculate(old_text, new_text, locations)
     if language not in ("python", "yaml") or old_text == new_text:
         return results
     assert language is not None
-    old_units = units(language, old_text)
+    old_units = units(language, old_text, limits)
     if not old_units:
         return results
     old_lines = split_lines(old_text)
     shapes = {key: covered(old_units, old_lines, loc) for key, loc in locations.items()}
     if not any(shapes.values()):
         return results
-    new_units = units(language, new_text)
+    new_units = units(language, new_text, limits)
     if new_units is None:
         return results
     new_lines = split_lines(new_text)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from tether_lsp.server.storage import StorageError
+from tether_lsp.server.syntax import GrammarLimits
 
 from .calculator import Calculated, Location, block_of, find_elsewhere, split_lines
 from .git import GitView
@@ -50,6 +51,7 @@ def at_head(
     locations: LocationStore,
     view: GitView,
     progress: Progress | None = None,
+    limits: GrammarLimits | None = None,
 ) -> HeadResult:
     """The stored location at ``view.head`` of every committed marker in ``records``, computing what is missing."""
     committed = {r.id: r for r in records if r.commit_hash_when_created}
@@ -70,7 +72,7 @@ def at_head(
     moved: list[MarkerRecord] = []
     done = 0
     for (commit, origin_uri, uri), group in groups.items():
-        fresh += _group_at_head(view, commit, origin_uri, uri, group, origins, moved)
+        fresh += _group_at_head(view, commit, origin_uri, uri, group, origins, moved, limits)
         done += len(group)
         if progress is not None:
             progress(done, len(todo))
@@ -92,6 +94,7 @@ def _group_at_head(
     group: list[MarkerRecord],
     origins: dict[str, StoredLocation],
     moved: list[MarkerRecord],
+    limits: GrammarLimits | None = None,
 ) -> list[StoredLocation]:
     """Markers that share a reference file and commit, carried to HEAD in one diff."""
     origin_path, path = view.relative(origin_uri), view.relative(uri)
@@ -105,7 +108,7 @@ def _group_at_head(
         stored_uri = goes_to = uri
     else:
         locations = {r.id: _origin_location(origins[r.id]) for r in group}
-        results = follow(old, new, locations, language_of(new_path))
+        results = follow(old, new, locations, language_of(new_path), limits)
         stored_uri = view.uri(new_path)  # the committed file the location is in
         # a committed rename moves the marker; its old name at HEAD (a staged rename since) does not
         goes_to = stored_uri if new_path not in (path, origin_path) else uri
@@ -174,6 +177,7 @@ def flush_uncommitted(
     locations: LocationStore,
     local: UncommittedStore,
     view: GitView,
+    limits: GrammarLimits | None = None,
 ) -> list[str]:
     """Uncommitted locations whose block is now committed become stored locations at HEAD (MARKERS.md).
 
@@ -186,7 +190,7 @@ def flush_uncommitted(
         committed = view.text(view.head, path) if path else None
         if record is None or committed is None:
             continue
-        result = follow(entry.file_contents, committed, {"m": entry.location}, language_of(entry.uri))["m"]
+        result = follow(entry.file_contents, committed, {"m": entry.location}, language_of(entry.uri), limits)["m"]
         if result.location is None:
             continue
         if block_of(committed, result.location) != block_of(entry.file_contents, entry.location):

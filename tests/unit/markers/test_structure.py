@@ -12,6 +12,7 @@ import pytest
 
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
 from tether_lsp.handlers.markers.structure import Covered, Unit, _overlaps, covered, follow, language_of, snap, units
+from tether_lsp.server.syntax import GrammarLimits
 
 
 def marked(annotated: str) -> tuple[str, Location]:
@@ -280,3 +281,14 @@ def test_a_marker_that_cannot_be_snapped_does_not_stop_the_next_one() -> None:
     assert got["gone"].location is None
     assert got["kept"].location == Location(6, 1, 8, 13)  # with the decorator it gained: snapped
     assert calculate(old, new, locs)["kept"].location != got["kept"].location
+
+
+def test_the_grammar_limits_in_force_are_honoured() -> None:
+    """Texts over ``tether.limits.maxTreeBytes`` (as configured, not only the default) keep the line algorithm."""
+    old_annotated, new_annotated = CASES["a decorator added above"]
+    old, loc = marked(old_annotated)
+    new, expected = marked(new_annotated)
+    assert follow(old, new, {"m": loc}, "python", GrammarLimits(max_tree_bytes=1_000))["m"].location == expected
+    tight = GrammarLimits(max_tree_bytes=len(old.encode()) - 1)
+    assert follow(old, new, {"m": loc}, "python", tight) == calculate(old, new, {"m": loc})
+    assert units("python", old, tight) is None
