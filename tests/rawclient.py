@@ -28,18 +28,29 @@ class RawServer:
         #: A stdout line that is not LSP framing (stdout must carry only the protocol), if one came.
         self.garbage: bytes | None = None
         self.received = 0  # messages read off stdout
+        self.stderr = b""
+        self._stderr_grew = threading.Condition()
         self._threads = [
             threading.Thread(target=self._read, daemon=True),
             threading.Thread(target=self._drain_stderr, daemon=True),
         ]
         for thread in self._threads:
             thread.start()
-        self.stderr = b""
 
     def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
-            self.stderr += line
+            with self._stderr_grew:
+                self.stderr += line
+                self._stderr_grew.notify_all()
+
+    def wait_for_stderr(self, needle: bytes, timeout: float = 10) -> bytes:
+        """Until the server's log holds `needle`: stderr is read by its own thread, so a line logged before an
+        answer on stdout may still be in the pipe when that answer arrives."""
+        with self._stderr_grew:
+            if not self._stderr_grew.wait_for(lambda: needle in self.stderr, timeout):
+                raise TimeoutError(f"{needle!r} never appeared in the server's stderr")
+            return self.stderr
 
     def _read(self) -> None:
         out = self.proc.stdout

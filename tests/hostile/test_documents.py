@@ -52,8 +52,8 @@ def test_yaml_nested_past_the_grammar_limit_is_text_only_and_the_server_lives(re
             {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text + "# more\n"}]},
         )
     assert info(ready, uri)["version"] == 3
-    assert ready.stderr.count(b"WARNING tether_lsp.server.syntax") == 1
     assert_alive(ready)
+    assert ready.wait_for_stderr(b"WARNING tether_lsp.server.syntax").count(b"WARNING tether_lsp.server.syntax") == 1
 
 
 def test_yaml_within_the_limit_is_parsed(ready: RawServer) -> None:

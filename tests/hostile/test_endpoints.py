@@ -70,7 +70,7 @@ def test_an_inline_completion_body_without_end_gives_no_items(tmp_path: Path) ->
             answer = server.request("textDocument/inlineCompletion", params, 60)
             assert answer["result"]["items"] == []
             assert model.endless_sent < 64 * 1024 * 1024
-            assert b"maxResponseBytes" in server.stderr
+            server.wait_for_stderr(b"maxResponseBytes")
             assert_alive(server)
         finally:
             server.close()

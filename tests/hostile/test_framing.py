@@ -32,14 +32,14 @@ def test_a_bad_content_length_is_skipped_and_the_next_message_answered(ready: Ra
     ready.send_raw(framed(body({"id": 900, "method": "tether/listSelectors", "params": {}}), length))
     assert_alive(ready)
     assert ready.proc.poll() is None
-    assert b"framing error" in ready.stderr
+    ready.wait_for_stderr(b"framing error")
 
 
 def test_a_content_length_over_the_limit_is_a_framing_error(ready: RawServer) -> None:
     huge = 64 * 1024 * 1024 + 1
     ready.send_raw(framed(b"{}", huge))
     assert_alive(ready)
-    assert b"over the limit" in ready.stderr
+    ready.wait_for_stderr(b"over the limit")
 
 
 def test_a_too_short_content_length_gives_a_parse_error_then_resynchronises(ready: RawServer) -> None:
