@@ -57,6 +57,7 @@ bench: venv
 	$(PY) -m benchmarks.markers_history
 	$(PY) -m benchmarks.typing
 	$(PY) -m benchmarks.playground
+	$(PY) -m benchmarks.prompt_detection
 	$(PY) -m benchmarks.edits
 	$(PY) -m benchmarks.loop_stall
 

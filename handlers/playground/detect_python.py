@@ -1,66 +1,57 @@
-"""Prompts in Python, on the tree-sitter-python tree: patterns P1–P5 of PLAYGROUND.md.
+"""Prompts in Python, on the tree-sitter-python tree: rules P1–P11 of docs/playground.md.
 
-A prompt's value S is a string literal (not bytes), an implicit concatenation, a parenthesised S, a ``+``
-chain with at least one S, or ``textwrap.dedent(S)`` / ``inspect.cleandoc(S)``. Docstrings, dict keys and
-``role`` values are never prompts: only assignment values, keyword-argument values and dict values are looked at.
+A prompt's value is a string expression S (:mod:`.python_values`). Rules with strong evidence (a name with
+``prompt`` in it, a ``# @prompt`` mark, a keyword argument or dict key of the keyword list, a chat message) take
+any S of 3 characters or more; the weaker ones (names merely ending in a keyword, attributes of a ``Prompts``
+class, functions named ``…prompt…``, library constructors) take only prose (:func:`.text.is_prose`), and a
+constant whose name says nothing only a multi-line template (:func:`.text.is_template`). Docstrings, log
+calls, dict keys and ``role`` values are never prompts: only assignments, keyword arguments, dicts, calls
+and returns are looked at.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from tree_sitter import Node, Query, QueryCursor
 
+from tether_lsp.server.nodes import lineage
 from tether_lsp.server.syntax import language_by_name
 
 from . import text as decode
 from .model import DEFAULT_KEYWORDS, Prompt
+from .python_values import callee, source, value_of
 
 PROMPT_NAME = re.compile(r"prompt", re.IGNORECASE)
-DEDENT = {"textwrap.dedent": decode.dedent, "dedent": decode.dedent}
-CLEANDOC = {"inspect.cleandoc": decode.cleandoc, "cleandoc": decode.cleandoc}
 MARK = "@prompt"
-
-
-def _text(node: Node | None) -> str:
-    return "" if node is None or node.text is None else node.text.decode("utf-8", errors="replace")
-
-
-def value_of(node: Node) -> str | None:
-    """The decoded text of a string expression S, or None when ``node`` is not one."""
-    kind = node.type
-    if kind == "string":
-        literal = decode.python_literal(_text(node))
-        return None if literal is None else literal[0]
-    if kind == "concatenated_string":
-        parts = [value_of(child) for child in node.named_children]
-        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
-    if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return value_of(node.named_children[0])
-    if kind == "binary_operator" and _text(node.child_by_field_name("operator")) == "+":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is None or right is None:
-            return None
-        a, b = value_of(left), value_of(right)
-        if a is None and b is None:
-            return None
-        return (a if a is not None else "{" + _text(left) + "}") + (b if b is not None else "{" + _text(right) + "}")
-    if kind == "call":
-        function = _text(node.child_by_field_name("function")).replace(" ", "")
-        transform = DEDENT.get(function) or CLEANDOC.get(function)
-        args = node.child_by_field_name("arguments")
-        if transform is not None and args is not None and args.named_child_count == 1:
-            inner = value_of(args.named_children[0])
-            return None if inner is None else transform(inner)
-    return None
-
+#: Calls whose arguments are messages for people, not prompts (``log.info(prompt=…)`` is a log line).
+LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"})
+#: LangChain's ``(role, text)`` tuples and ``{"role": …}`` values, as chat roles.
+ROLES = {"system": "system", "developer": "system", "human": "user", "user": "user", "ai": "assistant"}
+ROLES |= {"assistant": "assistant"}
+#: Constructors whose first argument (or ``content=``) is a prompt, by the last part of the callee.
+CONSTRUCTORS: dict[str, str | None] = {
+    "SystemMessage": "system",
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+    "PromptTemplate": None,
+    "Template": None,  # jinja2.Template, string.Template
+}
+#: Class methods whose first argument is a template: ``PromptTemplate.from_template(…)``, Jinja's ``from_string``.
+TEMPLATE_METHODS = frozenset({"from_template", "from_string"})
+#: The role a ``…MessagePromptTemplate.from_template`` class stands for.
+TEMPLATE_CLASS_ROLES = {"SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user"}
+TEMPLATE_CLASS_ROLES |= {"AIMessagePromptTemplate": "assistant"}
+SELF = frozenset({"self", "cls"})
 
 _decoded: dict[tuple[str, bytes], tuple[str, tuple[str, ...]] | None] = {}
 
 
-def _prompt(anchor: str, node: Node) -> Prompt | None:
-    """A prompt at ``node``; decoding is memoised by the literal's text (most prompts do not change per edit)."""
+def _decode(node: Node) -> tuple[str, tuple[str, ...]] | None:
+    """Text and variables of S at ``node`` (None: not S, or under 3 non-space characters); memoised by the
+    literal's source, since most prompts do not change per edit."""
     key = (node.type, node.text or b"")
     if key not in _decoded:
         if len(_decoded) > 20_000:
@@ -68,22 +59,14 @@ def _prompt(anchor: str, node: Node) -> Prompt | None:
         content = value_of(node)
         usable = content is not None and len("".join(content.split())) >= 3
         _decoded[key] = (content, tuple(decode.variables(content))) if usable and content is not None else None
-    found = _decoded[key]
-    if found is None:
-        return None
-    return Prompt(anchor, found[0], (node.start_byte, node.end_byte), found[1])
+    return _decoded[key]
 
 
-def _scope(node: Node) -> str:
-    """``Class.method().`` for a node inside definitions; empty at module level."""
-    parts = []
-    parent = node.parent
-    while parent is not None:
-        if parent.type in ("function_definition", "class_definition"):
-            name = _text(parent.child_by_field_name("name"))
-            parts.append(name + "()" if parent.type == "function_definition" else name)
-        parent = parent.parent
-    return "".join(p + "." for p in reversed(parts))
+def _role_of_name(name: str) -> str | None:
+    lower = name.lower()
+    if "system" in lower or "instruction" in lower:
+        return "system"
+    return "user" if "user" in lower or "human" in lower else None
 
 
 def _target(node: Node | None) -> str | None:
@@ -91,106 +74,306 @@ def _target(node: Node | None) -> str | None:
     if node is None:
         return None
     if node.type == "identifier":
-        return _text(node)
+        return source(node)
     if node.type == "attribute":
-        return _text(node.child_by_field_name("attribute"))
+        return source(node.child_by_field_name("attribute"))
     return None
+
+
+def _scope(chain: Sequence[Node]) -> str:
+    """``Class.method().`` for a node whose ancestors (innermost first) are ``chain``; empty at module level."""
+    parts = []
+    for parent in chain[1:]:
+        if parent.type in ("function_definition", "class_definition"):
+            name = source(parent.child_by_field_name("name"))
+            parts.append(name + "()" if parent.type == "function_definition" else name)
+    return "".join(p + "." for p in reversed(parts))
 
 
 def _marked(statement: Node) -> bool:
     """A ``# @prompt`` comment right above the statement (blank lines allowed) or trailing on its line."""
     before = statement.prev_sibling
-    if before is not None and before.type == "comment" and MARK in _text(before):
+    if before is not None and before.type == "comment" and MARK in source(before):
         return True
     after = statement.next_sibling
     return (
         after is not None
         and after.type == "comment"
         and after.start_point.row == statement.end_point.row
-        and MARK in _text(after)
+        and MARK in source(after)
     )
 
 
-def _container(node: Node) -> str:
-    """What holds a dict or list: the assigned name or the keyword argument, else a generic word."""
-    parent = node.parent
-    if parent is not None and parent.type == "keyword_argument":
-        return _text(parent.child_by_field_name("name"))
-    if parent is not None and parent.type == "assignment":
-        return _target(parent.child_by_field_name("left")) or "dict"
-    return "dict"
+def _keyword_name(name: str, keywords: Sequence[str]) -> bool:
+    """``template``, ``SUMMARY_TEMPLATE``, ``agent_instructions``: a keyword as the name or one of its ``_`` parts
+    at either end."""
+    lower = name.lower()
+    return any(lower == k or lower.endswith("_" + k) or lower.startswith(k + "_") for k in keywords)
 
 
-def _key(pair: Node) -> str | None:
-    key = pair.child_by_field_name("key")
-    if key is None or key.type != "string":
+def _holder(assignment: Node) -> Node | None:
+    """The module or class whose body holds the assignment statement directly, else None."""
+    statement = assignment.parent
+    if statement is None or statement.type != "expression_statement":
         return None
-    literal = decode.python_literal(_text(key))
-    return None if literal is None else literal[0]
+    block = statement.parent
+    if block is not None and block.type == "module":
+        return block
+    owner = block.parent if block is not None and block.type == "block" else None
+    return owner if owner is not None and owner.type == "class_definition" else None
+
+
+def _parameters(function: Node) -> list[str]:
+    params = function.child_by_field_name("parameters")
+    names = []
+    for param in params.named_children if params is not None else []:
+        if param.type == "identifier":
+            names.append(source(param))
+        elif param.type in ("typed_parameter", "default_parameter", "typed_default_parameter"):
+            name = param.child_by_field_name("name") or (param.named_children[0] if param.named_children else None)
+            if name is not None and name.type == "identifier":
+                names.append(source(name))
+    return [n for n in names if n not in SELF]
+
+
+def _dict_pairs(node: Node) -> dict[str, Node]:
+    pairs = {}
+    for pair in node.named_children:
+        key = pair.child_by_field_name("key") if pair.type == "pair" else None
+        if key is not None and key.type == "string":
+            literal = decode.python_literal(source(key))
+            if literal is not None:
+                pairs[literal[0]] = pair
+    return pairs
+
+
+@dataclass
+class _Module:
+    """One detection run: the rules' inputs and what they found, keyed by span (the first rule wins)."""
+
+    root: Node
+    keywords: Sequence[str]
+    constants: dict[str, str] = field(default_factory=dict)  # module-level NAME = S, to read chat messages
+    marked: set[tuple[str, str]] = field(default_factory=set)  # (scope, name) of P2 names
+    found: dict[tuple[int, int], Prompt] = field(default_factory=dict)
+
+    def add(
+        self,
+        anchor: str,
+        node: Node | None,
+        *,
+        guard: Callable[[str], bool] | None = None,
+        role: str | None = None,
+        chat: tuple[tuple[str, str], ...] = (),
+        parameters: Sequence[str] = (),
+    ) -> None:
+        if node is None or (node.start_byte, node.end_byte) in self.found:
+            return
+        decoded = _decode(node)
+        if decoded is None or (guard is not None and not guard(decoded[0])):
+            return
+        content, variables = decoded
+        if parameters:
+            variables = (*parameters, *(v for v in variables if v not in parameters))
+        span = (node.start_byte, node.end_byte)
+        self.found[span] = Prompt(anchor, content, span, variables, role, chat)
+
+    def text_of(self, node: Node | None) -> str:
+        """A chat message's text: S decoded, a module constant's text, else ``{source}`` (a variable)."""
+        if node is None:
+            return ""
+        value = value_of(node)
+        if value is not None:
+            return value
+        if node.type == "identifier" and source(node) in self.constants:
+            return self.constants[source(node)]
+        return "{" + source(node) + "}"
 
 
 _QUERY: Query | None = None
 
 
 def _candidates(root: Node) -> dict[str, list[Node]]:
-    """Assignments, keyword arguments and dicts, found by a tree-sitter query (in C, not a Python walk)."""
+    """Assignments, keyword arguments, dicts, calls and returns, found by one tree-sitter query (in C)."""
     global _QUERY
     if _QUERY is None:
-        _QUERY = Query(language_by_name("python").language, "(assignment) @a (keyword_argument) @k (dictionary) @d")
+        _QUERY = Query(
+            language_by_name("python").language,
+            "(assignment) @a (keyword_argument) @k (dictionary) @d (call) @c (return_statement) @r",
+        )
     return QueryCursor(_QUERY).captures(root)
 
 
 def detect(root: Node, keywords: Sequence[str] = DEFAULT_KEYWORDS) -> list[Prompt]:
     """Every prompt of a module, in document order."""
     nodes = _candidates(root)
+    module = _Module(root, keywords)
     assignments = nodes.get("a", [])
-    marked: set[tuple[str, str]] = set()  # (scope, name) of P2 names: a prompt name in that scope
     for node in assignments:
         name = _target(node.child_by_field_name("left"))
         statement = node.parent
-        if name and statement is not None and statement.type == "expression_statement" and _marked(statement):
-            marked.add((_scope(node), name))
-    found: list[Prompt] = []
-    for node in [*assignments, *nodes.get("k", []), *nodes.get("d", [])]:
-        found += _at(node, keywords, marked)
-    return sorted(found, key=lambda p: p.span)
+        if not name or statement is None or statement.type != "expression_statement":
+            continue
+        if _marked(statement):
+            module.marked.add((_scope(lineage(root, node)), name))
+        right = node.child_by_field_name("right")
+        if statement.parent is not None and statement.parent.type == "module" and right is not None:
+            value = value_of(right)
+            if value is not None:
+                module.constants[name] = value
+    for node in assignments:
+        _assignment(module, node)
+    for node in nodes.get("k", []):
+        _keyword(module, node)
+    for node in nodes.get("d", []):
+        _dictionary(module, node)
+    for node in nodes.get("c", []):
+        _call(module, node)
+    _returns(module, nodes.get("r", []))
+    return sorted(module.found.values(), key=lambda p: p.span)
 
 
-def _at(node: Node, keywords: Sequence[str], marked: set[tuple[str, str]]) -> list[Prompt]:
-    kind = node.type
-    if kind == "assignment":
-        name, right = _target(node.child_by_field_name("left")), node.child_by_field_name("right")
-        if name and right is not None and (PROMPT_NAME.search(name) or (_scope(node), name) in marked):
-            prompt = _prompt(_scope(node) + name, right)
-            return [prompt] if prompt else []
-    elif kind == "keyword_argument":
-        name, value = _text(node.child_by_field_name("name")), node.child_by_field_name("value")
-        if value is not None and name in keywords:
-            call = node.parent.parent if node.parent is not None else None
-            callee = _text(call.child_by_field_name("function")).replace(" ", "") if call is not None else "call"
-            prompt = _prompt(f"{callee}({name}=)", value)
-            return [prompt] if prompt else []
-    elif kind == "dictionary":
-        return _in_dict(node, keywords)
-    return []
+def _assignment(module: _Module, node: Node) -> None:
+    """P1 (a ``prompt`` name), P2 (a marked name), P6 (a keyword name), P7 (a ``Prompts`` class attribute), P11
+    (a template constant)."""
+    name, right = _target(node.child_by_field_name("left")), node.child_by_field_name("right")
+    if not name or right is None:
+        return
+    strong = PROMPT_NAME.search(name) is not None
+    holder = None if strong else _holder(node)
+    keyword = not strong and _keyword_name(name, module.keywords)
+    in_prompt_class = (
+        holder is not None
+        and holder.type == "class_definition"
+        and PROMPT_NAME.search(source(holder.child_by_field_name("name"))) is not None
+    )
+    constant = holder is not None and name.isupper()
+    if not (strong or keyword or in_prompt_class or constant or module.marked):
+        return
+    scope = _scope(lineage(module.root, node))
+    role = _role_of_name(name)
+    if strong or (scope, name) in module.marked:
+        module.add(scope + name, right, role=role)
+    elif keyword or in_prompt_class:
+        module.add(scope + name, right, guard=decode.is_prose, role=role)
+    elif constant:
+        module.add(scope + name, right, guard=decode.is_template, role=role)
 
 
-def _in_dict(node: Node, keywords: Sequence[str]) -> list[Prompt]:
-    pairs = {k: p for p in node.named_children if p.type == "pair" and (k := _key(p)) is not None}
-    out = []
-    if "role" in pairs and "content" in pairs:  # P4: a chat message
-        value = pairs["content"].child_by_field_name("value")
+def _keyword(module: _Module, node: Node) -> None:
+    """P3: a keyword argument of the keyword list; P10: ``input=`` of a call that also names a ``model=``."""
+    name, value = source(node.child_by_field_name("name")), node.child_by_field_name("value")
+    args = node.parent
+    call = args.parent if args is not None else None
+    function = callee(call) if call is not None and call.type == "call" else "call"
+    if function.rsplit(".", 1)[-1] in LOG_METHODS:
+        return
+    if name in module.keywords:
+        module.add(f"{function}({name}=)", value, role=_role_of_name(name))
+    elif name == "input" and args is not None and _has_keyword(args, "model"):
+        module.add(f"{function}({name}=)", value, guard=decode.is_prose, role="user")
+
+
+def _has_keyword(args: Node, name: str) -> bool:
+    return any(
+        a.type == "keyword_argument" and source(a.child_by_field_name("name")) == name for a in args.named_children
+    )
+
+
+def _container(module: _Module, node: Node) -> str:
+    """What holds a dict or list: the assigned name, the keyword argument, the called or returning function."""
+    parent = node.parent
+    if parent is not None and parent.type == "keyword_argument":
+        return source(parent.child_by_field_name("name"))
+    if parent is not None and parent.type == "assignment":
+        return _target(parent.child_by_field_name("left")) or "dict"
+    if parent is not None and parent.type == "argument_list" and parent.parent is not None:
+        return callee(parent.parent)
+    if parent is not None and parent.type == "return_statement":
+        return _scope(lineage(module.root, parent)).rstrip(".") or "return"
+    return "dict"
+
+
+def _message(module: _Module, node: Node) -> tuple[str, Node | None] | None:
+    """``(role, content node)`` of a chat message: a ``{"role", "content"}`` dict or a LangChain tuple."""
+    if node.type == "dictionary":
+        pairs = _dict_pairs(node)
+        if "role" in pairs and "content" in pairs:
+            role_value = pairs["role"].child_by_field_name("value")
+            role = (value_of(role_value) if role_value is not None else None) or ""
+            return ROLES.get(role, role), pairs["content"].child_by_field_name("value")
+    if node.type == "tuple" and node.named_child_count == 2:
+        said = value_of(node.named_children[0])
+        if said is not None and said in ROLES:
+            return ROLES[said], node.named_children[1]
+    return None
+
+
+def _chat(module: _Module, holder: Node) -> tuple[tuple[str, str], ...]:
+    messages = (_message(module, item) for item in holder.named_children)
+    return tuple((role, module.text_of(content)) for m in messages if m is not None for role, content in [m])
+
+
+def _dictionary(module: _Module, node: Node) -> None:
+    """P4: a ``{"role", "content"}`` message (the whole list is its conversation); P5: a keyword or ``prompt`` key."""
+    message = _message(module, node)
+    if message is not None:
+        role, value = message
         holder = node.parent
-        if value is not None and holder is not None and holder.type == "list":
+        if holder is not None and holder.type == "list":
             index = [c.id for c in holder.named_children].index(node.id)
-            prompt = _prompt(f"{_container(holder)}[{index}].content", value)
+            module.add(f"{_container(module, holder)}[{index}].content", value, role=role, chat=_chat(module, holder))
         else:
-            prompt = _prompt(f"{_container(node)}.content", value) if value is not None else None
-        return [prompt] if prompt else []
-    for key, pair in pairs.items():  # P5
-        value = pair.child_by_field_name("value")
-        if value is not None and (key in keywords or PROMPT_NAME.search(key)):
-            prompt = _prompt(f"{_container(node)}.{key}", value)
-            if prompt:
-                out.append(prompt)
-    return out
+            module.add(f"{_container(module, node)}.content", value, role=role)
+        return
+    for key, pair in _dict_pairs(node).items():
+        if key in module.keywords or PROMPT_NAME.search(key):
+            module.add(f"{_container(module, node)}.{key}", pair.child_by_field_name("value"), role=_role_of_name(key))
+
+
+def _call(module: _Module, node: Node) -> None:
+    """P9: the prompt constructors of LangChain and Jinja (``from_messages``, ``from_template``, ``…Message``,
+    ``PromptTemplate``, ``Template``, ``from_string``)."""
+    function = callee(node)
+    parts = function.split(".")
+    last = parts[-1]
+    args = node.child_by_field_name("arguments")
+    if args is None or args.type != "argument_list":
+        return
+    positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
+    first = positional[0] if positional else None
+    if last == "from_messages" and first is not None and first.type in ("list", "tuple"):
+        chat = _chat(module, first)
+        for index, item in enumerate(c for c in first.named_children if c.type != "comment"):
+            message = _message(module, item) if item.type == "tuple" else None
+            if message is not None:
+                module.add(f"{function}[{index}]", message[1], guard=decode.is_prose, role=message[0], chat=chat)
+    elif last in TEMPLATE_METHODS and first is not None:
+        role = TEMPLATE_CLASS_ROLES.get(parts[-2]) if len(parts) > 1 else None
+        module.add(f"{function}()", first, guard=decode.is_prose, role=role)
+    elif last in CONSTRUCTORS:
+        content = first
+        for arg in args.named_children:
+            if arg.type == "keyword_argument" and source(arg.child_by_field_name("name")) in ("content", "template"):
+                content = arg.child_by_field_name("value")
+        module.add(f"{function}()", content, guard=decode.is_prose, role=CONSTRUCTORS[last])
+
+
+def _returns(module: _Module, returns: list[Node]) -> None:
+    """P8: each ``return S`` of a function or method named ``…prompt…``; its parameters are the variables."""
+    by_function: dict[int, tuple[Node, list[tuple[Node, list[Node]]]]] = {}
+    for node in returns:
+        chain = lineage(module.root, node)
+        function = next((n for n in chain if n.type in ("function_definition", "lambda")), None)
+        if function is None or function.type != "function_definition":
+            continue
+        if not PROMPT_NAME.search(source(function.child_by_field_name("name"))):
+            continue
+        by_function.setdefault(function.id, (function, []))[1].append((node, chain))
+    for function, found in by_function.values():
+        parameters = _parameters(function)
+        for index, (node, chain) in enumerate(found):
+            anchor = _scope(chain) + ("return" if len(found) == 1 else f"return[{index}]")
+            value = node.named_children[0] if node.named_children else None
+            name = source(function.child_by_field_name("name"))
+            module.add(anchor, value, guard=decode.is_prose, role=_role_of_name(name), parameters=parameters)

@@ -1,8 +1,10 @@
-"""Prompts in YAML, on the tree-sitter-yaml tree: patterns Y1–Y3 and Y5 of PLAYGROUND.md.
+"""Prompts in YAML, on the tree-sitter-yaml tree: rules Y1–Y6 of docs/playground.md.
 
 A prompt is a string scalar (plain — not a number, boolean or null —, quoted, or a block scalar) that is the
 value of a key matching ``/prompt/i`` (Y1), of a key in the keyword list (Y2), the ``content`` of a mapping
-that also has ``role`` (Y3), or of any key under a ``# @prompt`` comment (Y5). An alias is not a prompt.
+that also has ``role`` (Y3: GitHub's ``.prompt.yml`` ``messages``), of any key under a ``# @prompt`` comment
+(Y5), or an item of a list under a ``prompt`` key (Y6: promptfoo's ``prompts:``, strings or ``raw:``/
+``content:`` mappings; prose only, so ``file://…`` references are not prompts). An alias is not a prompt.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import re
 from collections.abc import Iterator, Sequence
 
 from tree_sitter import Node
+
+from tether_lsp.server.nodes import lineage
 
 from . import text as decode
 from .model import YAML_KEYS, Prompt
@@ -77,21 +81,58 @@ def _marked(pair: Node, text: bytes) -> bool:
     return False
 
 
-def _path(pair: Node) -> str:
-    """The key path of a pair: ``summarize.system``, ``messages[1].content``."""
+def _path(chain: list[Node]) -> str:
+    """The key path of a node whose ancestors (innermost first, up to its document) are ``chain``:
+    ``summarize.system``, ``messages[1].content``."""
     parts: list[str] = []
-    node: Node | None = pair
-    while node is not None and node.type != "document":
+    for node, parent in zip(chain, [*chain[1:], None], strict=True):
         if node.type in PAIRS:
             parts.append("." + key_of(node))
-        elif node.type == "block_sequence_item" and node.parent is not None:
-            items = [c.id for c in node.parent.named_children if c.type == "block_sequence_item"]
+        elif node.type == "block_sequence_item" and parent is not None:
+            items = [c.id for c in parent.named_children if c.type == "block_sequence_item"]
             parts.append(f"[{items.index(node.id)}]")
-        elif node.type == "flow_node" and node.parent is not None and node.parent.type == "flow_sequence":
-            items = [c.id for c in node.parent.named_children]
+        elif node.type == "flow_node" and parent is not None and parent.type == "flow_sequence":
+            items = [c.id for c in parent.named_children]
             parts.append(f"[{items.index(node.id)}]")
-        node = node.parent
     return "".join(reversed(parts)).lstrip(".")
+
+
+def _items(value: Node | None) -> list[Node]:
+    """The items' value nodes of a block or flow sequence value, else nothing."""
+    while value is not None and value.type in ("block_node", "flow_node"):
+        value = next((c for c in value.named_children if c.type not in ("anchor", "tag")), None)
+    if value is None:
+        return []
+    if value.type == "block_sequence":
+        items = [c for c in value.named_children if c.type == "block_sequence_item"]
+        return [i.named_children[0] for i in items if i.named_children]
+    return [c for c in value.named_children if c.type == "flow_node"] if value.type == "flow_sequence" else []
+
+
+def _pairs_of(node: Node | None) -> dict[str, Node]:
+    """A mapping value's pairs by key."""
+    while node is not None and node.type in ("block_node", "flow_node"):
+        node = next((c for c in node.named_children if c.type not in ("anchor", "tag")), None)
+    if node is None or node.type not in ("block_mapping", "flow_mapping"):
+        return {}
+    return {key_of(c): c for c in node.named_children if c.type in PAIRS}
+
+
+def _chat(chain: list[Node]) -> tuple[tuple[str, str], ...]:
+    """The conversation a ``{role, content}`` mapping (ancestors ``chain``) belongs to: every such item of the
+    innermost list holding it."""
+    sequence = next((n for n in chain if n.type in ("block_sequence", "flow_sequence")), None)
+    if sequence is None:
+        return ()
+    out = []
+    for item in sequence.named_children:
+        value = item.named_children[0] if item.type == "block_sequence_item" and item.named_children else item
+        pairs = _pairs_of(value)
+        role = scalar_of(pairs["role"].child_by_field_name("value")) if "role" in pairs else None
+        content = scalar_of(pairs["content"].child_by_field_name("value")) if "content" in pairs else None
+        if role is not None and content is not None:
+            out.append((decoded(role).strip(), decoded(content)))
+    return tuple(out)
 
 
 def _walk(root: Node) -> Iterator[Node]:
@@ -102,27 +143,64 @@ def _walk(root: Node) -> Iterator[Node]:
         stack.extend(reversed(node.named_children))
 
 
+def _prompt(anchor: str, scalar: Node, role: str | None, chat: tuple[tuple[str, str], ...] = ()) -> Prompt | None:
+    content = decoded(scalar)
+    if len("".join(content.split())) < 3:
+        return None
+    span = (scalar.start_byte, scalar.end_byte)
+    return Prompt(anchor, content, span, tuple(decode.variables(content)), role, chat)
+
+
 def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list[Prompt]:
     """Every prompt of a YAML stream, in document order."""
     documents = [c for c in root.named_children if c.type == "document"]
     many = len(documents) > 1
-    found = []
+    found: dict[tuple[int, int], Prompt] = {}
     for index, document in enumerate(documents):
+        prefix = f"{index}:" if many else ""
         for node in _walk(document):
             if node.type not in PAIRS:
                 continue
-            scalar = scalar_of(node.child_by_field_name("value"))
-            if scalar is None:
-                continue
             key = key_of(node)
+            value = node.child_by_field_name("value")
+            scalar = scalar_of(value)
+            if scalar is None:
+                if PROMPT_KEY.search(key) or key in keywords:
+                    _listed(document, node, value, prefix, found)
+                continue
             role_sibling = key == "content" and any(key_of(s) == "role" for s in _siblings(node))
             if not (PROMPT_KEY.search(key) or key in keywords or role_sibling or _marked(node, text)):
                 continue
-            content = decoded(scalar)
-            if len("".join(content.split())) < 3:
-                continue
-            anchor = (f"{index}:" if many else "") + _path(node)
-            found.append(
-                Prompt(anchor, content, (scalar.start_byte, scalar.end_byte), tuple(decode.variables(content)))
-            )
-    return found
+            chain = lineage(document, node)
+            if role_sibling:
+                role_pair = next(s for s in _siblings(node) if key_of(s) == "role")
+                role_scalar = scalar_of(role_pair.child_by_field_name("value"))
+                role = decoded(role_scalar).strip() if role_scalar is not None else None
+                prompt = _prompt(prefix + _path(chain), scalar, role, _chat(chain))
+            else:
+                prompt = _prompt(prefix + _path(chain), scalar, key if key in ("system", "user", "assistant") else None)
+            if prompt is not None and prompt.span not in found:
+                found[prompt.span] = prompt
+    return sorted(found.values(), key=lambda p: p.span)
+
+
+def _listed(document: Node, pair: Node, value: Node | None, prefix: str, found: dict[tuple[int, int], Prompt]) -> None:
+    """Y6: the items of a list under a ``prompt`` key: strings, or the ``raw``/``content``/``template`` of a
+    mapping item."""
+    items = _items(value)
+    if not items:
+        return
+    base = prefix + _path(lineage(document, pair))
+    for index, item in enumerate(items):
+        scalar = scalar_of(item)
+        anchor = f"{base}[{index}]"
+        if scalar is None:
+            pairs = _pairs_of(item)
+            key = next((k for k in ("raw", "content", "template") if k in pairs), None)
+            scalar = scalar_of(pairs[key].child_by_field_name("value")) if key is not None else None
+            anchor += f".{key}"
+        if scalar is None:
+            continue
+        prompt = _prompt(anchor, scalar, None)
+        if prompt is not None and decode.is_prose(prompt.content) and prompt.span not in found:
+            found[prompt.span] = prompt

@@ -8,7 +8,7 @@ it). Pure apart from the callbacks it is given; offsets are bytes of the documen
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node, Tree
 
@@ -176,7 +176,7 @@ class Playground:
         for prompt in previous.last_good:
             if prompt.norm not in have:
                 span = shift_span(prompt.span, edits)
-                kept.append(Prompt(prompt.anchor, prompt.content, span, prompt.variables))
+                kept.append(replace(prompt, span=span))
         return sorted(kept, key=lambda p: p.span)
 
     def renamed(self, old: str, new: str) -> None:

@@ -19,6 +19,10 @@ class Prompt:
     content: str
     span: tuple[int, int]
     variables: tuple[str, ...] = ()
+    #: ``system``, ``user`` or ``assistant`` when the code says so; None for a template (sent as the user message).
+    role: str | None = field(default=None, compare=False)
+    #: The whole conversation when the prompt is one message of a list, each ``(role, text)``, in order.
+    chat: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     norm: str = field(init=False, repr=False, compare=False)  # what identity compares, computed once
 
     def __post_init__(self) -> None:

@@ -15,7 +15,12 @@ _SPACES = re.compile(r"\s+")
 _ESCAPE = re.compile(r"\\(\n|[\\'\"abfnrtv0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\})")
 _SIMPLE = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n"}
 _SIMPLE |= {"r": "\r", "t": "\t", "v": "\v", "0": "\0"}
-_VARIABLES = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}|(?<!\{)\{([A-Za-z_]\w*)[^{}]*\}(?!\})|\$\{?([A-Za-z_]\w*)\}?")
+_VARIABLES = re.compile(
+    r"\{\{\s*\$?([A-Za-z_]\w*)[^{}]*\}\}|(?<!\{)\{([A-Za-z_]\w*)[^{}]*\}(?!\})|\$\{?([A-Za-z_]\w*)\}?"
+)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_PUNCTUATION = ".,;:!?'\"«»()[]-—…*"
+_CODE_START = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|DROP|ALTER)\b|\s*<", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -87,8 +92,30 @@ def yaml_block(token: str) -> str:
     return body.rstrip("\n") + "\n"
 
 
+def words(text: str) -> int:
+    """How many tokens of the text are words (letters, with punctuation around them)."""
+    return sum(1 for token in text.split() if _WORD.fullmatch(token.strip(_PUNCTUATION)))
+
+
+def is_prose(text: str) -> bool:
+    """Reads like a sentence: two words or more (one long word in scripts written without spaces). The
+    precision guard of the weaker rules: a path, a URL, an identifier or a format code is not a prompt."""
+    if words(text) >= 2:
+        return True
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 4 and not any(c.isascii() for c in letters)
+
+
+def is_template(text: str) -> bool:
+    """Prose of several lines with at least one variable, and not SQL or markup: a constant holding this is a
+    prompt template even when its name says nothing (``SUMMARIZE_TICKET = dedent(\"\"\"…{ticket}…\"\"\")``)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return len(lines) >= 2 and words(text) >= 8 and bool(variables(text)) and not _CODE_START.match(text)
+
+
 def variables(text: str) -> list[str]:
-    """``{x}`` (f-strings, format), ``{{x}}`` (Jinja, Mustache), ``$x`` / ``${x}``: first-seen order, no repeats."""
+    """``{x}`` (f-strings, format), ``{{x}}`` / ``{{ x | f }}`` / ``{{$x}}`` (Jinja, Mustache, Semantic Kernel),
+    ``$x`` / ``${x}``: first-seen order, no repeats."""
     out: list[str] = []
     for match in _VARIABLES.finditer(text):
         name = next(g for g in match.groups() if g)
