@@ -174,6 +174,12 @@ class Settings:
                 return value if isinstance(value, cls) else cls()
         raise KeyError(f"settings section {cls.__name__} is not registered")
 
+    def named(self, name: str) -> Any | None:
+        """Another feature's section by its name (defaults when none were given; None when not registered), so
+        one feature can fall back on another's settings without importing it."""
+        cls = _SECTIONS.get(name)
+        return None if cls is None else self.section(cls)
+
 
 def _flatten(raw: Mapping[str, Any], leaves: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested objects to dotted keys, stopping at registered leaves."""

@@ -1,7 +1,8 @@
 """A fake model server for tests: the real wire formats on 127.0.0.1, scripted answers, recorded requests.
 
-Speaks Ollama ``/api/generate`` (one JSON object, or NDJSON when ``stream`` is true), OpenAI-compatible
-``/v1/completions`` and ``/v1/chat/completions`` (JSON, or server-sent events with ``stream: true``). Each
+Speaks Ollama ``/api/generate`` and ``/api/chat`` (one JSON object, or NDJSON when ``stream`` is true),
+OpenAI-compatible ``/v1/completions`` and ``/v1/chat/completions`` (JSON, or server-sent events with
+``stream: true``; a chat stream ends with a ``finish_reason`` and token counts, as OpenAI's does). Each
 request takes the next scripted :class:`Answer` (the last one repeats): a text, a delay, an HTTP error, a
 dropped connection or a body that is not JSON.
 """
@@ -35,6 +36,7 @@ class FakeModel:
     answers: list[Answer] = field(default_factory=lambda: [Answer("")])
     requests: list[dict[str, Any]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
     port: int = 0
     endless_sent: int = 0  # bytes of endless filler written before the client hung up
 
@@ -57,6 +59,7 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(length) or b"{}")
             model.requests.append(body)
             model.paths.append(self.path)
+            model.headers.append(dict(self.headers.items()))
             answer = model.next_answer()
             time.sleep(answer.delay)
             if answer.drop and not answer.chunks:
@@ -84,6 +87,8 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
         def _whole(self, text: str) -> dict[str, Any]:
             if self.path.endswith("/api/generate"):
                 return {"model": "fake", "response": text, "done": True}
+            if self.path.endswith("/api/chat"):
+                return {"model": "fake", "message": {"role": "assistant", "content": text}, "done": True}
             if self.path.endswith("/chat/completions"):
                 return {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
             return {"choices": [{"index": 0, "text": text}]}
@@ -100,7 +105,8 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
 
         def _stream(self, answer: Answer) -> None:
             self.send_response(200)
-            ndjson = self.path.endswith("/api/generate")
+            ndjson = self.path.endswith(("/api/generate", "/api/chat"))
+            chat = self.path.endswith("/api/chat")
             self.send_header("Content-Type", "application/x-ndjson" if ndjson else "text/event-stream")
             self.send_header("Connection", "close")
             self.end_headers()
@@ -115,7 +121,9 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
                 if answer.drop and k == len(answer.chunks or []) // 2:
                     self.connection.shutdown(2)
                     return
-                if ndjson:
+                if chat:
+                    line = json.dumps({"message": {"role": "assistant", "content": piece}, "done": False}) + "\n"
+                elif ndjson:
                     line = json.dumps({"response": piece, "done": False}) + "\n"
                 elif self.path.endswith("/chat/completions"):
                     line = "data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": piece}}]}) + "\n\n"
@@ -124,7 +132,18 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(line.encode())
                 self.wfile.flush()
                 time.sleep(answer.chunk_delay)
-            self.wfile.write(b'{"response": "", "done": true}\n' if ndjson else b"data: [DONE]\n\n")
+            pieces = len(list(self._pieces(answer)))
+            if chat:
+                end = {"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"}
+                self.wfile.write((json.dumps(end | {"prompt_eval_count": 7, "eval_count": pieces}) + "\n").encode())
+            elif ndjson:
+                self.wfile.write(b'{"response": "", "done": true}\n')
+            else:
+                if self.path.endswith("/chat/completions"):
+                    usage = {"prompt_tokens": 7, "completion_tokens": pieces, "total_tokens": 7 + pieces}
+                    last = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage}
+                    self.wfile.write(("data: " + json.dumps(last) + "\n\n").encode())
+                self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
 
         def _endless(self, limit: int, ndjson: bool) -> None:

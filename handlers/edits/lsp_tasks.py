@@ -26,7 +26,7 @@ import attrs
 import platformdirs
 from lsprotocol import types
 
-from tether_lsp.server import http
+from tether_lsp.server import chat, http
 from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.files import FileRefused, read_text, uri_to_path
 from tether_lsp.server.positions import lsp_range
@@ -201,14 +201,6 @@ def messages(ctx: TaskContext, instruction: str, limit: int) -> list[dict[str, s
         parts.append(f'<file path="{shown.path}">\n{text}\n</file>')
     parts += ctx.extra
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
-
-
-def chat_url(endpoint: str) -> http.Url:
-    url = http.Url.parse(endpoint)
-    path = url.path.rstrip("/")
-    if not path.endswith("/chat/completions"):
-        path = path + ("/chat/completions" if path.endswith("/v1") else "/v1/chat/completions")
-    return http.Url(url.scheme, url.host, url.port, path, url.query)
 
 
 @dataclass
@@ -541,7 +533,7 @@ def register(server: TetherServer, streamer: Streamer) -> None:
         try:
             await asyncio.wait_for(
                 _consume(
-                    chat_url(settings.endpoint),
+                    chat.ChatEndpoint.parse(settings.endpoint),
                     body,
                     headers,
                     parser,
@@ -570,7 +562,7 @@ def register(server: TetherServer, streamer: Streamer) -> None:
 
 
 async def _consume(
-    url: http.Url,
+    endpoint: chat.ChatEndpoint,
     body: dict[str, Any],
     headers: dict[str, str],
     parser: TaskOutputParser,
@@ -578,33 +570,9 @@ async def _consume(
     log_: SessionLog,
     max_bytes: int,
 ) -> None:
-    response = await http.open_post(url, body, headers, max_bytes)
-    try:
-        if response.status != 200:
-            data = await response.body()
-            log_.raw_write(data.decode("utf-8", errors="replace"))
-            raise http.HttpError(f"HTTP {response.status} from the endpoint: {data[:80]!r}")
-        done = False
-        try:
-            async for line in response.lines():
-                if not line.startswith("data:"):
-                    continue
-                payload = line[5:].strip()
-                if payload == "[DONE]":
-                    done = True
-                    break
-                try:
-                    piece = json.loads(payload)["choices"][0]["delta"].get("content") or ""
-                except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-                    continue
-                if not isinstance(piece, str):  # an event we do not understand is not text to apply
-                    continue
-                log_.raw_write(piece)
-                for event in parser.feed(piece):
-                    await task.on_event(event)
-        except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
-            raise http.HttpError(f"the connection broke mid-stream: {exc}") from exc
-        if not done:
-            raise http.HttpError("the stream ended without [DONE]")
-    finally:
-        response.close()
+    async for piece in chat.stream(endpoint, body, headers, max_bytes):
+        if isinstance(piece, chat.Finish):
+            return
+        log_.raw_write(piece)
+        for event in parser.feed(piece):
+            await task.on_event(event)

@@ -17,6 +17,7 @@ from tether_lsp.server.documents import ByteEdit
 from . import detect_python, detect_yaml
 from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap, Prompt
 from .resolver import DEFAULT, Thresholds, resolve_file_prompts
+from .run import conversation
 from .text import preview
 
 
@@ -66,6 +67,8 @@ class State:
     prompts: tuple[Item, ...]
     pin: tuple[str, str] | None
     parse_error: str | None
+    variables: tuple[str, ...] = ()  # of the selected prompt: what a run asks for
+    role: str | None = None  # of the selected prompt
 
 
 def first_error(root: Node) -> str | None:
@@ -246,6 +249,8 @@ class Playground:
             items,
             self.pin,
             view.parse_error,
+            conversation(found.prompt).variables if found else (),
+            found.prompt.role if found else None,
         )
 
     def _file_id(self, uri: str) -> str | None:

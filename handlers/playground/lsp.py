@@ -14,7 +14,6 @@ import asyncio
 import functools
 import logging
 import threading
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -25,11 +24,11 @@ from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Pos, lsp_range
-from tether_lsp.server.settings import register_section, setting
 
+from . import lsp_run
 from .engine import Item, Playground, State
-from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap
-from .resolver import Thresholds
+from .model import MapFile, PlaygroundMap
+from .settings import PlaygroundSettings
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
@@ -46,32 +45,6 @@ FLUSH_DELAY_S = 0.5
 #: Document changes are processed this long after the last one (typing does not pay for the playground),
 #: and at once before any playground request or notification, so those always see every change.
 DEBOUNCE_S = 0.1
-
-
-@dataclass(frozen=True)
-class PlaygroundSettings:
-    """``tether.playground``: which keyword arguments / dict keys (P3, P5) and YAML keys (Y2) hold prompts."""
-
-    keywords: list[str] = setting(
-        description="Python keyword arguments and dict keys whose string values are prompts.",
-        factory=lambda: list(DEFAULT_KEYWORDS),
-    )
-    yamlKeys: list[str] = setting(description="YAML keys whose values are prompts.", factory=lambda: list(YAML_KEYS))
-    similarityThreshold: float = setting(
-        0.4, "Least similarity for a changed prompt to keep its identity.", minimum=0, maximum=1
-    )
-    shortSimilarityThreshold: float = setting(
-        0.6, "The same, when both prompts are under 40 characters.", minimum=0, maximum=1
-    )
-    renameThreshold: float = setting(
-        0.5, "Least mean similarity of the prompts for a file gone from disk to count as renamed.", minimum=0, maximum=1
-    )
-
-    def thresholds(self) -> Thresholds:
-        return Thresholds(self.similarityThreshold, self.shortSimilarityThreshold, self.renameThreshold)
-
-
-register_section("playground", PlaygroundSettings)
 
 
 @attrs.define
@@ -138,6 +111,8 @@ class SelectedPrompt:
     anchor: str
     content: str
     reason: str
+    variables: list[str] = attrs.field(factory=list)  # what `tether/playground/run` needs values for
+    role: str | None = None  # system, user, assistant; null: a template (sent as the user message)
 
 
 @attrs.define
@@ -376,7 +351,17 @@ class Session:
         prompt = None
         if state.prompt is not None and state.content is not None and state.reason is not None:
             p = item(state.prompt)
-            prompt = SelectedPrompt(p.file_id, p.prompt_id, p.preview, p.range, p.anchor, state.content, state.reason)
+            prompt = SelectedPrompt(
+                p.file_id,
+                p.prompt_id,
+                p.preview,
+                p.range,
+                p.anchor,
+                state.content,
+                state.reason,
+                list(state.variables),
+                state.role,
+            )
         file = None
         if state.uri is not None and state.file_id is not None:
             file = FileInfo(state.uri, state.file_id, state.language_id or "")
@@ -529,6 +514,7 @@ def register(server: TetherServer) -> None:
         _plain(requests.get_settings)
     )
     server.feature(types.WORKSPACE_DID_RENAME_FILES, RENAME_OPTIONS)(_plain(requests.renamed))
+    lsp_run.register(server, session, _plain)
 
 
 def _plain(method: Any) -> Any:

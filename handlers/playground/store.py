@@ -1,4 +1,8 @@
-"""Persistence of the playground map and the per-prompt settings (the foundation's storage; written on change)."""
+"""Persistence of the playground map, the per-prompt settings and the runs (the foundation's storage).
+
+Runs are kept by prompt id, so they follow the prompt across edits and renames as its id does; the oldest
+beyond ``tether.playground.maxRunsPerPrompt`` are deleted when a run is added.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import Column, Float, String, Table, Text, delete, select
+from sqlalchemy import Column, Float, Index, String, Table, Text, delete, select
 from sqlalchemy.engine import Connection
 
 from tether_lsp.server.storage import Database, Migration, metadata, register_migrations
@@ -29,12 +33,33 @@ settings_table = Table(
 )
 
 
+runs_table = Table(
+    "tether_playground_runs",
+    metadata,
+    Column("run_id", String(32), primary_key=True),
+    Column("prompt_id", String(32), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("data", Text, nullable=False),  # JSON: the run as the protocol shows it
+    Index("tether_playground_runs_prompt", "prompt_id", "created_at"),
+)
+
+
 def _create(conn: Connection) -> None:
     files_table.create(conn)
     settings_table.create(conn)
 
 
-register_migrations("playground", [Migration(1, "playground map and per-prompt settings", _create)])
+def _create_runs(conn: Connection) -> None:
+    runs_table.create(conn)
+
+
+register_migrations(
+    "playground",
+    [
+        Migration(1, "playground map and per-prompt settings", _create),
+        Migration(2, "playground runs", _create_runs),
+    ],
+)
 
 
 def _prompt(data: dict[str, Any]) -> MapPrompt:
@@ -87,3 +112,24 @@ class PlaygroundStore:
         with self.db.transaction(write_lock=True) as conn:
             conn.execute(delete(settings_table).where(settings_table.c.prompt_id == prompt_id))
             conn.execute(settings_table.insert().values(prompt_id=prompt_id, settings=json.dumps(settings)))
+
+    def add_run(self, prompt_id: str, run_id: str, created_at: float, run: dict[str, Any], keep: int) -> None:
+        """Store a run; only the newest ``keep`` runs of the prompt stay."""
+        with self.db.transaction(write_lock=True) as conn:
+            conn.execute(
+                runs_table.insert().values(
+                    run_id=run_id, prompt_id=prompt_id, created_at=created_at, data=json.dumps(run)
+                )
+            )
+            old = select(runs_table.c.run_id).where(runs_table.c.prompt_id == prompt_id)
+            old = old.order_by(runs_table.c.created_at.desc(), runs_table.c.run_id.desc()).offset(keep)
+            stale = [row[0] for row in conn.execute(old)]
+            if stale:
+                conn.execute(delete(runs_table).where(runs_table.c.run_id.in_(stale)))
+
+    def runs(self, prompt_id: str, limit: int) -> list[dict[str, Any]]:
+        """The prompt's runs, newest first."""
+        query = select(runs_table.c.data).where(runs_table.c.prompt_id == prompt_id)
+        query = query.order_by(runs_table.c.created_at.desc(), runs_table.c.run_id.desc()).limit(limit)
+        with self.db.transaction() as conn:
+            return [dict(json.loads(row[0])) for row in conn.execute(query)]

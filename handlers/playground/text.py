@@ -15,9 +15,7 @@ _SPACES = re.compile(r"\s+")
 _ESCAPE = re.compile(r"\\(\n|[\\'\"abfnrtv0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\})")
 _SIMPLE = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n"}
 _SIMPLE |= {"r": "\r", "t": "\t", "v": "\v", "0": "\0"}
-_VARIABLES = re.compile(
-    r"\{\{\s*\$?([A-Za-z_]\w*)[^{}]*\}\}|(?<!\{)\{([A-Za-z_]\w*)[^{}]*\}(?!\})|\$\{?([A-Za-z_]\w*)\}?"
-)
+FIELDS = re.compile(r"\{\{\s*\$?([A-Za-z_]\w*)[^{}]*\}\}|(?<!\{)\{([A-Za-z_]\w*)[^{}]*\}(?!\})|\$\{?([A-Za-z_]\w*)\}?")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _PUNCTUATION = ".,;:!?'\"«»()[]-—…*"
 _CODE_START = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|DROP|ALTER)\b|\s*<", re.IGNORECASE)
@@ -117,7 +115,7 @@ def variables(text: str) -> list[str]:
     """``{x}`` (f-strings, format), ``{{x}}`` / ``{{ x | f }}`` / ``{{$x}}`` (Jinja, Mustache, Semantic Kernel),
     ``$x`` / ``${x}``: first-seen order, no repeats."""
     out: list[str] = []
-    for match in _VARIABLES.finditer(text):
+    for match in FIELDS.finditer(text):
         name = next(g for g in match.groups() if g)
         if name not in out:
             out.append(name)
