@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
@@ -29,6 +30,11 @@ def sections() -> list[tuple[str, Section]]:
 
 async def run(folder: Path, files: list[OpenFile], root_uri: str) -> int:
     client = make_client("tether-demo", __version__)
+
+    def on_state(_params: Any) -> None:
+        """A client redraws its playground view here; the demo asks ``getState`` when it prints."""
+
+    client.feature("tether/playground/didChangeState")(on_state)
     started = time.perf_counter()
     await client.start_io(sys.executable, "-m", "tether_lsp", "--log-level", "warning")
     try:

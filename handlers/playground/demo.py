@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from tether_lsp.server.demo import say, short
-from tether_lsp.server.lspclient import raw_request
+from tether_lsp.server.lspclient import plain, raw_request
+
+from .demo_model import DemoModel
 
 if TYPE_CHECKING:
     from pygls.lsp.client import LanguageClient
@@ -37,7 +39,8 @@ async def _show(client: LanguageClient, label: str) -> None:
 
 
 async def section(client: LanguageClient, files: list[OpenFile]) -> None:
-    say("== Prompt playground (stable prompt ids across edits and reorders) ==")
+    say("== Prompt playground (stable prompt ids across edits and reorders, and a run) ==")
+
     text = source(("GREET_PROMPT", GREET), ("SUMMARY_PROMPT", SUMMARY), ("TRANSLATE_PROMPT", TRANSLATE))
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=URI, language_id="python", version=1, text=text))
@@ -81,5 +84,29 @@ async def section(client: LanguageClient, files: list[OpenFile]) -> None:
     cursor = {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 0}}
     client.protocol.notify("tether/editor/didChangeCursor", cursor)
     await _show(client, "the cursor on a blank line:")
+    await _run(client, ids[2])
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(URI)))
     say()
+
+
+async def _run(client: LanguageClient, prompt_id: str) -> None:
+    """Run a prompt against the stand-in model: the output streams, then the answer, then the stored history."""
+    deltas: list[str] = []
+
+    def on_output(params: Any) -> None:
+        deltas.append(plain(params)["delta"])
+
+    client.feature("tether/playground/didRunOutput")(on_output)
+
+    with DemoModel() as model:
+        settings = {"tether": {"playground": {"endpoint": model.url, "model": "demo-model"}}}
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=settings))
+        variables = {"language": "Japanese"}
+        say(f"  running {prompt_id} (TRANSLATE_PROMPT) with {variables} against a local stand-in model at {model.url}:")
+        result = await raw_request(client, "tether/playground/run", {"promptId": prompt_id, "variables": variables})
+    say(f"    streamed {len(deltas)} pieces before the answer: {short(''.join(deltas[:4]), 60)}…")
+    say(f"    answer ({result['model']}, {result['finishReason']}, {result['usage']}):")
+    say(f"    {short(result['output'], 110)}")
+    history = await raw_request(client, "tether/playground/runs", {"promptId": prompt_id})
+    newest = history[0]
+    say(f"  tether/playground/runs: {len(history)} stored run(s), newest {newest['runId']} at {newest['createdAt']}")

@@ -66,6 +66,9 @@ def test_demo_runs_a_session_over_the_examples() -> None:
         assert heading in out.stdout
     assert "service.py" in out.stdout
     assert "selectFunctions → selectName: retry, decorate, wrapper" in out.stdout
+    assert "TRANSLATE_PROMPT) with {'language': 'Japanese'} against a local stand-in model" in out.stdout
+    assert "the last one reads: «Translate the message into Japanese" in out.stdout  # the variable filled in
+    assert "Ignoring notification" not in out.stdout + out.stderr
     assert out.stdout.rstrip().endswith("Session closed cleanly (shutdown, exit).")
 
 
