@@ -8,7 +8,9 @@ from tether_lsp.handlers.playground.model import Prompt
 from tether_lsp.handlers.playground.run import conversation, fill, messages, missing
 
 
-def prompt(content: str, role: str | None = None, chat: tuple[tuple[str, str], ...] = (), vars_: tuple = ()) -> Prompt:
+def prompt(
+    content: str, role: str | None = None, chat: tuple[tuple[str, str], ...] = (), vars_: tuple[str, ...] = ()
+) -> Prompt:
     return Prompt("a", content, (0, len(content)), vars_, role, chat)
 
 
