@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: demo test lint unit e2e bench venv system-deps docs dist mutation clean
+.PHONY: demo test lint unit e2e bench venv system-deps docs dist vsix mutation clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ docs: venv
 mutation: venv
 	$(PY) -m pip install -q --disable-pip-version-check "cosmic-ray==8.7.0"
 	$(PY) -m scripts.mutation $(MODULES)
+
+# The VS Code extension as clients/vscode/tether.vsix (TypeScript bundled by esbuild, packaged by vsce).
+vsix:
+	cd clients/vscode && { test -x node_modules/.bin/vsce || npm ci --no-audit --no-fund --loglevel=error; } \
+	  && npm run package
 
 # The wheel and the sdist, into dist/.
 dist: venv

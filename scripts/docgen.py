@@ -35,6 +35,7 @@ from tether_lsp.handlers.selectors.kinds import KIND_NAMES
 from tether_lsp.handlers.selectors.vocabulary import SELECTORS
 from tether_lsp.server import errors as errors_mod
 from tether_lsp.server import settings as settings_mod
+from tether_lsp.server import syntax as syntax_mod
 from tether_lsp.server.errors import camel
 from tether_lsp.server.protocol import MethodSpec, methods
 
@@ -123,6 +124,12 @@ def vscode_package(current: dict[str, Any]) -> dict[str, Any]:
     kept = {k: v for k, v in config.get("properties", {}).items() if not k.startswith(section_names)}
     generated = {f"tether.{key}": _property(hint, info, default) for key, _f, hint, info, default in _settings()}
     config["properties"] = {**kept, **generated}
+    ids = sorted({language_id for spec in syntax_mod.LANGUAGES for language_id in spec.language_ids})
+    package["activationEvents"] = [f"onLanguage:{language_id}" for language_id in ids]  # the extension's selector
+    when = f"editorTextFocus && editorLangId =~ /^({'|'.join(ids)})$/"
+    for binding in package.get("contributes", {}).get("keybindings", []):
+        if binding.get("command", "").startswith("tether.select"):
+            binding["when"] = when  # selector keys only where the server parses the file
     return package
 
 

@@ -21,6 +21,21 @@ from tests.fakemodel import Answer, RunningModel
 from tests.helpers import server_env
 
 ROOT = Path(__file__).resolve().parents[2]
+SHAPES = """class Circle:
+    def area(self):
+        return 3.14 * self.r**2
+
+    def grow(self, k):
+        self.r *= k
+
+
+class Square:
+    def side(self):
+        return self.s
+
+    def area(self):
+        return self.s**2
+"""
 CACHE = ROOT / ".cache" / "vscode-e2e"
 SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview
 #: The task's model changes only the file the task runs in (the first change of the tasks test's answer).
@@ -36,18 +51,26 @@ def test_vscode_extension(tmp_path: Path) -> None:
         if os.environ.get("TETHER_REQUIRE_EDITORS") or os.environ.get("CI"):
             pytest.fail("code-server / chromium missing: clients/vscode/e2e/setup.sh installs them")
         pytest.skip("run clients/vscode/e2e/setup.sh first")
+    vsix = ROOT / "clients" / "vscode" / "tether.vsix"
+    built = subprocess.run(
+        ["npm", "run", "package"], cwd=ROOT / "clients" / "vscode", capture_output=True, text=True, check=False
+    )
+    assert built.returncode == 0 and vsix.exists(), built.stdout[-2000:] + built.stderr[-2000:]
     workspace = tmp_path / "ws"
     workspace.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
     (workspace / "calc.py").write_text(SOURCE, encoding="utf-8")
     (workspace / "site.yml").write_text(SITE, encoding="utf-8")
     (workspace / "task.py").write_text(CALC, encoding="utf-8")
+    (workspace / "shapes.py").write_text(SHAPES, encoding="utf-8")
     task_line = CALC.split("\n").index(next(x for x in CALC.split("\n") if "@run" in x))
-    out, shot = tmp_path / "out.json", tmp_path / "vscode.png"
+    shots = ROOT / ".cache" / "screenshots" / "vscode"  # ignored by git: look at them after a run
+    shots.mkdir(parents=True, exist_ok=True)
+    out, shot = tmp_path / "out.json", shots / "vscode.png"
     env = server_env(
         {
             "WORKSPACE": str(workspace),
-            "EXT_SRC": str(ROOT / "clients" / "vscode"),
+            "VSIX": str(vsix),
             "E2E_CACHE": str(CACHE),
             "CODE_SERVER": str(code_server),
             "SERVER_CMD": json.dumps([sys.executable, "-m", "tether_lsp", "--log-file", str(tmp_path / "server.log")]),
@@ -91,3 +114,10 @@ def test_vscode_extension(tmp_path: Path) -> None:
     assert seen["taskFile"] == CALC.replace(
         "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
     )
+    # structural cursors across commands: 4 methods, the first of each class, their names; typing renames both
+    assert (seen["methods"], seen["first"], seen["names"]) == (4, 2, 2)
+    assert seen["shapes"] == SHAPES.replace(
+        "def area(self):\n        return 3.14", "def renamed(self):\n        return 3.14"
+    ).replace("def side(self)", "def renamed(self)")
+    assert seen["afterEdit"] == "cleared"
+    assert "selectNextSibling" in seen["pick"] and "sibling" in seen["pick"].lower()  # the server's description

@@ -1,7 +1,7 @@
 // A scripted VS Code session for real: code-server (VS Code 1.100) with the Tether extension, driven in
 // headless Chromium by playwright-core. It opens a Python file, runs "Tether: Select…", moves the cursor into
 // a prompt (playground), previews a replacement and accepts it with Tab, then writes what it saw to $OUT.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -35,11 +35,12 @@ async function until(what, check, timeoutMs = 30000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-// The extension, installed as code-server expects: <extensions dir>/<publisher>.<name>-<version>.
+// The extension as a user gets it: the built .vsix, installed by code-server itself.
 const exts = path.join(tmp, 'extensions');
-fs.cpSync(process.env.EXT_SRC, path.join(exts, 'tether.tether-0.1.0'), {
-  recursive: true, filter: (src) => !src.includes(`${path.sep}e2e`),
+const installed = spawnSync(process.env.CODE_SERVER, ['--install-extension', process.env.VSIX, '--extensions-dir', exts], {
+  encoding: 'utf8', env: { ...process.env, XDG_CONFIG_HOME: path.join(tmp, 'config') }, timeout: 120000,
 });
+if (installed.status !== 0) throw new Error(`installing ${process.env.VSIX} failed: ${installed.stdout}${installed.stderr}`);
 const userData = path.join(tmp, 'user-data');
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
@@ -50,7 +51,8 @@ fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
   'extensions.autoCheckUpdates': false,
   'workbench.enableExperiments': false,
   'editor.inlineSuggest.enabled': true,
-  'tether.server.command': JSON.parse(process.env.SERVER_CMD),
+  'tether.server.path': JSON.parse(process.env.SERVER_CMD)[0],
+  'tether.server.args': JSON.parse(process.env.SERVER_CMD).slice(1),
   ...flatten('tether', JSON.parse(process.env.TETHER_SETTINGS || '{}')),
 }));
 
@@ -107,7 +109,7 @@ try {
   };
 
   // a structural selection: the name of every function
-  await command('Tether: Select…', 'selectFunctions selectName');
+  await command('Tether: Select (a chain of selectors)…', 'selectFunctions selectName');
   out.selection = await until('the selection', async () => {
     const s = await statusText();
     const m = s.match(/Ln (\d+), Col (\d+) \((\d+) selected\)/);
@@ -194,6 +196,47 @@ try {
       const text = fs.readFileSync(path.join(workspace, 'task.py'), 'utf8');
       return text.includes('return sum(items)') ? text : false;
     });
+  }
+
+  // structural cursors kept across commands: methods, then the first of each class, then its name; typing over
+  // the two selections renames both first methods at once
+  if (fs.existsSync(path.join(workspace, 'shapes.py'))) {
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'shapes.py' }).first().click();
+    await until('shapes.py in the editor', async () => (await page.locator('.tab.active', { hasText: 'shapes.py' }).count()) > 0);
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+G'); // the editor gets the focus (the explorer had it)
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type('1:1');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    const cursors = (n) => until(`${n} cursors`, async () => ((await statusText()).includes(`${n} cursors`) ? n : false));
+    await command('Tether: Select: Methods');
+    out.methods = await cursors(4);
+    await command('Tether: Select: First');
+    out.first = await cursors(2);
+    await command('Tether: Select: Name');
+    out.names = await until('the two names selected', async () => {
+      const m = (await statusText()).match(/(\d+) selections \((\d+) characters selected\)/);
+      return m && m[2] === '8' ? Number(m[1]) : false; // `area` and `side`
+    });
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-selectors.png') });
+    await page.keyboard.type('renamed');
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Control+S');
+    out.shapes = await until('the saved shapes.py', async () => {
+      const text = fs.readFileSync(path.join(workspace, 'shapes.py'), 'utf8');
+      return text.includes('renamed') ? text : false;
+    });
+    out.afterEdit = (await statusText()).includes('cursors') ? 'kept' : 'cleared'; // an edit ends the state
+    await command('Tether: Select: Apply a Selector…');
+    await page.waitForTimeout(300);
+    await page.keyboard.type('selectNextSib');
+    out.pick = await until('the selector list', async () => {
+      const text = (await page.locator('.quick-input-widget').innerText()).replace(/\s+/g, ' ');
+      return text.includes('selectNextSibling') ? text.slice(0, 300) : false;
+    });
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-pick.png') });
+    await page.keyboard.press('Escape');
   }
 } catch (err) {
   out.error = String(err && err.stack || err);

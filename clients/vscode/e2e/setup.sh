@@ -35,7 +35,8 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
-if [ ! -d "$root/clients/vscode/node_modules/vscode-languageclient" ]; then
-  (cd "$root/clients/vscode" && npm install --no-audit --no-fund --loglevel=error --omit=dev >/dev/null)
+# The extension's dependencies and build tools (TypeScript, esbuild, vsce), as the lockfile pins them.
+if [ ! -x "$root/clients/vscode/node_modules/.bin/vsce" ] || [ "$root/clients/vscode/package-lock.json" -nt "$root/clients/vscode/node_modules/.package-lock.json" ]; then
+  (cd "$root/clients/vscode" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 echo "vscode e2e: ready"

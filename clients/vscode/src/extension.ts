@@ -1,0 +1,193 @@
+// Tether for VS Code: finds and starts tether-lsp for the languages it parses, keeps the playground informed of
+// the active editor and cursor, and adds the features' commands. `Tether: Restart Server` and
+// `Tether: Show Log` are always there, also when the server could not start.
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { LanguageClient, RevealOutputChannelOn } from 'vscode-languageclient/node';
+
+import { discover, Launch, notFoundMessage, Probe } from './discovery';
+import { Features, multilineRanges, position } from './features';
+import { Selectors } from './selectors';
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+let status: vscode.StatusBarItem;
+let languages: string[] = [];
+
+/** The languages the server parses: the extension activates on exactly these (package.json, generated). */
+function languageIds(context: vscode.ExtensionContext): string[] {
+  const events: string[] = context.extension.packageJSON.activationEvents ?? [];
+  return events.filter((e) => e.startsWith('onLanguage:')).map((e) => e.slice('onLanguage:'.length));
+}
+
+/** The server's `tether` section: every tether.* setting but the extension's own (tether.server.*). */
+function serverSettings(): Record<string, unknown> {
+  const all = JSON.parse(JSON.stringify(vscode.workspace.getConfiguration('tether'))) as Record<string, unknown>;
+  delete all.server;
+  return all;
+}
+
+function onPath(program: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, program);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function probe(context: vscode.ExtensionContext): Probe {
+  const config = vscode.workspace.getConfiguration('tether.server');
+  return {
+    settingPath: config.get<string | null>('path') ?? null,
+    settingArgs: config.get<string[]>('args') ?? [],
+    onPath,
+    async pythonExtensionInterpreter() {
+      const python = vscode.extensions.getExtension('ms-python.python');
+      if (!python) return undefined;
+      try {
+        const api = python.isActive ? python.exports : await python.activate();
+        const env = api?.environments?.getActiveEnvironmentPath?.();
+        const resolved = env ? await api.environments.resolveEnvironment(env) : undefined;
+        return resolved?.executable?.uri?.fsPath ?? env?.path;
+      } catch (err) {
+        output.appendLine(`the Python extension did not say which interpreter is selected: ${err}`);
+        return undefined;
+      }
+    },
+    hasTether(python: string) {
+      return new Promise((resolve) => {
+        execFile(python, ['-c', 'import tether_lsp'], { timeout: 20000 }, (err) => resolve(!err));
+      });
+    },
+    managedEnvironment() {
+      const python = path.join(context.globalStorageUri.fsPath, 'venv', 'bin', 'python');
+      return fs.existsSync(python) ? python : undefined;
+    },
+  };
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  status.text = '$(sync~spin) Tether: starting';
+  const found = await discover(probe(context));
+  for (const line of found.tried) output.appendLine(`server: ${line}`);
+  if (!found.launch) {
+    status.text = '$(error) Tether: no server';
+    const text = notFoundMessage(found.tried);
+    output.appendLine(text);
+    void vscode.window.showErrorMessage(text, 'Open Settings', 'Show Log').then((choice) => {
+      if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'tether.server');
+      if (choice === 'Show Log') output.show();
+    });
+    return;
+  }
+  const launch: Launch = found.launch;
+  output.appendLine(`server: starting ${launch.command} ${launch.args.join(' ')} (${launch.how})`);
+  const selector = languages.map((language) => ({ language }));
+  client = new LanguageClient(
+    'tether',
+    'Tether',
+    { command: launch.command, args: launch.args },
+    {
+      documentSelector: selector,
+      outputChannel: output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: { tether: serverSettings() },
+      synchronize: { configurationSection: 'tether' },
+      middleware: {
+        workspace: {
+          configuration: (params) => params.items.map((item) => (item.section === 'tether' ? serverSettings() : null)),
+        },
+      },
+    },
+  );
+  client.registerFeature(multilineRanges);
+  client.onNotification('tether/playground/didChangeState', (state: { prompt: { anchor: string } | null }) => {
+    status.text = state.prompt ? `Tether: ${state.prompt.anchor}` : 'Tether: no prompt';
+  });
+  client.onNotification('tether/markers/didChange', () => undefined);
+  try {
+    await client.start();
+  } catch (err) {
+    status.text = '$(error) Tether: failed';
+    const text =
+      `Tether: the server (${launch.how}) did not start: ${err instanceof Error ? err.message : err}. ` +
+      'Check `tether.server.path`/`args`, or run `tether-lsp --version` in a terminal.';
+    output.appendLine(text);
+    client = undefined;
+    void vscode.window.showErrorMessage(text, 'Show Log').then((c) => c && output.show());
+    return;
+  }
+  status.text = 'Tether: ready';
+  status.tooltip = `Tether server: ${launch.how}`;
+  const editor = vscode.window.activeTextEditor;
+  if (editor) sendActive(editor);
+}
+
+function sendActive(editor: vscode.TextEditor): void {
+  if (!client || !languages.includes(editor.document.languageId)) return;
+  void client.sendNotification('tether/editor/didChangeActiveEditor', {
+    textDocument: { uri: editor.document.uri.toString() },
+    position: position(editor),
+  });
+}
+
+function sendCursor(editor: vscode.TextEditor): void {
+  if (!client || !languages.includes(editor.document.languageId)) return;
+  void client.sendNotification('tether/editor/didChangeCursor', {
+    textDocument: { uri: editor.document.uri.toString() },
+    position: position(editor),
+  });
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  languages = languageIds(context);
+  output = vscode.window.createOutputChannel('Tether');
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  status.text = 'Tether';
+  status.command = 'tether.showLog';
+  status.show();
+  const current = () => client;
+  const selectors = new Selectors(current);
+  const features = new Features(current, status);
+  context.subscriptions.push(
+    output,
+    status,
+    selectors,
+    ...selectors.commands(),
+    ...features.commands(),
+    vscode.commands.registerCommand('tether.restartServer', async () => {
+      if (client) {
+        const old = client;
+        client = undefined;
+        await old.stop().catch((err) => output.appendLine(`server: stopping failed: ${err}`));
+      }
+      await start(context);
+    }),
+    vscode.commands.registerCommand('tether.showLog', () => output.show()),
+    vscode.languages.registerInlineCompletionItemProvider(
+      languages.map((language) => ({ language })),
+      features.inlineProvider(),
+    ),
+    vscode.window.onDidChangeActiveTextEditor((editor) => editor && sendActive(editor)),
+    vscode.window.onDidChangeTextEditorSelection((e) => sendCursor(e.textEditor)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('tether.server')) {
+        void vscode.window
+          .showInformationMessage('Tether: the server settings changed.', 'Restart Server')
+          .then((c) => c && vscode.commands.executeCommand('tether.restartServer'));
+      }
+    }),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  if (client) await client.stop();
+}

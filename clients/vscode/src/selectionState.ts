@@ -1,0 +1,71 @@
+// Structural selection state per document, as seed 003 describes: the client holds the cursor node ids between
+// calls; a user's own selection change or an edit clears them; our own programmatic selection does not.
+//
+// Why compare selections instead of a "pending" flag around the assignment: in VS Code the selection change
+// event for `editor.selections = …` reaches the extension host asynchronously (after a round trip through the
+// renderer), so a flag set and cleared around the assignment misses it. We remember the selections we set and
+// treat the first event that reports exactly those as ours.
+
+export interface Span {
+  startLine: number;
+  startCharacter: number;
+  endLine: number;
+  endCharacter: number;
+}
+
+export function key(spans: readonly Span[]): string {
+  return spans.map((s) => `${s.startLine}:${s.startCharacter}-${s.endLine}:${s.endCharacter}`).join(',');
+}
+
+export class SelectionState {
+  private readonly cursors = new Map<string, number[]>();
+  private readonly expected = new Map<string, string>();
+
+  /** The cursor node ids to send for a document: empty means "from the root" (or from the selection). */
+  ids(uri: string): number[] {
+    return this.cursors.get(uri) ?? [];
+  }
+
+  has(uri: string): boolean {
+    return this.cursors.has(uri);
+  }
+
+  count(uri: string): number | undefined {
+    return this.cursors.get(uri)?.length;
+  }
+
+  /** A selector answered: keep its ids (none: the state ends quietly) and expect our own selection event. */
+  applied(uri: string, ids: readonly number[], selected: readonly Span[]): void {
+    if (ids.length === 0) {
+      this.reset(uri);
+      return;
+    }
+    this.cursors.set(uri, [...ids]);
+    this.expected.set(uri, key(selected));
+  }
+
+  /** A selection change event: ours (the selections we set) keeps the state; any other clears it.
+   *  Returns whether the state was cleared. */
+  selectionChanged(uri: string, spans: readonly Span[]): boolean {
+    const mine = this.expected.get(uri);
+    if (mine !== undefined && mine === key(spans)) {
+      this.expected.delete(uri);
+      return false;
+    }
+    return this.reset(uri);
+  }
+
+  /** The document changed: its ids are stale (the server gives every version new ids). */
+  edited(uri: string): boolean {
+    return this.reset(uri);
+  }
+
+  reset(uri: string): boolean {
+    this.expected.delete(uri);
+    return this.cursors.delete(uri);
+  }
+
+  forget(uri: string): void {
+    this.reset(uri);
+  }
+}
