@@ -21,6 +21,10 @@ from tests.fakemodel import Answer, RunningModel
 from tests.helpers import server_env
 
 ROOT = Path(__file__).resolve().parents[2]
+PROMPTS = """TRANSLATE_PROMPT = "Translate {text} into French, keeping the product names."
+GREETING_PROMPT = "Greet the customer warmly and ask how you can help today."
+"""
+ANSWER = ["Traduction", " : ", "Un café ☕", " (en français)"]
 SHAPES = """class Circle:
     def area(self):
         return 3.14 * self.r**2
@@ -63,6 +67,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
     (workspace / "site.yml").write_text(SITE, encoding="utf-8")
     (workspace / "task.py").write_text(CALC, encoding="utf-8")
     (workspace / "shapes.py").write_text(SHAPES, encoding="utf-8")
+    (workspace / "prompts.py").write_text(PROMPTS, encoding="utf-8")
     task_line = CALC.split("\n").index(next(x for x in CALC.split("\n") if "@run" in x))
     shots = ROOT / ".cache" / "screenshots" / "vscode"  # ignored by git: look at them after a run
     shots.mkdir(parents=True, exist_ok=True)
@@ -81,9 +86,17 @@ def test_vscode_extension(tmp_path: Path) -> None:
     )
     pieces = [TASK_RESPONSE[k : k + 9] for k in range(0, len(TASK_RESPONSE), 9)]
     # the AI completion the inline step gets; the task's model streaming its change token by token
-    with RunningModel(Answer(COMPLETION)) as model, RunningModel(Answer(chunks=pieces)) as tasks_model:
+    with (
+        RunningModel(Answer(COMPLETION)) as model,
+        RunningModel(Answer(chunks=pieces)) as tasks_model,
+        RunningModel(Answer(chunks=ANSWER, chunk_delay=0.4)) as chat_model,
+    ):
         env["TETHER_SETTINGS"] = json.dumps(
-            {"inference": {"endpoint": model.url(), "delay": 0}, "tasks": {"endpoint": tasks_model.url("/v1")}}
+            {
+                "inference": {"endpoint": model.url(), "delay": 0},
+                "tasks": {"endpoint": tasks_model.url("/v1")},
+                "playground": {"endpoint": chat_model.url("/v1"), "model": "fake-chat"},
+            }
         )
         done = subprocess.run(
             ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
@@ -121,3 +134,9 @@ def test_vscode_extension(tmp_path: Path) -> None:
     ).replace("def side(self)", "def renamed(self)")
     assert seen["afterEdit"] == "cleared"
     assert "selectNextSibling" in seen["pick"] and "sibling" in seen["pick"].lower()  # the server's description
+    # the playground panel: it follows the cursor, streams a run, keeps it, and restores the typed variable
+    assert (seen["panelFirst"], seen["panelSecond"]) == ("TRANSLATE_PROMPT", "GREETING_PROMPT")
+    assert seen["panelOutput"] == "".join(ANSWER)
+    assert any(p != seen["panelOutput"] and "".join(ANSWER).startswith(p) for p in seen["panelPartials"])  # streamed
+    assert seen["panelHistory"] == 1 and seen["panelHistoryAfterReopen"] == 1
+    assert seen["panelRestored"] == "Un café ☕"

@@ -238,6 +238,49 @@ try {
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-pick.png') });
     await page.keyboard.press('Escape');
   }
+
+  // the playground panel: follows the cursor, runs a prompt against the fake model with the answer streaming in,
+  // keeps the run in its history, and restores the typed variable when the panel is opened again
+  if (fs.existsSync(path.join(workspace, 'prompts.py'))) {
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'prompts.py' }).first().click();
+    await until('prompts.py in the editor', async () => (await page.locator('.tab.active', { hasText: 'prompts.py' }).count()) > 0);
+    const goTo = async (where) => {
+      await page.keyboard.press('Control+1'); // the first editor group (the panel may have the focus)
+      await page.keyboard.press('Control+G');
+      await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+      await page.keyboard.type(where);
+      await page.keyboard.press('Enter');
+    };
+    await goTo('1:25');
+    await command('Tether: Open Prompt Playground');
+    const panel = () => page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const selected = async () => (await panel().locator('#selected .anchor').first().innerText({ timeout: 2000 }).catch(() => '')).trim();
+    out.panelFirst = await until('the panel on TRANSLATE_PROMPT', async () => ((await selected()) === 'TRANSLATE_PROMPT' ? 'TRANSLATE_PROMPT' : false), 60000);
+    await panel().locator('textarea[data-name="text"]').fill('Un café ☕');
+    await panel().locator('#run').click();
+    const partials = [];
+    out.panelOutput = await until('the answer in the panel', async () => {
+      const text = await panel().locator('#output').innerText().catch(() => '');
+      if (text && !partials.includes(text)) partials.push(text);
+      const done = (await panel().locator('#run-status').innerText().catch(() => '')).includes('fake-chat');
+      return done ? text : false;
+    }, 30000);
+    out.panelPartials = partials;
+    out.panelHistory = await panel().locator('#history li').count();
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground.png') });
+    await goTo('2:25');
+    out.panelSecond = await until('the panel following the cursor', async () => ((await selected()) === 'GREETING_PROMPT' ? 'GREETING_PROMPT' : false));
+    await page.locator('.tab', { hasText: 'Prompt Playground' }).locator('.codicon-close').click({ force: true });
+    await until('the panel closed', async () => (await page.locator('.tab', { hasText: 'Prompt Playground' }).count()) === 0);
+    await goTo('1:25');
+    await command('Tether: Open Prompt Playground');
+    out.panelRestored = await until('the variable restored', async () => {
+      const value = await panel().locator('textarea[data-name="text"]').inputValue({ timeout: 2000 }).catch(() => '');
+      return value || false;
+    });
+    out.panelHistoryAfterReopen = await panel().locator('#history li').count();
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-reopened.png') });
+  }
 } catch (err) {
   out.error = String(err && err.stack || err);
   out.serverLog = serverLog.slice(-3000);

@@ -9,12 +9,15 @@ import { LanguageClient, RevealOutputChannelOn } from 'vscode-languageclient/nod
 
 import { discover, Launch, notFoundMessage, Probe } from './discovery';
 import { Features, multilineRanges, position } from './features';
+import { PlaygroundPanel } from './playground';
+import type { PlaygroundState } from './playgroundModel';
 import { Selectors } from './selectors';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let languages: string[] = [];
+let playground: PlaygroundPanel;
 
 /** The languages the server parses: the extension activates on exactly these (package.json, generated). */
 function languageIds(context: vscode.ExtensionContext): string[] {
@@ -108,9 +111,11 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     },
   );
   client.registerFeature(multilineRanges);
-  client.onNotification('tether/playground/didChangeState', (state: { prompt: { anchor: string } | null }) => {
+  client.onNotification('tether/playground/didChangeState', (state: PlaygroundState) => {
     status.text = state.prompt ? `Tether: ${state.prompt.anchor}` : 'Tether: no prompt';
+    playground.onState(state);
   });
+  client.onNotification('tether/playground/didRunOutput', (output: { delta: string }) => playground.onOutput(output.delta));
   client.onNotification('tether/markers/didChange', () => undefined);
   try {
     await client.start();
@@ -156,12 +161,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const current = () => client;
   const selectors = new Selectors(current);
   const features = new Features(current, status);
+  playground = new PlaygroundPanel(current);
   context.subscriptions.push(
     output,
     status,
     selectors,
     ...selectors.commands(),
     ...features.commands(),
+    playground,
+    ...playground.commands(),
     vscode.commands.registerCommand('tether.restartServer', async () => {
       if (client) {
         const old = client;

@@ -1,0 +1,175 @@
+// The prompt playground panel: the active file's prompts, the selected one and why, pin/unpin, an input per
+// variable (saved with `tether/playground/setSettings` and restored when the prompt is selected again), Run with
+// the answer streamed in, Cancel, and the prompt's run history. The server decides which prompt is selected
+// (`tether/playground/didChangeState`); the panel only shows it and sends what the user does.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+
+import { mergeVariables, PanelMessage, PlaygroundState, StoredRun } from './playgroundModel';
+import { panelHtml } from './playgroundHtml';
+
+export class PlaygroundPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private state: PlaygroundState | undefined;
+  private shownPrompt: string | undefined;
+  private running: vscode.CancellationTokenSource | undefined;
+  private saveTimer: NodeJS.Timeout | undefined;
+  private renders = 0; // a render that awaited the server and is no longer the latest posts nothing
+
+  constructor(private readonly client: () => LanguageClient | undefined) {}
+
+  commands(): vscode.Disposable[] {
+    return [vscode.commands.registerCommand('tether.playground.open', () => this.open())];
+  }
+
+  /** The server's state changed (also while the panel is closed: it is shown when opened). */
+  onState(state: PlaygroundState): void {
+    this.state = state;
+    void this.render();
+  }
+
+  /** A piece of the running answer. */
+  onOutput(delta: string): void {
+    void this.panel?.webview.postMessage({ type: 'output', delta });
+  }
+
+  private async open(): Promise<void> {
+    if (this.panel) {
+      this.panel.reveal(vscode.ViewColumn.Beside, true);
+      return;
+    }
+    this.panel = vscode.window.createWebviewPanel(
+      'tether.playground',
+      'Prompt Playground',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, retainContextWhenHidden: true },
+    );
+    this.panel.webview.html = panelHtml(this.panel.webview.cspSource, nonce());
+    this.panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.shownPrompt = undefined;
+      this.running?.cancel();
+    });
+    this.panel.webview.onDidReceiveMessage((message: PanelMessage) => this.received(message));
+    const client = this.client();
+    if (client && !this.state) {
+      try {
+        this.state = await client.sendRequest<PlaygroundState>('tether/playground/getState', {});
+        void this.render(); // the page may have said it is ready before the state came
+      } catch (err) {
+        this.error(err);
+      }
+    }
+  }
+
+  /** The page loaded (or reloaded): show everything again, saved inputs and history included. */
+  private ready(): void {
+    this.shownPrompt = undefined;
+    void this.render();
+  }
+
+  private async render(): Promise<void> {
+    const panel = this.panel;
+    const client = this.client();
+    if (!panel || !this.state) return;
+    const state = this.state;
+    const prompt = state.prompt;
+    const mine = ++this.renders;
+    let variables: Record<string, string> | undefined;
+    let runs: StoredRun[] | undefined;
+    if (prompt && client && prompt.promptId !== this.shownPrompt) {
+      try {
+        const saved = await client.sendRequest<Record<string, unknown> | null>('tether/playground/getSettings', {
+          promptId: prompt.promptId,
+        });
+        variables = mergeVariables(saved, {}).variables as Record<string, string>;
+        runs = await client.sendRequest<StoredRun[]>('tether/playground/runs', { promptId: prompt.promptId, limit: 10 });
+      } catch (err) {
+        this.error(err);
+      }
+    }
+    if (mine !== this.renders) return;
+    this.shownPrompt = prompt?.promptId;
+    void panel.webview.postMessage({ type: 'state', state, variables, runs });
+  }
+
+  private async received(message: PanelMessage): Promise<void> {
+    if (message.type === 'ready') {
+      this.ready();
+      return;
+    }
+    const client = this.client();
+    const state = this.state;
+    if (!client || !state) return;
+    try {
+      if (message.type === 'pin' && state.prompt) {
+        this.onState(await client.sendRequest('tether/playground/pin', { fileId: state.prompt.fileId, promptId: state.prompt.promptId }));
+      } else if (message.type === 'unpin') {
+        this.onState(await client.sendRequest('tether/playground/unpin', {}));
+      } else if (message.type === 'variables' && state.prompt) {
+        this.saveLater(state.prompt.promptId, message.variables);
+      } else if (message.type === 'run' && state.prompt) {
+        await this.run(client, state.prompt.promptId, message.variables);
+      } else if (message.type === 'cancel') {
+        this.running?.cancel();
+      }
+    } catch (err) {
+      this.error(err);
+    }
+  }
+
+  /** Inputs are saved a moment after the user stops typing (and before a run). */
+  private saveLater(promptId: string, variables: Record<string, string>): void {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => void this.save(promptId, variables).catch((err) => this.error(err)), 400);
+  }
+
+  private async save(promptId: string, variables: Record<string, string>): Promise<void> {
+    const client = this.client();
+    if (!client) return;
+    const saved = await client.sendRequest<Record<string, unknown> | null>('tether/playground/getSettings', { promptId });
+    await client.sendRequest('tether/playground/setSettings', { promptId, settings: mergeVariables(saved, variables) });
+  }
+
+  private async run(client: LanguageClient, promptId: string, variables: Record<string, string>): Promise<void> {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    await this.save(promptId, variables);
+    this.running?.cancel();
+    const running = new vscode.CancellationTokenSource();
+    this.running = running;
+    void this.panel?.webview.postMessage({ type: 'running' });
+    try {
+      const result = await client.sendRequest<{ output: string; model: string; finishReason: string | null; durationMs: number }>(
+        'tether/playground/run',
+        { promptId, variables },
+        running.token,
+      );
+      const runs = await client.sendRequest<StoredRun[]>('tether/playground/runs', { promptId, limit: 10 });
+      void this.panel?.webview.postMessage({ type: 'done', result, runs });
+    } catch (err) {
+      const cancelled = running.token.isCancellationRequested;
+      void this.panel?.webview.postMessage({ type: 'failed', message: cancelled ? 'Cancelled.' : errorText(err) });
+    } finally {
+      if (this.running === running) this.running = undefined;
+      running.dispose();
+    }
+  }
+
+  private error(err: unknown): void {
+    void this.panel?.webview.postMessage({ type: 'failed', message: errorText(err) });
+  }
+
+  dispose(): void {
+    this.running?.cancel();
+    this.panel?.dispose();
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function nonce(): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from({ length: 32 }, () => chars[Math.floor(Math.random() * chars.length)]).join('');
+}
