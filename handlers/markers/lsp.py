@@ -83,6 +83,22 @@ class MarkerList:
     markers: list[Marker]
 
 
+@attrs.define
+class WorkspaceParams:
+    under: str | None = None  # a folder uri; null: the workspace root
+
+
+@attrs.define
+class FileMarkers:
+    uri: str
+    markers: list[Marker]
+
+
+@attrs.define
+class WorkspaceMarkers:
+    files: list[FileMarkers]
+
+
 def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Marker:
     record = item.record
     located = item.location is not None and text is not None
@@ -195,6 +211,23 @@ async def list_markers(ls: TetherServer, state: MarkersState, params: ListParams
     return MarkerList([to_marker(item, text, ls.encoding) for item in located])
 
 
+async def list_workspace(ls: TetherServer, state: MarkersState, params: WorkspaceParams) -> WorkspaceMarkers:
+    """Every file with markers under the workspace folder (or `under`), each with its markers as `list` gives them."""
+    root = params.under or (ls.workspace_root.as_uri() if ls.workspace_root is not None else None)
+    if root is None:
+        raise InvalidParams("under", "the server has no workspace folder: give the folder's uri")
+    if not root.startswith("file:"):
+        raise InvalidParams("under", f"expected a file: uri, got {root[:80]!r}")
+    prefix = root.rstrip("/") + "/"
+    uris = await ls.run_blocking(lambda: state.markers().uris_under(prefix))
+    files = []
+    for uri in sorted(uris):
+        listed = await list_markers(ls, state, ListParams(types.TextDocumentIdentifier(uri)))
+        if listed.markers:
+            files.append(FileMarkers(uri, listed.markers))
+    return WorkspaceMarkers(files)
+
+
 async def update(ls: TetherServer, state: MarkersState, params: UpdateParams) -> Marker:
     """Change a marker's note or kind, or move it by hand (possibly to another file)."""
     if params.text_document is not None and params.range is None:
@@ -297,6 +330,7 @@ def register(server: TetherServer) -> None:
     for method, params_cls, result_cls, handler in (
         ("tether/markers/create", CreateParams, Marker, create),
         ("tether/markers/list", ListParams, MarkerList, list_markers),
+        ("tether/markers/listWorkspace", WorkspaceParams, WorkspaceMarkers, list_workspace),
         ("tether/markers/update", UpdateParams, Marker, update),
         ("tether/markers/delete", IdParams, None, delete),
         (types.TEXT_DOCUMENT_CODE_LENS, None, None, code_lens),

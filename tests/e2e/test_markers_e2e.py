@@ -132,6 +132,29 @@ async def test_files_that_are_not_open_are_read_from_disk(client: LanguageClient
     assert listed_marker["range"] == rng(7, 4, 7, 12)
 
 
+async def test_the_workspace_list_gives_every_file_with_markers(client: LanguageClient, workspace: Path) -> None:
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "util.py").write_text("def double(x):\n    return x * 2\n", encoding="utf-8")
+    calc, util = (workspace / "calc.py").as_uri(), (workspace / "pkg" / "util.py").as_uri()
+    open_doc(client, calc, SOURCE)
+    first = await create(client, calc, rng(2, 0, 6, 12), "total")
+    second = await create(client, util, rng(0, 0, 1, 16), "double", kind="bookmark")
+    change_doc(client, calc, 2, "# moved down\n", (0, 0), (0, 0))  # the open buffer counts, as for `list`
+    everything = await raw_request(client, "tether/markers/listWorkspace", {})
+    assert [f["uri"] for f in everything["files"]] == [calc, util]
+    assert [m["id"] for m in everything["files"][0]["markers"]] == [first["id"]]
+    assert everything["files"][0]["markers"][0]["range"] == rng(3, 0, 7, 12)
+    assert everything["files"][1]["markers"][0]["kind"] == "bookmark"
+    under = await raw_request(client, "tether/markers/listWorkspace", {"under": (workspace / "pkg").as_uri()})
+    assert [m["id"] for f in under["files"] for m in f["markers"]] == [second["id"]]
+    await raw_request(client, "tether/markers/delete", {"id": second["id"]})
+    after = await raw_request(client, "tether/markers/listWorkspace", {})
+    assert [f["uri"] for f in after["files"]] == [calc]  # a file whose markers are all deleted is not listed
+    with pytest.raises(JsonRpcException) as info:
+        await raw_request(client, "tether/markers/listWorkspace", {"under": "untitled:x"})
+    assert info.value.code == -32602 and "under" in info.value.message
+
+
 async def test_markers_survive_a_server_restart(workspace: Path) -> None:
     """The SQLite file keeps what was acknowledged (a second server finds it)."""
     from pytest_lsp import ClientServerConfig
