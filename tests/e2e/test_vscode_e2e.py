@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = """TRANSLATE_PROMPT = "Translate {text} into French, keeping the product names."
 GREETING_PROMPT = "Greet the customer warmly and ask how you can help today."
 """
+NOTES = "def total(items):\n    s = sum(items)\n    return round(s, 2)  # café\n\n\ndef other():\n    pass\n"
 ANSWER = ["Traduction", " : ", "Un café ☕", " (en français)"]
 SHAPES = """class Circle:
     def area(self):
@@ -68,6 +69,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
     (workspace / "task.py").write_text(CALC, encoding="utf-8")
     (workspace / "shapes.py").write_text(SHAPES, encoding="utf-8")
     (workspace / "prompts.py").write_text(PROMPTS, encoding="utf-8")
+    (workspace / "notes.py").write_text(NOTES, encoding="utf-8")
     task_line = CALC.split("\n").index(next(x for x in CALC.split("\n") if "@run" in x))
     shots = ROOT / ".cache" / "screenshots" / "vscode"  # ignored by git: look at them after a run
     shots.mkdir(parents=True, exist_ok=True)
@@ -140,3 +142,10 @@ def test_vscode_extension(tmp_path: Path) -> None:
     assert any(p != seen["panelOutput"] and "".join(ANSWER).startswith(p) for p in seen["panelPartials"])  # streamed
     assert seen["panelHistory"] == 1 and seen["panelHistoryAfterReopen"] == 1
     assert seen["panelRestored"] == "Un café ☕"
+    # markers: added, listed in the view, moved by an edit above, gutter icon, opened from the CodeLens, hover
+    assert "Why is the total rounded here?" in seen["markerView"] and "notes.py" in seen["markerView"]
+    assert seen["markerGutter"] >= 1
+    assert seen["markerMoved"] == "lines 2–5"
+    assert "question: Why is the total rounded here? (line 2)" in seen["markerOpened"]
+    assert seen["markerSelection"] == 5  # the marked code selected: it ends on line 5 now
+    assert "question" in seen["markerHover"] and "Edit" in seen["markerHover"]

@@ -72,6 +72,7 @@ codeServer.stdout.on('data', (d) => { serverLog += d; });
 codeServer.stderr.on('data', (d) => { serverLog += d; });
 
 let browser;
+let page;
 try {
   await until('code-server', async () => {
     try { return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok; } catch { return false; }
@@ -81,7 +82,7 @@ try {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
   await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
   const statusText = async () => (await page.locator('#workbench\\.parts\\.statusbar').innerText()).replace(/\s+/g, ' ');
@@ -239,6 +240,60 @@ try {
     await page.keyboard.press('Escape');
   }
 
+  // markers: one added on a selection, shown in the Tether Markers view, following an edit above it, with a gutter
+  // icon, a hover and a CodeLens that opens it
+  if (fs.existsSync(path.join(workspace, 'notes.py'))) {
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'notes.py' }).first().click();
+    await until('notes.py in the editor', async () => (await page.locator('.tab.active', { hasText: 'notes.py' }).count()) > 0);
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type('1:1');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(200);
+    for (let k = 0; k < 3; k++) await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+End');
+    await command('Tether: Add Marker…');
+    await page.waitForTimeout(400);
+    await page.keyboard.type('question');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(400);
+    await page.keyboard.type('Why is the total rounded here?');
+    await page.keyboard.press('Enter');
+    await command('Tether: Show Markers');
+    const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Tether Markers' }) });
+    const viewText = async () => (await view.innerText().catch(() => '')).replace(/\s+/g, ' ');
+    out.markerView = await until('the marker in the view', async () => {
+      const t = await viewText();
+      return t.includes('Why is the total rounded here?') && t.includes('lines 1–4') ? t : false;
+    });
+    out.markerGutter = await until('the gutter icon', async () => (await page.locator('.monaco-editor .cgmr').count()) || false);
+    await page.keyboard.press('Control+1');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type('# a header line\n');
+    out.markerMoved = await until('the marker moved in the view', async () => ((await viewText()).includes('lines 2–5') ? 'lines 2–5' : false));
+    const lens = page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Why is the total rounded here?' });
+    await until('the CodeLens', async () => (await lens.count()) > 0);
+    await lens.first().click();
+    out.markerOpened = await until('the marker opened from its CodeLens', async () => {
+      const title = await page.locator('.quick-input-widget .quick-input-title').innerText().catch(() => '');
+      return title.includes('question: Why is the total rounded here?') ? title : false;
+    });
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-marker-opened.png') });
+    await page.keyboard.press('Escape');
+    out.markerSelection = await until('the marker selected', async () => {
+      const m = (await statusText()).match(/Ln (\d+), Col (\d+) \((\d+) selected\)/);
+      return m ? Number(m[1]) : false;
+    });
+    await command('Show or Focus Hover');
+    out.markerHover = await until('the hover', async () => {
+      const t = (await page.locator('.monaco-hover', { hasText: 'Change kind' }).first().innerText().catch(() => '')).replace(/\s+/g, ' ');
+      return t.includes('Why is the total rounded here?') && t.includes('Delete') ? t : false;
+    });
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-marker-hover.png') });
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+S');
+  }
+
   // the playground panel: follows the cursor, runs a prompt against the fake model with the answer streaming in,
   // keeps the run in its history, and restores the typed variable when the panel is opened again
   if (fs.existsSync(path.join(workspace, 'prompts.py'))) {
@@ -283,6 +338,7 @@ try {
   }
 } catch (err) {
   out.error = String(err && err.stack || err);
+  if (page) await page.screenshot({ path: process.env.SHOT.replace('.png', '-failed.png') }).catch(() => undefined);
   out.serverLog = serverLog.slice(-3000);
 } finally {
   fs.writeFileSync(process.env.OUT, JSON.stringify(out, null, 2));

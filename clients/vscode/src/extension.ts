@@ -9,6 +9,7 @@ import { LanguageClient, RevealOutputChannelOn } from 'vscode-languageclient/nod
 
 import { discover, Launch, notFoundMessage, Probe } from './discovery';
 import { Features, multilineRanges, position } from './features';
+import { Markers } from './markers';
 import { PlaygroundPanel } from './playground';
 import type { PlaygroundState } from './playgroundModel';
 import { Selectors } from './selectors';
@@ -18,6 +19,7 @@ let output: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let languages: string[] = [];
 let playground: PlaygroundPanel;
+let markers: Markers;
 
 /** The languages the server parses: the extension activates on exactly these (package.json, generated). */
 function languageIds(context: vscode.ExtensionContext): string[] {
@@ -116,7 +118,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     playground.onState(state);
   });
   client.onNotification('tether/playground/didRunOutput', (output: { delta: string }) => playground.onOutput(output.delta));
-  client.onNotification('tether/markers/didChange', () => undefined);
+  client.onNotification('tether/markers/didChange', (params: { uris: string[] }) => void markers.serverChanged(params.uris));
   try {
     await client.start();
   } catch (err) {
@@ -131,6 +133,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   }
   status.text = 'Tether: ready';
   status.tooltip = `Tether server: ${launch.how}`;
+  void markers.started();
   const editor = vscode.window.activeTextEditor;
   if (editor) sendActive(editor);
 }
@@ -162,6 +165,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const selectors = new Selectors(current);
   const features = new Features(current, status);
   playground = new PlaygroundPanel(current);
+  markers = new Markers(current, context.extensionUri, () => languages);
   context.subscriptions.push(
     output,
     status,
@@ -170,6 +174,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...features.commands(),
     playground,
     ...playground.commands(),
+    markers,
+    ...markers.commands(),
     vscode.commands.registerCommand('tether.restartServer', async () => {
       if (client) {
         const old = client;

@@ -1,4 +1,4 @@
-// The other features as the first extension had them (markers quick pick, replacement preview with Tab/Escape,
+// The other features as the first extension had them (replacement preview with Tab/Escape,
 // inline tasks, inline completions, the playground's prompt in the status bar), typed. Later work replaces each
 // with its full UI.
 import * as vscode from 'vscode';
@@ -44,8 +44,6 @@ export class Features {
 
   commands(): vscode.Disposable[] {
     return [
-      vscode.commands.registerCommand('tether.addMarker', () => this.addMarker()),
-      vscode.commands.registerCommand('tether.showMarkers', () => this.showMarkers()),
       vscode.commands.registerCommand('tether.previewReplacement', (c?: string) => this.previewReplacement(c)),
       vscode.commands.registerCommand('tether.acceptReplacement', () => this.acceptReplacement()),
       vscode.commands.registerCommand('tether.rejectReplacement', () => this.clearPending()),
@@ -54,45 +52,6 @@ export class Features {
         if (this.pending && e.document === this.pending.editor.document) this.clearPending(); // no longer applies
       }),
     ];
-  }
-
-  private async addMarker(): Promise<void> {
-    const client = this.client();
-    const editor = vscode.window.activeTextEditor;
-    if (!client || !editor) return;
-    const note = await vscode.window.showInputBox({ prompt: 'Note' });
-    if (note === undefined) return;
-    const s = editor.selection;
-    const marker = await client.sendRequest<{ range: Wire }>('tether/markers/create', {
-      textDocument: { uri: editor.document.uri.toString() },
-      range: { start: { line: s.start.line, character: s.start.character }, end: { line: s.end.line, character: s.end.character } },
-      note,
-    });
-    vscode.window.showInformationMessage(
-      `Tether: marker added on lines ${marker.range.start.line + 1}-${marker.range.end.line + 1}`,
-    );
-  }
-
-  private async showMarkers(): Promise<void> {
-    const client = this.client();
-    const editor = vscode.window.activeTextEditor;
-    if (!client || !editor) return;
-    const { markers } = await client.sendRequest<{ markers: { note: string; range?: Wire; missingReason?: string }[] }>(
-      'tether/markers/list',
-      { textDocument: { uri: editor.document.uri.toString() } },
-    );
-    const picked = await vscode.window.showQuickPick(
-      markers.map((m) => ({
-        label: m.note,
-        description: m.range ? `line ${m.range.start.line + 1}` : `missing (${m.missingReason})`,
-        marker: m,
-      })),
-    );
-    if (picked?.marker.range) {
-      const r = toRange(picked.marker.range);
-      editor.selection = new vscode.Selection(r.start, r.end);
-      editor.revealRange(r);
-    }
   }
 
   clearPending(): void {

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { kindIcon, MarkerData, noteTitle, treeDescription } from '../src/markerModel';
+
+const base: MarkerData = {
+  id: 'm', uri: 'file:///a.py', note: 'n', kind: 'issue', author: 'Ada', createdAt: '2026-11-23T10:00:00Z',
+  status: 'located', contentChanged: false,
+  range: { start: { line: 3, character: 0 }, end: { line: 7, character: 4 } },
+};
+
+test('where a marker is, in the words of the view', () => {
+  assert.equal(treeDescription(base), 'lines 4–8');
+  assert.equal(treeDescription({ ...base, contentChanged: true }), 'lines 4–8 · changed');
+  assert.equal(treeDescription({ ...base, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } } }), 'line 1');
+  assert.equal(treeDescription({ ...base, range: null, status: 'missing', missingReason: 'codeBlockDeleted' }), 'missing: code deleted');
+  assert.equal(treeDescription({ ...base, range: null, status: 'missing', missingReason: 'unknown' }), 'missing: not found');
+});
+
+test('titles and icons', () => {
+  assert.equal(noteTitle('First line\nsecond'), 'First line');
+  assert.equal(noteTitle('   \nx'), '(empty note)');
+  assert.equal(noteTitle('é'.repeat(70), 10), 'éééééééé' + 'é…');
+  assert.equal(kindIcon('issue'), 'bug');
+  assert.equal(kindIcon('whatever'), 'comment');
+});
