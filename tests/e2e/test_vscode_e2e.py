@@ -25,6 +25,11 @@ PROMPTS = """TRANSLATE_PROMPT = "Translate {text} into French, keeping the produ
 GREETING_PROMPT = "Greet the customer warmly and ask how you can help today."
 """
 NOTES = "def total(items):\n    s = sum(items)\n    return round(s, 2)  # café\n\n\ndef other():\n    pass\n"
+#: A replacement longer than the function it replaces (7 lines for 5), typed as the preview command takes it.
+LONGER = (
+    "def total(items):\n    if not items:\n        return 0\n    result = 0\n    for item in items:\n"
+    "        result += item  # café ☕\n    return result"
+)
 ANSWER = ["Traduction", " : ", "Un café ☕", " (en français)"]
 SHAPES = """class Circle:
     def area(self):
@@ -84,6 +89,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
             "OUT": str(out),
             "SHOT": str(shot),
             "TASK_LINE": str(task_line),
+            "LONGER": LONGER.replace("\n", "\\n"),
         }
     )
     pieces = [TASK_RESPONSE[k : k + 9] for k in range(0, len(TASK_RESPONSE), 9)]
@@ -114,9 +120,9 @@ def test_vscode_extension(tmp_path: Path) -> None:
     assert seen["playground"] == "SYSTEM_PROMPT"
     assert seen["preview"] == "replace: replaces the function 'total'"
     assert seen["struck"] >= 1  # the old unit is decorated
-    expected = SOURCE.replace(
-        "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
-    )
+    assert seen["previewLines"] == LONGER.split("\n")  # every new line shown, with its indentation
+    old = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
+    expected = SOURCE.replace(old, LONGER + "\n")
     assert seen["saved"] == expected  # the old function replaced, the cursor line kept
     # the model's completion under `shell:`: previewed as a replacement, accepted with Tab
     assert seen["inline"] == "pending"

@@ -129,20 +129,36 @@ try {
 
   // a replacement preview on the blank last line, accepted with Tab
   await page.keyboard.press('Control+End');
-  await command('Tether: Preview Replacement…', 'def total(items):\\n    return sum(items)');
+  await command('Tether: Preview Replacement…', process.env.LONGER);
   out.preview = await until('the analysis', async () => {
     const s = await statusText();
     const m = s.match(/Tether: (replace|insert) \(([^)]*)\)/);
     return m ? `${m[1]}: ${m[2]}` : false;
   });
   out.struck = await page.locator('.view-overlays, .view-lines').locator('[class*="ced-"]').count();
+  // the new code is drawn as one image beside the struck unit: read its lines back from the page's styles
+  out.previewLines = await until('the preview image', () => page.evaluate(() => {
+    for (const sheet of document.styleSheets) {
+      let rules;
+      try { rules = sheet.cssRules; } catch { continue; }
+      for (const rule of rules) {
+        const m = rule.cssText.match(/data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/);
+        if (!m) continue;
+        const svg = new TextDecoder().decode(Uint8Array.from(atob(m[1]), (c) => c.charCodeAt(0)));
+        if (!svg.includes('xml:space="preserve"')) continue; // the editor's own images (squiggles)
+        return [...new DOMParser().parseFromString(svg, 'image/svg+xml').querySelectorAll('text')].map((t) => t.textContent);
+      }
+    }
+    return false;
+  }));
   await page.screenshot({ path: process.env.SHOT });
+  await page.keyboard.press('Control+Home'); // Tab accepts wherever the cursor is
   await page.keyboard.press('Tab');
   await page.waitForTimeout(500);
   await page.keyboard.press('Control+S');
   out.saved = await until('the saved file', async () => {
     const text = fs.readFileSync(path.join(workspace, 'calc.py'), 'utf8');
-    return text.includes('return sum(items)') ? text : false;
+    return text.includes('result += item') ? text : false;
   });
 
   // an AI completion (the fake model) on the blank line under `shell:`: a replacement, previewed, Tab

@@ -4,11 +4,21 @@
 import * as vscode from 'vscode';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
 
+import { cells, dataUri, expandTabs, picture } from './diffImage';
+
 type Wire = { start: { line: number; character: number }; end: { line: number; character: number } };
 
 interface Pending {
   editor: vscode.TextEditor;
   edit: { range: Wire; newText: string };
+  old: vscode.Range; // the struck unit, kept in step with edits above it
+}
+
+interface PendingInsert {
+  uri: string;
+  position: vscode.Position;
+  text: string;
+  range: vscode.Range;
 }
 
 interface Analysis {
@@ -34,8 +44,20 @@ const struck = vscode.window.createTextEditorDecorationType({
 });
 const ghost = vscode.window.createTextEditorDecorationType({});
 
+/** The editor's font, for the preview image to look like code in this editor. */
+function look(editor: vscode.TextEditor): Parameters<typeof picture>[1] {
+  const config = vscode.workspace.getConfiguration('editor', editor.document);
+  const fontSize = config.get<number>('fontSize') ?? 14;
+  const lineHeight = config.get<number>('lineHeight') || Math.round(fontSize * (process.platform === 'darwin' ? 1.5 : 1.35));
+  const tabSize = typeof editor.options.tabSize === 'number' ? editor.options.tabSize : 4;
+  const kind = vscode.window.activeColorTheme.kind;
+  const dark = kind === vscode.ColorThemeKind.Dark || kind === vscode.ColorThemeKind.HighContrast;
+  return { fontFamily: config.get<string>('fontFamily') ?? 'monospace', fontSize, lineHeight, tabSize, dark };
+}
+
 export class Features {
   private pending: Pending | undefined;
+  private pendingInsert: PendingInsert | undefined;
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
@@ -48,9 +70,7 @@ export class Features {
       vscode.commands.registerCommand('tether.acceptReplacement', () => this.acceptReplacement()),
       vscode.commands.registerCommand('tether.rejectReplacement', () => this.clearPending()),
       vscode.commands.registerCommand('tether.runTask', () => this.runTask()),
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (this.pending && e.document === this.pending.editor.document) this.clearPending(); // no longer applies
-      }),
+      vscode.workspace.onDidChangeTextDocument((e) => this.edited(e)),
     ];
   }
 
@@ -63,26 +83,67 @@ export class Features {
     void vscode.commands.executeCommand('setContext', 'tether.replacementPending', false);
   }
 
-  // Strike the old unit, show the new lines as ghost text (one decoration per line: VS Code drops newlines in
-  // decoration text), and let Tab / Escape decide.
+  /** An edit inside (or touching) the struck unit clears the preview; one above it moves it; one below keeps it. */
+  private edited(e: vscode.TextDocumentChangeEvent): void {
+    const pending = this.pending;
+    if (!pending || e.document !== pending.editor.document) return;
+    for (const change of e.contentChanges) {
+      if (change.range.start.isAfter(pending.old.end)) continue;
+      if (change.range.end.line < pending.old.start.line) {
+        const delta = change.text.split('\n').length - 1 - (change.range.end.line - change.range.start.line);
+        pending.old = new vscode.Range(pending.old.start.translate(delta), pending.old.end.translate(delta));
+        const r = pending.edit.range;
+        pending.edit = {
+          newText: pending.edit.newText,
+          range: { start: { line: r.start.line + delta, character: r.start.character }, end: { line: r.end.line + delta, character: r.end.character } },
+        };
+        continue;
+      }
+      this.clearPending();
+      return;
+    }
+  }
+
+  // Strike the old unit and show the new code beside it as one image (every line, indentation kept: see
+  // diffImage.ts for why not text); Tab accepts and Escape rejects wherever the cursor is.
   async showReplacement(editor: vscode.TextEditor, analysis: Analysis): Promise<boolean> {
     this.clearPending();
     if (analysis.mode !== 'replace' || !analysis.showVisualDiff) return false;
     const old = toRange(analysis.replaceRange);
-    const lines = analysis.edit.newText.split('\n');
-    const ghosts = lines.map((text, k) => {
-      const line = Math.min(old.end.line, old.start.line + k);
-      const at = editor.document.lineAt(line).range.end;
-      return {
-        range: new vscode.Range(at, at),
-        renderOptions: { after: { contentText: `  ⟶ ${text}`, color: new vscode.ThemeColor('editorGhostText.foreground') } },
-      };
-    });
+    const shown = picture(analysis.edit.newText, look(editor));
+    const tab = typeof editor.options.tabSize === 'number' ? editor.options.tabSize : 4;
+    let widest = 0;
+    for (let line = old.start.line; line <= Math.min(old.end.line, editor.document.lineCount - 1); line++) {
+      widest = Math.max(widest, cells(expandTabs(editor.document.lineAt(line).text, tab)));
+    }
+    const first = editor.document.lineAt(old.start.line);
+    const gap = widest - cells(expandTabs(first.text, tab)) + 4; // start right of the widest old line
+    const image = {
+      range: new vscode.Range(first.range.end, first.range.end),
+      renderOptions: {
+        after: {
+          contentIconPath: vscode.Uri.parse(dataUri(shown.svg)),
+          width: `${shown.width}px`,
+          height: `${shown.height}px`,
+          margin: `0 0 0 ${gap}ch`,
+          // laid over the lines below instead of stretching this one (which the editor would clip)
+          textDecoration: 'none; position: absolute; z-index: 5; pointer-events: none;',
+        },
+      },
+    };
     editor.setDecorations(struck, [old]);
-    editor.setDecorations(ghost, ghosts);
-    this.pending = { editor, edit: analysis.edit };
+    editor.setDecorations(ghost, [image]);
+    this.pending = { editor, edit: analysis.edit, old };
     await vscode.commands.executeCommand('setContext', 'tether.replacementPending', true);
     return true;
+  }
+
+  /** An insertion is VS Code's own business: offered once as an inline suggestion where it goes. */
+  private async offerInsert(editor: vscode.TextEditor, analysis: Analysis): Promise<void> {
+    const range = toRange(analysis.edit.range);
+    this.pendingInsert = { uri: editor.document.uri.toString(), position: range.start, text: analysis.edit.newText, range };
+    editor.selection = new vscode.Selection(range.start, range.start);
+    await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
   }
 
   private async previewReplacement(completion?: string): Promise<Analysis | undefined> {
@@ -97,7 +158,8 @@ export class Features {
       completion: text.replace(/\\n/g, '\n'),
     });
     this.status.text = `Tether: ${analysis.mode} (${analysis.reason})`;
-    await this.showReplacement(editor, analysis);
+    if (analysis.mode === 'insert') await this.offerInsert(editor, analysis);
+    else await this.showReplacement(editor, analysis);
     return analysis;
   }
 
@@ -129,6 +191,11 @@ export class Features {
   inlineProvider(): vscode.InlineCompletionItemProvider {
     return {
       provideInlineCompletionItems: async (document, pos, context, token) => {
+        const offered = this.pendingInsert;
+        if (offered && offered.uri === document.uri.toString() && offered.position.isEqual(pos)) {
+          this.pendingInsert = undefined;
+          return [new vscode.InlineCompletionItem(offered.text, offered.range)];
+        }
         const client = this.client();
         if (!client) return [];
         const editor = vscode.window.activeTextEditor;
