@@ -17,16 +17,22 @@ log = logging.getLogger(__name__)
 class Progress:
     """Server-initiated ``$/progress`` when the client supports it; a no-op otherwise."""
 
-    def __init__(self, server: TetherServer, token: str | None, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, server: TetherServer, token: str | int | None, loop: asyncio.AbstractEventLoop) -> None:
         self.server, self.token, self.loop = server, token, loop
         self.last = -1
         self.minimum = 0  # jobs with fewer steps report nothing
 
     @classmethod
-    async def start(cls, server: TetherServer, title: str) -> Progress:
+    async def start(cls, server: TetherServer, title: str, client_token: str | int | None = None) -> Progress:
+        """Begin a progress: on the request's own ``workDoneToken`` when the client gave one (it shows the
+        progress where it wants, with a Cancel), else on a token the server asks the client to create."""
         from lsprotocol import types
 
         loop = asyncio.get_running_loop()
+        if client_token is not None:
+            begin = types.WorkDoneProgressBegin(title=title, percentage=0, cancellable=True)
+            server.work_done_progress.begin(client_token, begin)
+            return cls(server, client_token, loop)
         window = server.client_capabilities.window
         if not (window and window.work_done_progress):
             return cls(server, None, loop)

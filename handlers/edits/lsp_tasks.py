@@ -288,6 +288,7 @@ class SessionLog:
 class RunParams:
     text_document: types.TextDocumentIdentifier
     position: types.Position
+    work_done_token: str | int | None = None  # the client's own progress token (LSP's WorkDoneProgressParams)
 
 
 @attrs.define
@@ -526,7 +527,7 @@ def register(server: TetherServer, streamer: Streamer) -> None:
         key = os.environ.get(settings.apiKeyEnv or "") if settings.apiKeyEnv else None
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        progress = await Progress.start(ls, f"Tether: {instruction[:60]}")
+        progress = await Progress.start(ls, f"Tether: {instruction[:60]}", params.work_done_token)
         task = TaskRun(ls, streamer, ctx, session, progress)
         parser = TaskOutputParser()
         outcome = "failed"

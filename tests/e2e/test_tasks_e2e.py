@@ -182,6 +182,31 @@ async def test_a_streamed_task_changes_two_files_and_creates_a_third(tmp_path: P
     assert "sk-secret-123" not in raw + story  # the API key is never written down
 
 
+async def test_progress_goes_to_the_clients_own_token_when_it_gives_one(tmp_path: Path) -> None:
+    (tmp_path / "util.py").write_text(UTIL, encoding="utf-8")
+    with RunningModel(Answer(chunks=tokens(RESPONSE), chunk_delay=0.002)) as model:
+        lsp, ws = await start(tmp_path, model)
+        seen: list[Any] = []
+        lsp.protocol.fm.features.pop("$/progress", None)
+
+        @lsp.feature("$/progress")
+        def on_progress(params: Any) -> None:
+            seen.append(get_converter().unstructure(params))
+
+        try:
+            calc = ws.open("calc.py", CALC)
+            result = await raw_request(lsp, "tether/tasks/run", {**run_params(calc), "workDoneToken": "my-token-7"})
+            while not seen or seen[-1]["value"]["kind"] != "end":  # the end may follow the answer: wait for it
+                await asyncio.wait_for(lsp.wait_for_notification("$/progress"), 10)
+        finally:
+            await stop(lsp)
+    assert {p["token"] for p in seen} == {"my-token-7"}  # no token of the server's own was created
+    assert lsp.progress_reports == {}
+    assert seen[0]["value"]["kind"] == "begin" and seen[0]["value"]["cancellable"] is True
+    assert [p["value"].get("message") for p in seen if p["value"]["kind"] == "report"][0] == "change 1: calc.py"
+    assert [e["status"] for e in result["edits"]] == ["applied", "applied", "created"]
+
+
 async def test_a_cancelled_run_leaves_documents_consistent(tmp_path: Path) -> None:
     (tmp_path / "util.py").write_text(UTIL, encoding="utf-8")
     line = "    return sum(items)\n"

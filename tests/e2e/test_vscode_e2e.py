@@ -89,14 +89,18 @@ def test_vscode_extension(tmp_path: Path) -> None:
             "OUT": str(out),
             "SHOT": str(shot),
             "TASK_LINE": str(task_line),
+            "TASK_TEXT": CALC,
             "LONGER": LONGER.replace("\n", "\\n"),
         }
     )
     pieces = [TASK_RESPONSE[k : k + 9] for k in range(0, len(TASK_RESPONSE), 9)]
+    # the first run is cancelled while its change is being written: a line of it is in, more keeps coming
+    cut = TASK_RESPONSE.index("    return sum(items)\n") + len("    return sum(items)\n")
+    halfway = [TASK_RESPONSE[k : min(k + 9, cut)] for k in range(0, cut, 9)] + ["x"] * 600
     # the AI completion the inline step gets; the task's model streaming its change token by token
     with (
         RunningModel(Answer(COMPLETION)) as model,
-        RunningModel(Answer(chunks=pieces)) as tasks_model,
+        RunningModel(Answer(chunks=halfway, chunk_delay=0.05), Answer(chunks=pieces)) as tasks_model,
         RunningModel(Answer(chunks=ANSWER, chunk_delay=0.4)) as chat_model,
     ):
         env["TETHER_SETTINGS"] = json.dumps(
@@ -131,7 +135,11 @@ def test_vscode_extension(tmp_path: Path) -> None:
         COMPLETION,
     )
     # the task: streamed into the open document, reported "applied", and the file on disk says so after a save
+    assert "Cancel" in seen["taskProgress"]  # a progress notification that can be cancelled
+    assert seen["taskCancelled"] == "cancelled"
+    assert "return sum(items)" not in seen["taskAfterCancel"]  # what was written was undone
     assert seen["taskMessage"] == "task.py: applied"
+    assert seen["taskLog"] == "session.md"
     assert seen["taskFile"] == CALC.replace(
         "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
     )

@@ -201,13 +201,43 @@ try {
     await page.keyboard.type(String(Number(process.env.TASK_LINE) + 1) + ':1');
     await page.keyboard.press('Enter');
     await page.waitForTimeout(300);
-    await command('Tether: Run Task on This Line');
+    const toasts = async () => (await page.locator('.notifications-toasts').innerText().catch(() => '')).replace(/\s+/g, ' ');
+    // first run, with Ctrl+Y on the task line: the progress notification shows, the lines being written are
+    // highlighted; Cancel undoes what was written
+    await page.keyboard.press('Control+Y');
+    out.taskProgress = await until('the progress notification', async () => {
+      const t = await toasts();
+      return t.includes('Tether: use sum() and add a helper') ? t : false;
+    });
+    const editorText = async () => (await page.locator('.monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+    await until('some of the change written', async () => (await editorText()).includes('return sum(items)'));
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-task-running.png') });
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'Tether: use sum()' }).locator('a.monaco-button, .monaco-button', { hasText: 'Cancel' }).first().click();
+    out.taskCancelled = await until('the cancellation', async () => {
+      const t = await toasts();
+      return t.includes('Tether task cancelled') ? 'cancelled' : false;
+    }, 30000);
+    out.taskAfterCancel = await until('the change undone', async () => {
+      const text = await editorText();
+      return text.includes('return sum(items)') ? false : text;
+    });
+    // second run: to the end, reported per file, with the session log one click away
+    await page.keyboard.press('Control+1');
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(String(Number(process.env.TASK_LINE) + 1) + ':1');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Control+Y');
     out.taskMessage = await until('the task result', async () => {
-      const toasts = await page.locator('.notifications-toasts').innerText().catch(() => '');
-      const m = toasts.replace(/\s+/g, ' ').match(/Tether task: ([^(]*)\(/);
+      const m = (await toasts()).match(/Tether task: (\S+: \w+)/);
       return m ? m[1].trim() : false;
     }, 60000);
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-task.png') });
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'Tether task:' }).locator('.monaco-button', { hasText: 'Open Log' }).first().click();
+    out.taskLog = await until('the session log', async () => ((await page.locator('.tab.active', { hasText: 'session.md' }).count()) > 0 ? 'session.md' : false));
+    await page.locator('.tab', { hasText: 'task.py' }).first().click();
+    await page.waitForTimeout(300);
     await page.keyboard.press('Control+S');
     out.taskFile = await until('the saved task file', async () => {
       const text = fs.readFileSync(path.join(workspace, 'task.py'), 'utf8');
@@ -316,11 +346,19 @@ try {
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'prompts.py' }).first().click();
     await until('prompts.py in the editor', async () => (await page.locator('.tab.active', { hasText: 'prompts.py' }).count()) > 0);
     const goTo = async (where) => {
-      await page.keyboard.press('Control+1'); // the first editor group (the panel may have the focus)
-      await page.keyboard.press('Control+G');
-      await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-      await page.keyboard.type(where);
-      await page.keyboard.press('Enter');
+      const [line, col] = where.split(':');
+      for (let attempt = 0; attempt < 4; attempt++) { // until the status bar says the cursor is there
+        await page.keyboard.press('Control+1'); // the first editor group (the panel may have the focus)
+        await page.waitForTimeout(200);
+        await page.keyboard.press('Control+G');
+        await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+        await page.waitForTimeout(200);
+        await page.keyboard.type(where);
+        await page.keyboard.press('Enter');
+        const there = await until(`the cursor at ${where}`, async () => (await statusText()).includes(`Ln ${line}, Col ${col}`), 3000).catch(() => false);
+        if (there) return;
+      }
+      throw new Error(`could not put the cursor at ${where}`);
     };
     await goTo('1:25');
     await command('Tether: Open Prompt Playground');

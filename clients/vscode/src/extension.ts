@@ -13,6 +13,7 @@ import { Markers } from './markers';
 import { PlaygroundPanel } from './playground';
 import type { PlaygroundState } from './playgroundModel';
 import { Selectors } from './selectors';
+import { Tasks } from './tasks';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -166,6 +167,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const features = new Features(current, status);
   playground = new PlaygroundPanel(current);
   markers = new Markers(current, context.extensionUri, () => languages);
+  const tasks = new Tasks(current, () => languages);
   context.subscriptions.push(
     output,
     status,
@@ -176,6 +178,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...playground.commands(),
     markers,
     ...markers.commands(),
+    tasks,
+    ...tasks.commands(),
     vscode.commands.registerCommand('tether.restartServer', async () => {
       if (client) {
         const old = client;

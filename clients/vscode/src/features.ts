@@ -1,5 +1,5 @@
 // The other features as the first extension had them (replacement preview with Tab/Escape,
-// inline tasks, inline completions, the playground's prompt in the status bar), typed. Later work replaces each
+// inline completions, the playground's prompt in the status bar), typed. Later work replaces each
 // with its full UI.
 import * as vscode from 'vscode';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
@@ -69,7 +69,6 @@ export class Features {
       vscode.commands.registerCommand('tether.previewReplacement', (c?: string) => this.previewReplacement(c)),
       vscode.commands.registerCommand('tether.acceptReplacement', () => this.acceptReplacement()),
       vscode.commands.registerCommand('tether.rejectReplacement', () => this.clearPending()),
-      vscode.commands.registerCommand('tether.runTask', () => this.runTask()),
       vscode.workspace.onDidChangeTextDocument((e) => this.edited(e)),
     ];
   }
@@ -170,20 +169,6 @@ export class Features {
     const we = new vscode.WorkspaceEdit();
     we.replace(editor.document.uri, toRange(edit.range), edit.newText); // wherever the cursor is
     await vscode.workspace.applyEdit(we);
-  }
-
-  private async runTask(): Promise<void> {
-    const client = this.client();
-    const editor = vscode.window.activeTextEditor;
-    if (!client || !editor) return;
-    const result = await client.sendRequest<{ sessionUri: string; edits: { uri: string; status: string }[] }>(
-      'tether/tasks/run',
-      { textDocument: { uri: editor.document.uri.toString() }, position: position(editor) },
-    );
-    const statuses = result.edits.map((e) => `${vscode.workspace.asRelativePath(vscode.Uri.parse(e.uri))}: ${e.status}`);
-    vscode.window.showInformationMessage(
-      `Tether task: ${statuses.join(', ') || 'no change'} (log: ${result.sessionUri})`,
-    );
   }
 
   // Inline completions from the server (with tether.inference.endpoint set). A multi-line replacement (this

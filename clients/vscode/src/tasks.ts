@@ -1,0 +1,145 @@
+// Inline tasks in VS Code: a `# @run <instruction>` line runs with Ctrl+Y (Cmd+Y) — only on such a line, so redo
+// keeps working elsewhere — or from its "Run task" CodeLens. While it runs, a notification shows the server's
+// progress with a Cancel button, and the lines the model is writing are highlighted; at the end a message says
+// what happened to each file, with a link to the session log. Typing `@run ` shows how to go on.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { WorkDoneProgress } from 'vscode-languageclient/node';
+
+import { instructionAt, isTaskLine, summary, TaskResult } from './taskModel';
+
+const writing = vscode.window.createTextEditorDecorationType({
+  isWholeLine: true,
+  backgroundColor: new vscode.ThemeColor('diffEditor.insertedLineBackground'),
+  overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.addedForeground'),
+  overviewRulerLane: vscode.OverviewRulerLane.Left,
+});
+const hint = vscode.window.createTextEditorDecorationType({
+  after: { color: new vscode.ThemeColor('editorGhostText.foreground'), margin: '0 0 0 1ch' },
+});
+
+export class Tasks implements vscode.Disposable, vscode.CodeLensProvider {
+  private running = new Map<string, vscode.Range[]>(); // uri -> lines written during a run
+  private readonly lensesChanged = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.lensesChanged.event;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly client: () => LanguageClient | undefined,
+    private readonly languages: () => string[],
+  ) {
+    this.disposables.push(
+      writing,
+      hint,
+      this.lensesChanged,
+      vscode.window.onDidChangeTextEditorSelection((e) => this.onLine(e.textEditor)),
+      vscode.window.onDidChangeActiveTextEditor((editor) => editor && this.onLine(editor)),
+      vscode.workspace.onDidChangeTextDocument((e) => this.changed(e)),
+    );
+  }
+
+  commands(): vscode.Disposable[] {
+    return [
+      vscode.commands.registerCommand('tether.runTask', (line?: number) => this.run(line)),
+      vscode.languages.registerCodeLensProvider(this.languages().map((language) => ({ language })), this),
+    ];
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const lenses: vscode.CodeLens[] = [];
+    for (let line = 0; line < document.lineCount; line++) {
+      if (isTaskLine(document.lineAt(line).text)) {
+        const title = this.running.size ? '$(sync~spin) Tether task running…' : '$(play) Run task (Ctrl+Y)';
+        lenses.push(new vscode.CodeLens(new vscode.Range(line, 0, line, 0), { title, command: 'tether.runTask', arguments: [line] }));
+      }
+    }
+    return lenses;
+  }
+
+  /** Ctrl+Y only on a task line; a bare `@run ` says how to go on. */
+  private onLine(editor: vscode.TextEditor): void {
+    const line = editor.document.lineAt(editor.selection.active.line).text;
+    void vscode.commands.executeCommand('setContext', 'tether.onTaskLine', isTaskLine(line));
+    const bare = /@(run|task)\s+$/.test(line) && !isTaskLine(line);
+    const at = editor.document.lineAt(editor.selection.active.line).range.end;
+    editor.setDecorations(
+      hint,
+      bare ? [{ range: new vscode.Range(at, at), renderOptions: { after: { contentText: 'describe the change, then Ctrl+Y' } } }] : [],
+    );
+  }
+
+  private changed(e: vscode.TextDocumentChangeEvent): void {
+    const uri = e.document.uri.toString();
+    const lines = this.running.get(uri);
+    if (lines) {
+      for (const change of e.contentChanges) {
+        const added = change.text.split('\n').length - 1;
+        lines.push(new vscode.Range(change.range.start.line, 0, change.range.start.line + added, 0));
+      }
+      this.highlight();
+    }
+    if (e.contentChanges.some((c) => c.text.includes('@') || c.text.includes('\n'))) this.lensesChanged.fire();
+  }
+
+  private highlight(): void {
+    for (const editor of vscode.window.visibleTextEditors) {
+      editor.setDecorations(writing, this.running.get(editor.document.uri.toString()) ?? []);
+    }
+  }
+
+  async run(line?: number): Promise<void> {
+    const client = this.client();
+    const editor = vscode.window.activeTextEditor;
+    if (!client || !editor) return;
+    const at = line ?? editor.selection.active.line;
+    const instruction = instructionAt(editor.document.lineAt(at).text);
+    if (!instruction) {
+      vscode.window.setStatusBarMessage('Tether: this line holds no `@run <instruction>`', 5000);
+      return;
+    }
+    const uri = editor.document.uri.toString();
+    const token = `tether-task-${Date.now().toString(36)}`;
+    this.running.set(uri, []);
+    this.lensesChanged.fire();
+    let result: TaskResult | undefined;
+    let failure: string | undefined;
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Tether: ${instruction}`, cancellable: true },
+      async (progress, cancel) => {
+        const listening = client.onProgress(WorkDoneProgress.type, token, (value) => {
+          if (value.kind !== 'end' && value.message) progress.report({ message: value.message });
+        });
+        const source = new vscode.CancellationTokenSource();
+        const stop = cancel.onCancellationRequested(() => source.cancel());
+        try {
+          result = await client.sendRequest<TaskResult>(
+            'tether/tasks/run',
+            { textDocument: { uri }, position: { line: at, character: 0 }, workDoneToken: token },
+            source.token,
+          );
+        } catch (err) {
+          failure = cancel.isCancellationRequested ? 'cancelled' : err instanceof Error ? err.message : String(err);
+        } finally {
+          stop.dispose();
+          listening.dispose();
+          source.dispose();
+        }
+      },
+    );
+    this.running.delete(uri);
+    this.highlight();
+    this.lensesChanged.fire();
+    if (failure) {
+      void vscode.window.showWarningMessage(`Tether task ${failure === 'cancelled' ? 'cancelled: the change being written was undone' : `failed: ${failure}`}`);
+      return;
+    }
+    if (!result) return;
+    const text = `Tether task: ${summary(result, (u) => vscode.workspace.asRelativePath(vscode.Uri.parse(u)))}`;
+    const open = await vscode.window.showInformationMessage(text, 'Open Log');
+    if (open) await vscode.window.showTextDocument(vscode.Uri.parse(result.sessionUri), { preview: true });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
