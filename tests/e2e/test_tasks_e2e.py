@@ -203,7 +203,8 @@ async def test_progress_goes_to_the_clients_own_token_when_it_gives_one(tmp_path
     assert {p["token"] for p in seen} == {"my-token-7"}  # no token of the server's own was created
     assert lsp.progress_reports == {}
     assert seen[0]["value"]["kind"] == "begin" and seen[0]["value"]["cancellable"] is True
-    assert [p["value"].get("message") for p in seen if p["value"]["kind"] == "report"][0] == "change 1: calc.py"
+    reports = [p["value"].get("message") for p in seen if p["value"]["kind"] == "report"]
+    assert reports[:3] == ["change 1: calc.py", "change 2: util.py", "change 3: tests/test_calc.py"]
     assert [e["status"] for e in result["edits"]] == ["applied", "applied", "created"]
 
 
