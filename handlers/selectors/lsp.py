@@ -11,6 +11,7 @@ import attrs
 from lsprotocol import types
 from tree_sitter import Tree
 
+from tether_lsp.server.nodes import descendant_index
 from tether_lsp.server.positions import Pos, json_range, lsp_offset, lsp_range
 from tether_lsp.server.settings import LimitSettings, register_section, setting
 from tether_lsp.server.syntax import Snapshot, language_for
@@ -33,6 +34,9 @@ class ApplySelectorParams:
     selector: str
     cursor_node_ids: list[int]
     args: list[Any] = attrs.field(factory=list)
+    #: With no cursor ids: start from the smallest named node holding each range (an editor's selections)
+    #: instead of the root.
+    ranges: list[types.Range] | None = None
 
 
 @attrs.define
@@ -133,10 +137,22 @@ def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelect
     if tree is None or snapshot.language is None or snapshot.ids is None:
         return empty
     index = indexes.index(snapshot)
-    cursors = resolve(snapshot.ids, index, params.cursor_node_ids)
+    text_index, encoding = snapshot.index, ls.encoding
+    if not params.cursor_node_ids and params.ranges:
+        cursors = _covering(
+            tree,
+            [
+                (
+                    text_index.offset_of(Pos(r.start.line, r.start.character), encoding),
+                    text_index.offset_of(Pos(r.end.line, r.end.character), encoding),
+                )
+                for r in params.ranges
+            ],
+        )
+    else:
+        cursors = resolve(snapshot.ids, index, params.cursor_node_ids)
     if not cursors:
         return empty
-    text_index, encoding = snapshot.index, ls.encoding
     out = run(
         validated,
         index,
@@ -150,6 +166,16 @@ def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelect
         ranges=[json_range(text_index, *index.span(i), encoding) for i in out],
         cursor_node_ids=[base + i for i in out],
     )
+
+
+def _covering(tree: Tree, spans: list[tuple[int, int]]) -> list[int]:
+    """Pre-order indices of the smallest named node holding each byte span (sorted, unique)."""
+    found = set()
+    for start, end in spans:
+        low, high = min(start, end), max(start, end)
+        node = tree.root_node.named_descendant_for_byte_range(low, high) or tree.root_node
+        found.add(descendant_index(tree, node))
+    return sorted(found)
 
 
 def list_selectors(params: ListSelectorsParams | None) -> ListSelectorsResult:

@@ -71,6 +71,19 @@ async def test_empty_ids_start_at_the_root(client: LanguageClient) -> None:
     assert parent == {"ranges": [], "cursorNodeIds": []}
 
 
+async def test_ranges_start_from_the_selected_nodes(client: LanguageClient) -> None:
+    functions = await apply(client, "selectFunctions", [])
+    first, second = functions["ranges"][0], functions["ranges"][1]
+    params = {"uri": PY_URI, "selector": "selectName", "cursorNodeIds": [], "ranges": [second, first]}
+    names = await raw_request(client, "tether/applySelector", params)
+    assert [text_of(PY, r) for r in names["ranges"]] == ["price", "fetch"]  # from each selected function
+    inside = dict(first, end=first["start"])  # an empty range: the smallest named node at that point (the def)
+    at = await raw_request(client, "tether/applySelector", {**params, "ranges": [inside]})
+    assert [text_of(PY, r) for r in at["ranges"]] == ["price"]
+    ids = await raw_request(client, "tether/applySelector", {**params, "cursorNodeIds": functions["cursorNodeIds"][3:]})
+    assert [text_of(PY, r) for r in ids["ranges"]] == ["outer"]  # cursor ids win over ranges
+
+
 async def test_stale_ids_after_an_edit(client: LanguageClient) -> None:
     uri = "file:///work/stale.py"
     open_doc(client, uri, "def a():\n    pass\n")

@@ -129,12 +129,18 @@ export class Selectors implements vscode.Disposable {
     if (!client || !editor) return false;
     const uri = editor.document.uri.toString();
     let result: ApplyResult;
+    const ids = this.state.ids(uri);
+    // no structural cursors yet: start from what the user selected (if anything), else from the whole file
+    const selected = ids.length ? [] : editor.selections.filter((s) => !s.isEmpty);
     try {
       result = await client.sendRequest<ApplyResult>('tether/applySelector', {
         uri,
         selector,
         args: typedArgs(selector, args, await this.selectors()),
-        cursorNodeIds: this.state.ids(uri),
+        cursorNodeIds: ids,
+        ...(selected.length
+          ? { ranges: selected.map((s) => ({ start: { line: s.start.line, character: s.start.character }, end: { line: s.end.line, character: s.end.character } })) }
+          : {}),
       });
     } catch (err) {
       this.say(`${selector}: ${message(err)}`); // the cursors stay as they were
