@@ -77,7 +77,8 @@ def test_vscode_extension(tmp_path: Path) -> None:
     (workspace / "notes.py").write_text(NOTES, encoding="utf-8")
     task_line = CALC.split("\n").index(next(x for x in CALC.split("\n") if "@run" in x))
     shots = ROOT / ".cache" / "screenshots" / "vscode"  # ignored by git: look at them after a run
-    shots.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(shots, ignore_errors=True)  # only this run's pictures
+    shots.mkdir(parents=True)
     out, shot = tmp_path / "out.json", shots / "vscode.png"
     env = server_env(
         {
