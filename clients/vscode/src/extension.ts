@@ -13,6 +13,7 @@ import { Markers } from './markers';
 import { PlaygroundPanel } from './playground';
 import type { PlaygroundState } from './playgroundModel';
 import { Selectors } from './selectors';
+import { forServer } from './settingsModel';
 import { Tasks } from './tasks';
 
 let client: LanguageClient | undefined;
@@ -30,9 +31,7 @@ function languageIds(context: vscode.ExtensionContext): string[] {
 
 /** The server's `tether` section: every tether.* setting but the extension's own (tether.server.*). */
 function serverSettings(): Record<string, unknown> {
-  const all = JSON.parse(JSON.stringify(vscode.workspace.getConfiguration('tether'))) as Record<string, unknown>;
-  delete all.server;
-  return all;
+  return forServer(JSON.parse(JSON.stringify(vscode.workspace.getConfiguration('tether'))) as Record<string, unknown>);
 }
 
 function onPath(program: string): string | undefined {

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
 
 import { cells, dataUri, expandTabs, picture } from './diffImage';
+import { afterChange } from './previewModel';
 
 type Wire = { start: { line: number; character: number }; end: { line: number; character: number } };
 
@@ -87,19 +88,21 @@ export class Features {
     const pending = this.pending;
     if (!pending || e.document !== pending.editor.document) return;
     for (const change of e.contentChanges) {
-      if (change.range.start.isAfter(pending.old.end)) continue;
-      if (change.range.end.line < pending.old.start.line) {
-        const delta = change.text.split('\n').length - 1 - (change.range.end.line - change.range.start.line);
+      const before = { start: pending.old.start, end: pending.old.end };
+      const moved = afterChange(before, { range: change.range, text: change.text });
+      if (moved === null) {
+        this.clearPending();
+        return;
+      }
+      const delta = moved.start.line - before.start.line;
+      if (delta !== 0) {
         pending.old = new vscode.Range(pending.old.start.translate(delta), pending.old.end.translate(delta));
         const r = pending.edit.range;
         pending.edit = {
           newText: pending.edit.newText,
           range: { start: { line: r.start.line + delta, character: r.start.character }, end: { line: r.end.line + delta, character: r.end.character } },
         };
-        continue;
       }
-      this.clearPending();
-      return;
     }
   }
 
