@@ -27,6 +27,20 @@ def total(items):
 """
 
 
+SHAPES = """class Circle:
+    def area(self):
+        return 3.14 * self.r**2
+
+    def grow(self, k):
+        self.r *= k
+
+
+class Square:
+    def side(self):
+        return self.s
+"""
+
+
 def need(program: str) -> str:
     found = shutil.which(program)
     if found is None:
@@ -41,6 +55,7 @@ def workspace(tmp_path: Path) -> Path:
     root.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     (root / "calc.py").write_text(SOURCE, encoding="utf-8")
+    (root / "shapes.py").write_text(SHAPES, encoding="utf-8")
     return root
 
 
@@ -49,6 +64,7 @@ def run(command: list[str], root: Path, out: Path, client_dir: str) -> dict[str,
         {
             "TETHER_PY": sys.executable,
             "TETHER_FILE": str(root / "calc.py"),
+            "TETHER_SHAPES": str(root / "shapes.py"),
             "TETHER_OUT": str(out),
             "TETHER_NVIM": str(ROOT / "clients" / "nvim"),
             "TETHER_EMACS": str(ROOT / "clients" / "emacs"),
@@ -66,12 +82,19 @@ def test_neovim(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     script = ROOT / "tests" / "editors" / "nvim_session.lua"
     seen = run([nvim, "--headless", "--clean", "-c", f"luafile {script}"], root, tmp_path / "out.json", "nvim")
+    assert "error" not in seen, seen.get("error")
     assert seen["ready"] is True
-    assert seen["created"] == "use sum()"
-    assert seen["markers"] == [{"note": "use sum()", "line": 4}]  # followed the line typed above it
+    # :TetherSelect selectMethods, then :TetherSelect selectFirst: the first method of each class, selected
+    assert (seen["methods"], seen["first"], seen["mode"]) == (3, 2, "v")
+    assert seen["selected"] == "def area(self):\n        return 3.14 * self.r**2"
+    assert seen["next"] == "def side(self):\n        return self.s"  # ]s
+    assert seen["afterMove"] == 0  # a move of the user's own ends the structural cursors
+    assert seen["bad"] == "message"
+    # a marker on lines 4-8, a line typed above it: the location list jumps to where the code is now
+    assert seen["loclist"] == 1
+    assert (seen["jumped"], seen["jumpedBuffer"]) == ([5, 0], "calc.py")
+    assert seen["sign"] == {"row": 4, "note": "  ? use sum()"}  # the note at the end of the marker's first line
     assert seen["quickfix"] == 1
-    assert seen["selected"] == 1
-    assert seen["cursor"] == [5, 4]  # on `total`, the function's name
     assert seen["prompt"] == "SYSTEM_PROMPT"
 
 

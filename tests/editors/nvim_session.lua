@@ -1,24 +1,70 @@
--- A scripted Neovim session (headless): the real client in clients/nvim against the real server.
+-- A scripted Neovim session (headless): the real client in clients/nvim against the real server. Keys are fed
+-- as a user types them (feedkeys), so commands, visual mode and CursorMoved behave as they do for a user.
 vim.opt.runtimepath:prepend(os.getenv('TETHER_NVIM'))
 local tether = require('tether')
+local select = require('tether.select')
 tether.setup({ cmd = { os.getenv('TETHER_PY'), '-m', 'tether_lsp' } })
-vim.cmd('edit ' .. os.getenv('TETHER_FILE'))
 local out = {}
-out.ready = tether.wait_ready(15000)
-local marker, err = tether.add_marker(4, 8, 'use sum()')
-out.created = marker and marker.note or tostring(err and err.message)
-vim.api.nvim_buf_set_lines(0, 0, 0, false, { '# a line typed in Neovim' })
-local markers = tether.list_markers() or {}
-out.markers = {}
-for _, m in ipairs(markers) do table.insert(out.markers, { note = m.note, line = m.range.start.line }) end
-out.quickfix = #vim.fn.getqflist()
-local sel = tether.select({ 'selectFunctions', 'selectName' })
-out.selected = sel and #sel.ranges or 0
-out.cursor = vim.api.nvim_win_get_cursor(0)
-vim.api.nvim_win_set_cursor(0, { 2, 20 })
-tether.active_editor()
-local state = tether.playground()
-out.prompt = state and state.prompt and state.prompt.anchor or vim.NIL
+
+local function keys(text)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(text, true, false, true), 'tx', false)
+end
+
+local function selected_text()
+  local a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
+  if a[2] > b[2] or (a[2] == b[2] and a[3] > b[3]) then a, b = b, a end
+  local lines = vim.api.nvim_buf_get_lines(0, a[2] - 1, b[2], false)
+  lines[#lines] = lines[#lines]:sub(1, b[3])
+  lines[1] = lines[1]:sub(a[3])
+  return table.concat(lines, '\n')
+end
+
+local ok, err = pcall(function()
+  vim.cmd('edit ' .. os.getenv('TETHER_SHAPES'))
+  out.ready = tether.wait_ready(15000)
+  -- two selector commands: the second continues from the first's cursors
+  keys(':TetherSelect selectMethods<CR>')
+  out.methods = select.count()
+  keys(':TetherSelect selectFirst<CR>')
+  out.first = select.count()
+  out.mode = vim.fn.mode()
+  out.selected = selected_text()
+  keys(']s')
+  out.next = selected_text()
+  keys('<Esc>gg') -- the user moves: the structural cursors are forgotten
+  -- a headless Neovim fed keys with 'x' checks for CursorMoved only when it waits for input, which it never
+  -- does here: say it, as the editor does when a user moves
+  vim.cmd('doautocmd CursorMoved')
+  out.afterMove = select.count()
+  out.bad = select.apply(tether, 'selectNope', {}) == nil and 'message' or 'no error'
+
+  -- markers: added on lines 4-8, a line typed above, the location list jumps to where the code is now
+  vim.cmd('edit ' .. os.getenv('TETHER_FILE'))
+  tether.wait_ready(15000)
+  vim.cmd('4,8TetherMarkerAdd question: use sum()')
+  vim.api.nvim_buf_set_lines(0, 0, 0, false, { '# a line typed in Neovim' })
+  vim.cmd('TetherMarkers')
+  out.loclist = #vim.fn.getloclist(0)
+  vim.cmd('lclose')
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd('lfirst')
+  out.jumped = vim.api.nvim_win_get_cursor(0)
+  out.jumpedBuffer = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ':t')
+  vim.wait(3000, function()
+    return #vim.api.nvim_buf_get_extmarks(0, vim.api.nvim_get_namespaces()['tether_markers'], 0, -1, {}) > 0
+  end, 50)
+  local marks = vim.api.nvim_buf_get_extmarks(0, vim.api.nvim_get_namespaces()['tether_markers'], 0, -1, { details = true })
+  out.sign = marks[1] and { row = marks[1][2], note = marks[1][4].virt_text[1][1] } or vim.NIL
+  vim.cmd('TetherMarkersAll')
+  out.quickfix = #vim.fn.getqflist()
+  vim.cmd('cclose')
+
+  vim.api.nvim_win_set_cursor(0, { 2, 20 })
+  tether.active_editor()
+  local state = tether.playground()
+  out.prompt = state and state.prompt and state.prompt.anchor or vim.NIL
+end)
+if not ok then out.error = tostring(err) end
 local f = io.open(os.getenv('TETHER_OUT'), 'w')
 f:write(vim.fn.json_encode(out))
 f:close()

@@ -1,11 +1,16 @@
 -- Tether for Neovim (0.7+): starts tether-lsp for Python and YAML buffers, keeps the server informed of the
--- active editor and cursor (prompt playground), and adds commands for markers, selectors and inline tasks.
+-- active editor and cursor (prompt playground), and adds commands for selectors, markers and inline tasks.
 --
 --   require('tether').setup({ cmd = { '/path/to/tether/.venv/bin/tether-lsp' }, settings = { ... } })
 --
--- Commands: :TetherMarkerAdd {note} (on a line range), :TetherMarkers (quickfix), :TetherSelect {selector...},
--- :TetherPlayground, :TetherRun (the `@run <instruction>` line under the cursor).
-local M = { state = nil, client_id = nil }
+-- Commands (docs/editors/neovim.md has them all): :TetherSelect {selector...} (chains continue across
+-- commands; ]s / [s jump), :TetherSelectReset, :TetherMarkerAdd[!] {note}, :TetherMarkers (location list),
+-- :TetherMarkersAll (quickfix), :TetherPlayground, :TetherRun / :TetherCancel (asynchronous), :checkhealth tether.
+local select = require('tether.select')
+local markers = require('tether.markers')
+local tasks = require('tether.tasks')
+
+local M = { state = nil, client_id = nil, options = nil }
 
 local defaults = {
   cmd = { 'tether-lsp' },
@@ -33,6 +38,13 @@ end
 local function client()
   return M.client_id and vim.lsp.get_client_by_id(M.client_id) or nil
 end
+M.client = client
+
+--- Whether Tether's client is attached to the buffer.
+function M.attached(bufnr)
+  local c = client()
+  return c ~= nil and vim.lsp.buf_is_attached(bufnr, c.id)
+end
 
 --- A request answered synchronously (for commands and tests); returns result, err.
 function M.request(method, params, timeout_ms)
@@ -54,7 +66,7 @@ local function notify(method, params)
   end
 end
 
-local function position()
+function M.position()
   local row, col = unpack(vim.api.nvim_win_get_cursor(0))
   local line = vim.api.nvim_buf_get_lines(0, row - 1, row, false)[1] or ''
   local _, utf16 = vim.str_utfindex(line, col)
@@ -66,7 +78,7 @@ local function uri()
 end
 
 function M.active_editor()
-  notify('tether/editor/didChangeActiveEditor', { textDocument = { uri = uri() }, position = position() })
+  notify('tether/editor/didChangeActiveEditor', { textDocument = { uri = uri() }, position = M.position() })
 end
 
 local cursor_timer = nil
@@ -76,14 +88,22 @@ function M.cursor_moved(delay)
   end
   cursor_timer = vim.defer_fn(function()
     cursor_timer = nil
-    notify('tether/editor/didChangeCursor', { textDocument = { uri = uri() }, position = position() })
+    notify('tether/editor/didChangeCursor', { textDocument = { uri = uri() }, position = M.position() })
   end, delay)
 end
 
 local handlers = {
-  ['tether/markers/didChange'] = function()
-    pcall(vim.lsp.codelens.refresh)
+  ['tether/markers/didChange'] = function(_, params)
+    markers.changed(M, params and params.uris)
   end,
+  ['$/progress'] = function(err, params, ctx, config)
+    if not tasks.progress(params) then
+      return vim.lsp.handlers['$/progress'](err, params, ctx, config)
+    end
+  end,
+  ['workspace/applyEdit'] = tasks.apply_edit(function(...)
+    return vim.lsp.handlers['workspace/applyEdit'](...)
+  end),
   ['tether/playground/didChangeState'] = function(_, state)
     M.state = state
     vim.cmd('doautocmd <nomodeline> User TetherPlayground')
@@ -104,6 +124,12 @@ local function attach(bufnr, opts)
     init_options = { tether = opts.settings },
     settings = { tether = opts.settings },
     handlers = handlers,
+    on_attach = function(_, b)
+      markers.refresh(M, b)
+      -- in Tether's buffers only (elsewhere ]s / [s still jump between misspelled words)
+      vim.keymap.set({ 'n', 'x' }, ']s', function() select.jump(1) end, { buffer = b, desc = 'Tether: next structural cursor' })
+      vim.keymap.set({ 'n', 'x' }, '[s', function() select.jump(-1) end, { buffer = b, desc = 'Tether: previous structural cursor' })
+    end,
   }
   if vim.lsp.start then -- 0.8+
     M.client_id = vim.lsp.start(config, { bufnr = bufnr })
@@ -121,67 +147,47 @@ function M.wait_ready(timeout_ms)
   end, 50)
 end
 
-function M.add_marker(first_line, last_line, note)
-  local lines = vim.api.nvim_buf_get_lines(0, last_line - 1, last_line, false)
-  local _, end_char = vim.str_utfindex(lines[1] or '')
-  return M.request('tether/markers/create', {
-    textDocument = { uri = uri() },
-    range = { start = { line = first_line - 1, character = 0 }, ['end'] = { line = last_line - 1, character = end_char } },
-    note = note,
-  })
+function M.add_marker(first_line, last_line, note, kind)
+  return markers.add(M, first_line, last_line, note, kind)
 end
 
 function M.list_markers()
-  local result, err = M.request('tether/markers/list', { textDocument = { uri = uri() } })
-  if not result then
-    return nil, err
-  end
-  local items = {}
-  for _, m in ipairs(result.markers) do
-    local line = m.range and m.range.start.line + 1 or 1
-    table.insert(items, { bufnr = 0, lnum = line, text = (m.status == 'missing' and '[missing] ' or '') .. m.note })
-  end
-  vim.fn.setqflist(items, 'r')
-  return result.markers
+  return markers.loclist(M)
 end
 
---- Run a selector chain from the root; selects the first range found. Returns the last result.
+--- The server's selectors (asked once), for argument types and command-line completion.
+local catalogue = nil
+function M.selectors()
+  if not catalogue then
+    local result = M.request('tether/listSelectors', vim.empty_dict())
+    catalogue = result and result.selectors or nil
+  end
+  return catalogue
+end
+
+--- Apply a chain of selectors from the buffer's current structural cursors (see tether.select).
 function M.select(chain)
-  local ids, result = {}, nil
-  for _, step in ipairs(chain) do
-    local name, arg = step:match('^([%w]+):?(.*)$')
-    local args = arg ~= '' and { arg } or {}
-    result = M.request('tether/applySelector', {
-      uri = uri(),
-      cursorNodeIds = ids,
-      selector = name,
-      args = args,
-    })
-    if not result or #result.cursorNodeIds == 0 then
-      return result
-    end
-    ids = result.cursorNodeIds
-  end
-  local r = result.ranges[1]
-  if r then
-    local row = r.start.line + 1
-    local line = vim.api.nvim_buf_get_lines(0, r.start.line, r.start.line + 1, false)[1] or ''
-    vim.api.nvim_win_set_cursor(0, { row, vim.str_byteindex(line, r.start.character, true) })
-  end
-  return result
+  return select.chain(M, chain)
 end
 
 function M.playground()
   return M.request('tether/playground/getState', vim.empty_dict())
 end
 
-function M.run_task()
-  return M.request('tether/tasks/run', { textDocument = { uri = uri() }, position = position() }, 300000)
+function M.run_task(on_done)
+  return tasks.run(M, on_done)
+end
+
+function M.cancel_task()
+  return tasks.cancel(M)
 end
 
 function M.setup(opts)
   opts = vim.tbl_deep_extend('force', defaults, opts or {})
+  M.options = opts
   local group = vim.api.nvim_create_augroup('tether', { clear = true })
+  select.setup(group)
+  markers.setup(M, group)
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
     pattern = opts.filetypes,
@@ -197,15 +203,45 @@ function M.setup(opts)
     end,
   })
   vim.api.nvim_create_user_command('TetherMarkerAdd', function(c)
-    M.add_marker(c.line1, c.line2, c.args)
-  end, { range = true, nargs = 1 })
+    local kind, note = c.args:match('^(%a+):%s*(.*)$')
+    if not (kind and ({ comment = 1, question = 1, issue = 1, bookmark = 1 })[kind]) then
+      kind, note = 'comment', c.args
+    end
+    M.add_marker(c.line1, c.line2, note, kind)
+  end, { range = true, nargs = '+', desc = 'Pin a note to the lines ([kind:] note; kind is comment, question, issue or bookmark)' })
   vim.api.nvim_create_user_command('TetherMarkers', function()
-    M.list_markers()
-    vim.cmd('copen')
-  end, {})
+    if M.list_markers() then
+      vim.cmd('lopen')
+    end
+  end, { desc = "This buffer's markers in the location list" })
+  vim.api.nvim_create_user_command('TetherMarkersAll', function()
+    if markers.quickfix(M) then
+      vim.cmd('copen')
+    end
+  end, { desc = "The workspace's markers in the quickfix list" })
   vim.api.nvim_create_user_command('TetherSelect', function(c)
     M.select(c.fargs)
-  end, { nargs = '+' })
+  end, {
+    nargs = '+',
+    range = true, -- run from visual mode (:'<,'>TetherSelect …): the range is the selection, ignored
+    desc = 'Apply selectors to the structural cursors (a chain continues across commands)',
+    complete = function(lead)
+      local names = {}
+      for _, s in ipairs(M.selectors() or {}) do
+        if s.name:sub(1, #lead) == lead then
+          table.insert(names, s.name)
+        end
+      end
+      return names
+    end,
+  })
+  vim.api.nvim_create_user_command('TetherSelectReset', function()
+    select.clear(vim.api.nvim_get_current_buf())
+  end, { desc = 'Forget the structural cursors of this buffer' })
+  vim.api.nvim_create_user_command('TetherCancel', function()
+    M.cancel_task()
+  end, { desc = 'Cancel the running task' })
+
   vim.api.nvim_create_user_command('TetherPlayground', function()
     local state = M.playground()
     print(state and state.prompt and state.prompt.preview or 'no prompt under the cursor')

@@ -1,0 +1,36 @@
+-- :checkhealth tether — is the server there, does it start, is a client attached (Neovim 0.7 and 0.10+ APIs).
+local M = {}
+
+local health = vim.health or require('health')
+local start = health.start or health.report_start
+local ok = health.ok or health.report_ok
+local warn = health.warn or health.report_warn
+local error = health.error or health.report_error
+local info = health.info or health.report_info
+
+function M.check()
+  start('tether')
+  local v = vim.version()
+  info(string.format('Neovim %d.%d.%d', v.major, v.minor, v.patch))
+  local tether = require('tether')
+  local cmd = tether.options and tether.options.cmd or { 'tether-lsp' }
+  if vim.fn.executable(cmd[1]) == 1 then
+    ok('server program found: ' .. vim.fn.exepath(cmd[1]))
+    local out = vim.fn.system(vim.list_extend(vim.deepcopy(cmd), { '--version' }))
+    if vim.v.shell_error == 0 then
+      ok('server runs: ' .. vim.trim(out):gsub('\n', '; '))
+    else
+      error('the server did not start: ' .. vim.trim(out), { 'check the `cmd` given to require("tether").setup()' })
+    end
+  else
+    error('server program not found: ' .. cmd[1], { 'pip install tether-lsp, or pass cmd = { "/path/to/tether-lsp" } to setup()' })
+  end
+  local c = tether.client()
+  if c then
+    ok('client running (id ' .. c.id .. '), attached to ' .. #vim.lsp.get_buffers_by_client_id(c.id) .. ' buffer(s)')
+  else
+    warn('no Tether client is running yet: open a Python or YAML file')
+  end
+end
+
+return M

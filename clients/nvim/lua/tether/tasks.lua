@@ -1,0 +1,103 @@
+-- Inline tasks in Neovim, asynchronous: `:TetherRun` on an `@run <instruction>` line sends the request and
+-- returns at once; the server's progress (on the request's own workDoneToken) shows with `vim.notify`;
+-- `:TetherCancel` cancels (the change being written is undone). A file the task changes that was not loaded
+-- is written to disk and unloaded again, instead of staying behind in a hidden modified buffer.
+local M = { running = nil, last = nil }
+
+function M.progress(params)
+  local task = M.running
+  if not task or params.token ~= task.token then
+    return false
+  end
+  local value = params.value or {}
+  if value.kind == 'report' and value.message then
+    vim.notify('Tether task: ' .. value.message, vim.log.levels.INFO)
+  end
+  return true
+end
+
+function M.run(tether, on_done)
+  local c = tether.client()
+  if not c then
+    vim.notify('Tether is not running', vim.log.levels.WARN)
+    return nil
+  end
+  if M.running then
+    vim.notify('Tether: a task is already running (:TetherCancel stops it)', vim.log.levels.WARN)
+    return nil
+  end
+  local bufnr = vim.api.nvim_get_current_buf()
+  local token = 'tether-task-' .. tostring(vim.loop.hrtime())
+  local task = { token = token, bufnr = bufnr }
+  local ok, id = c.request('tether/tasks/run', {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    position = tether.position(),
+    workDoneToken = token,
+  }, function(err, result)
+    M.running = nil
+    M.last = { err = err, result = result }
+    if err then
+      local cancelled = err.code == -32800
+      vim.notify('Tether task ' .. (cancelled and 'cancelled: the change being written was undone' or ('failed: ' .. (err.message or ''))),
+        cancelled and vim.log.levels.INFO or vim.log.levels.WARN)
+    else
+      local parts = {}
+      for _, e in ipairs(result.edits or {}) do
+        table.insert(parts, vim.fn.fnamemodify(vim.uri_to_fname(e.uri), ':.') .. ': ' .. e.status)
+      end
+      vim.notify('Tether task: ' .. (#parts > 0 and table.concat(parts, ', ') or 'no change') .. ' (log: ' .. vim.uri_to_fname(result.sessionUri) .. ')')
+    end
+    if on_done then
+      on_done(err, result)
+    end
+  end, bufnr)
+  if not ok then
+    vim.notify('Tether: the task could not be sent', vim.log.levels.WARN)
+    return nil
+  end
+  task.id = id
+  M.running = task
+  vim.notify('Tether task started (:TetherCancel to stop it)')
+  return task
+end
+
+function M.cancel(tether)
+  local c, task = tether.client(), M.running
+  if not c or not task then
+    vim.notify('Tether: no task is running')
+    return false
+  end
+  c.cancel_request(task.id)
+  return true
+end
+
+--- workspace/applyEdit for Tether's server: apply as Neovim does, then save and unload the buffers that were
+--- not loaded before (a task's change to a closed file belongs on disk).
+function M.apply_edit(default)
+  return function(err, params, ctx, config)
+    local before = {}
+    local edit = params and params.edit or {}
+    for uri, _ in pairs(edit.changes or {}) do
+      before[uri] = vim.api.nvim_buf_is_loaded(vim.uri_to_bufnr(uri))
+    end
+    for _, change in ipairs(edit.documentChanges or {}) do
+      local uri = change.textDocument and change.textDocument.uri
+      if uri then
+        before[uri] = vim.api.nvim_buf_is_loaded(vim.uri_to_bufnr(uri))
+      end
+    end
+    local result = default(err, params, ctx, config)
+    for uri, loaded in pairs(before) do
+      local bufnr = vim.uri_to_bufnr(uri)
+      if not loaded and vim.api.nvim_buf_is_loaded(bufnr) then
+        vim.api.nvim_buf_call(bufnr, function()
+          vim.cmd('silent noautocmd write')
+        end)
+        pcall(vim.api.nvim_buf_delete, bufnr, { unload = true })
+      end
+    end
+    return result
+  end
+end
+
+return M
