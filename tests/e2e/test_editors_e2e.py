@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.test_tasks_e2e import CALC, RESPONSE, UTIL
+from tests.fakemodel import Answer, RunningModel
 from tests.helpers import server_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,9 +61,10 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def run(command: list[str], root: Path, out: Path, client_dir: str) -> dict[str, object]:
+def run(command: list[str], root: Path, out: Path, client_dir: str, **extra: str) -> dict[str, object]:
     env = server_env(
         {
+            **extra,
             "TETHER_PY": sys.executable,
             "TETHER_FILE": str(root / "calc.py"),
             "TETHER_SHAPES": str(root / "shapes.py"),
@@ -108,3 +111,48 @@ def test_emacs_eglot(tmp_path: Path) -> None:
     assert seen["selected"] == 1
     assert seen["point_line"] == 5
     assert seen["prompt"] == "SYSTEM_PROMPT"
+
+
+def test_neovim_task(tmp_path: Path) -> None:
+    """:TetherRun is asynchronous (a timer ticks while the model streams), the open file changes in its buffer,
+    the closed one and the new one on disk (no hidden modified buffer left); :TetherCancel undoes a change."""
+    nvim = need("nvim")
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "calc.py").write_text(CALC, encoding="utf-8")
+    (root / "util.py").write_text(UTIL, encoding="utf-8")
+    task_line = CALC.split("\n").index(next(x for x in CALC.split("\n") if "@run" in x))
+    pieces = [RESPONSE[k : k + 7] for k in range(0, len(RESPONSE), 7)]
+    # the second run rewrites the first run's result; it is cancelled while its replacement is still coming
+    second = (
+        "<change><path>calc.py</path>\n<range-to-replace>\n    return sum(items)\n</range-to-replace>\n"
+        "<replacement>\n    return CANCELLED_RUN\n"
+    )
+    halfway = [second[k : k + 7] for k in range(0, len(second), 7)] + ["x"] * 400
+    with RunningModel(Answer(chunks=pieces, chunk_delay=0.01), Answer(chunks=halfway, chunk_delay=0.02)) as model:
+        settings = {"tasks": {"endpoint": model.url("/v1")}}
+        script = ROOT / "tests" / "editors" / "nvim_task.lua"
+        seen = run(
+            [nvim, "--headless", "--clean", "-c", f"luafile {script}"],
+            root,
+            tmp_path / "out.json",
+            "nvim",
+            TETHER_SETTINGS=json.dumps(settings),
+            TETHER_TASK_LINE=str(task_line),
+        )
+    assert "error" not in seen, seen.get("error")
+    assert seen["returnedAtOnce"] is True
+    assert isinstance(seen["ticks"], int) and seen["ticks"] >= 5  # the editor kept running its timers
+    assert seen["status"] == ["calc.py:applied", "util.py:applied", "test_calc.py:created"]
+    assert seen["hiddenModified"] == []  # nothing left unsaved in a hidden buffer
+    expected_calc = CALC.replace(
+        "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
+    )
+    assert (root / "calc.py").read_text(encoding="utf-8") == expected_calc  # the open file, after :write
+    assert (root / "util.py").read_text(encoding="utf-8") == UTIL + "\n\ndef triple(x):\n    return x * 3\n"
+    assert (root / "tests" / "test_calc.py").read_text(encoding="utf-8").startswith("from calc import total")
+    assert seen["writingSeen"] is True and seen["cancelCode"] == -32800
+    after_cancel, notes = str(seen["afterCancel"]), list(seen["notes"])  # type: ignore[call-overload]
+    assert "CANCELLED_RUN" not in after_cancel and after_cancel + "\n" == expected_calc
+    assert any("Tether task: change" in n for n in notes)  # the server's progress, shown

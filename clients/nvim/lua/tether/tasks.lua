@@ -34,6 +34,9 @@ function M.run(tether, on_done)
     position = tether.position(),
     workDoneToken = token,
   }, function(err, result)
+    if M.running ~= task then
+      return -- already ended (cancelled)
+    end
     M.running = nil
     M.last = { err = err, result = result }
     if err then
@@ -56,9 +59,37 @@ function M.run(tether, on_done)
     return nil
   end
   task.id = id
+  task.on_done = on_done
   M.running = task
   vim.notify('Tether task started (:TetherCancel to stop it)')
   return task
+end
+
+--- The server's answer to a cancelled request never reaches the request's callback (Neovim's RPC layer mutes
+--- RequestCancelled): the task ends when the reply has arrived — the request leaves `client.requests` — which
+--- is after the server undid the change being written.
+local function finish_cancelled(c, task)
+  local function check()
+    if M.running ~= task then
+      return true
+    end
+    if c.requests[task.id] ~= nil then
+      return false
+    end
+    M.running = nil
+    M.last = { err = { code = -32800, message = 'cancelled' } }
+    vim.notify('Tether task cancelled: the change being written was undone')
+    if task.on_done then
+      task.on_done(M.last.err, nil)
+    end
+    return true
+  end
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'LspRequest',
+    callback = function()
+      return check() -- true removes this autocommand
+    end,
+  })
 end
 
 function M.cancel(tether)
@@ -67,6 +98,7 @@ function M.cancel(tether)
     vim.notify('Tether: no task is running')
     return false
   end
+  finish_cancelled(c, task)
   c.cancel_request(task.id)
   return true
 end
@@ -85,6 +117,26 @@ function M.apply_edit(default)
       if uri then
         before[uri] = vim.api.nvim_buf_is_loaded(vim.uri_to_bufnr(uri))
       end
+    end
+    if vim.fn.has('nvim-0.8') == 0 and edit.documentChanges then
+      -- Neovim 0.7 applies no file creation: create the files here, hand it the rest
+      local rest = {}
+      for _, change in ipairs(edit.documentChanges) do
+        if change.kind == 'create' then
+          local fname = vim.uri_to_fname(change.uri)
+          local options = change.options or {}
+          if not vim.loop.fs_stat(fname) or options.overwrite then
+            vim.fn.mkdir(vim.fn.fnamemodify(fname, ':h'), 'p')
+            local file = io.open(fname, 'w')
+            if file then
+              file:close()
+            end
+          end
+        else
+          table.insert(rest, change)
+        end
+      end
+      params = vim.tbl_extend('force', params, { edit = vim.tbl_extend('force', edit, { documentChanges = rest }) })
     end
     local result = default(err, params, ctx, config)
     for uri, loaded in pairs(before) do
