@@ -8,8 +8,9 @@
 ;;   (setq tether-command '("/path/to/tether/.venv/bin/tether-lsp"))
 ;;   (tether-setup)
 ;;
-;; Commands: `tether-add-marker' (on the region), `tether-list-markers', `tether-select',
-;; `tether-playground', `tether-run-task'.
+;; Commands: `tether-add-marker' (on the region), `tether-list-markers' (a list where RET jumps),
+;; `tether-select', `tether-playground', `tether-run-task' (asynchronous, no client-side timeout) and
+;; `tether-cancel-task'.  Only eglot is supported (not lsp-mode).
 
 ;;; Code:
 
@@ -50,6 +51,43 @@
 
 (cl-defmethod eglot-handle-notification ((_server tether-server) (_method (eql tether/edits/didUpdate)) &rest _)
   nil)
+
+(cl-defmethod eglot-handle-request ((_server tether-server) (_method (eql workspace/applyEdit)) &key _label edit)
+  "Tether's own edits (a task's changes streaming in), applied without asking: eglot would ask \"Server wants to
+edit … Proceed?\" for every piece.  Scoped to Tether's server; other servers still ask as configured."
+  (tether--apply-edit edit)
+  `(:applied t))
+
+(defun tether--apply-edit (edit)
+  "Apply the WorkspaceEdit EDIT: create files, edit buffers; a file that was not visited is saved and its buffer
+killed again, so a task's change to a closed file ends up on disk, not in a hidden modified buffer."
+  (let ((changes (plist-get edit :changes))
+        (document-changes (plist-get edit :documentChanges))
+        (prepared nil))
+    (cl-loop for change across (or document-changes [])
+             do (if (equal (plist-get change :kind) "create")
+                    (let ((path (eglot--uri-to-path (plist-get change :uri))))
+                      (make-directory (file-name-directory path) t)
+                      (unless (file-exists-p path) (write-region "" nil path nil 'silent)))
+                  (let ((doc (plist-get change :textDocument)))
+                    (push (list (eglot--uri-to-path (plist-get doc :uri)) (plist-get change :edits)
+                                (plist-get doc :version))
+                          prepared))))
+    (unless document-changes
+      (cl-loop for (uri edits) on changes by #'cddr
+               do (push (list (eglot--uri-to-path uri) edits nil) prepared)))
+    (dolist (item (nreverse prepared))
+      (cl-destructuring-bind (path edits version) item
+        (let* ((visited (find-buffer-visiting path))
+               (buffer (or visited (let ((enable-local-variables nil)) (find-file-noselect path)))))
+          (with-current-buffer buffer
+            (eglot--apply-text-edits edits (and visited version))
+            ;; say so at once (eglot waits for idle time): the server's next piece, or its revert on cancel, is
+            ;; computed on the text it knows, and the reply to this request comes after this notification
+            (when visited (tether--flush))
+            (unless visited
+              (let ((save-silently t)) (save-buffer))
+              (kill-buffer))))))))
 
 (defun tether--server ()
   (or (eglot-current-server) (user-error "Tether is not running in this buffer")))
@@ -103,21 +141,63 @@
                         :range (list :start (tether--position beg) :end (tether--position end))
                         :note note)))
 
+(defvar-local tether--markers-source nil "The buffer whose markers this list shows.")
+
 (defun tether-list-markers ()
-  "The markers of this file (a vector of plists); interactively, shown in a buffer."
+  "The markers of this file (a vector of plists); interactively, shown in a list where RET jumps to a marker."
   (interactive)
-  (let ((markers (plist-get (tether-request :tether/markers/list (list :textDocument (list :uri (tether--uri))))
-                            :markers)))
+  (let* ((uri (tether--uri))
+         (source (current-buffer))
+         (markers (plist-get (tether-request :tether/markers/list (list :textDocument (list :uri uri))) :markers)))
+    (tether--draw-markers markers)
     (when (called-interactively-p 'any)
       (with-current-buffer (get-buffer-create "*tether-markers*")
-        (erase-buffer)
-        (cl-loop for m across markers
-                 do (insert (format "%s  %s\n"
-                                    (let ((r (plist-get m :range)))
-                                      (if r (format "line %d" (1+ (plist-get (plist-get r :start) :line))) "missing"))
-                                    (plist-get m :note))))
-        (display-buffer (current-buffer))))
+        (tether-markers-mode)
+        (setq tether--markers-source source)
+        (setq tabulated-list-entries
+              (cl-loop for m across markers
+                       collect (let ((r (plist-get m :range)))
+                                 (list m (vector (if r (number-to-string (1+ (plist-get (plist-get r :start) :line)))
+                                                   (format "missing (%s)" (plist-get m :missingReason)))
+                                                 (plist-get m :kind)
+                                                 (car (split-string (plist-get m :note) "\n")))))))
+        (tabulated-list-print)
+        (pop-to-buffer (current-buffer))))
     markers))
+
+(define-derived-mode tether-markers-mode tabulated-list-mode "Tether markers"
+  "The markers of a file; RET jumps to the one at point."
+  (setq tabulated-list-format [("Line" 14 t) ("Kind" 9 t) ("Note" 0 nil)])
+  (tabulated-list-init-header))
+
+(define-key tether-markers-mode-map (kbd "RET") #'tether-markers-jump)
+
+(defun tether-markers-jump ()
+  "Go to the code of the marker at point."
+  (interactive)
+  (let* ((m (tabulated-list-get-id))
+         (range (and m (plist-get m :range))))
+    (unless range (user-error "This marker's code is gone"))
+    (pop-to-buffer tether--markers-source)
+    (goto-char (eglot--lsp-position-to-point (plist-get range :start)))))
+
+(defface tether-marker-face '((t :inherit font-lock-comment-face :slant italic))
+  "How a marker's note shows after its first line.")
+
+(defun tether--draw-markers (markers)
+  "Overlays: each located marker's note after its first line."
+  (remove-overlays (point-min) (point-max) 'tether-marker t)
+  (cl-loop for m across markers
+           for range = (plist-get m :range)
+           when range
+           do (save-excursion
+                (goto-char (eglot--lsp-position-to-point (plist-get range :start)))
+                (let ((ov (make-overlay (line-end-position) (line-end-position))))
+                  (overlay-put ov 'tether-marker t)
+                  (overlay-put ov 'after-string
+                               (propertize (format "  [%s] %s" (plist-get m :kind)
+                                                   (car (split-string (plist-get m :note) "\n")))
+                                           'face 'tether-marker-face))))))
 
 (defun tether-select (&rest chain)
   "Run the selector CHAIN (strings like \"selectFunctions\" or \"filterText:^def\") and go to the first range."
@@ -144,18 +224,67 @@
       (message "%s" (or (plist-get (plist-get state :prompt) :preview) "no prompt under the cursor")))
     state))
 
+(defvar tether--task nil "The running task: (SERVER ID), or nil.")
+(defvar tether-task-finished-hook nil
+  "Run with the task's result plist (or an error plist with :code) when a task ends.")
+
 (defun tether-run-task ()
-  "Run the `@run <instruction>' line under the cursor."
+  "Run the `@run <instruction>' line under the cursor, asynchronously: Emacs stays usable, the changes stream in
+without questions, `tether-cancel-task' stops it.  There is no client-side timeout (the server has its own)."
   (interactive)
-  (tether-request :tether/tasks/run (list :textDocument (list :uri (tether--uri)) :position (tether--position))))
+  (when tether--task (user-error "A Tether task is already running (M-x tether-cancel-task)"))
+  (let ((server (tether--server)))
+    (tether--flush)
+    ;; `jsonrpc-async-request' returns nil; the function it calls returns (ID TIMER): the id is what
+    ;; `tether-cancel-task' needs to send $/cancelRequest.
+    (let ((sent (jsonrpc--async-request-1
+                 server :tether/tasks/run
+                 (list :textDocument (list :uri (tether--uri)) :position (tether--position))
+                 :timeout nil
+                 :success-fn (lambda (result)
+                               (setq tether--task nil)
+                               (message "Tether task: %s"
+                                        (mapconcat (lambda (e) (format "%s: %s" (file-name-nondirectory
+                                                                                 (eglot--uri-to-path (plist-get e :uri)))
+                                                                       (plist-get e :status)))
+                                                   (plist-get result :edits) ", "))
+                               (run-hook-with-args 'tether-task-finished-hook result))
+                 :error-fn (lambda (err)
+                             (setq tether--task nil)
+                             (message "Tether task %s" (if (eql (plist-get err :code) -32800) "cancelled"
+                                                         (format "failed: %s" (plist-get err :message))))
+                             (run-hook-with-args 'tether-task-finished-hook err)))))
+      (setq tether--task (list server (car sent)))
+      (message "Tether task started (M-x tether-cancel-task to stop it)"))))
+
+(defun tether-cancel-task ()
+  "Cancel the running task: the change being written is undone."
+  (interactive)
+  (if (not tether--task)
+      (message "No Tether task is running")
+    (jsonrpc-notify (car tether--task) :$/cancelRequest (list :id (cadr tether--task)))))
 
 ;;;###autoload
 (defun tether-setup ()
-  "Use Tether for Python and YAML buffers (start it with `eglot-ensure' or \\[eglot])."
+  "Use Tether for Python buffers, and YAML ones when a YAML mode is installed (start it with `eglot-ensure' or
+\\[eglot]).  Tether's hooks are buffer-local, in the buffers Tether's server manages."
   (dolist (mode '(python-mode python-ts-mode yaml-mode yaml-ts-mode))
-    (add-to-list 'eglot-server-programs (cons mode (cons 'tether-server tether-command))))
-  (add-hook 'buffer-list-update-hook #'tether-active-editor)
-  (add-hook 'post-command-hook #'tether--cursor-moved))
+    (when (fboundp mode)
+      (add-to-list 'eglot-server-programs (cons mode (cons 'tether-server tether-command)))))
+  (add-hook 'eglot-managed-mode-hook #'tether--managed))
+
+(defun tether--managed ()
+  "In a buffer Tether's server manages: report the cursor and the active buffer (buffer-local hooks)."
+  (if (and eglot--managed-mode (cl-typep (eglot-current-server) 'tether-server))
+      (progn
+        (add-hook 'post-command-hook #'tether--cursor-moved nil t)
+        (add-hook 'window-selection-change-functions #'tether--selected nil t))
+    (remove-hook 'post-command-hook #'tether--cursor-moved t)
+    (remove-hook 'window-selection-change-functions #'tether--selected t)))
+
+(defun tether--selected (_window)
+  (when (eq (current-buffer) (window-buffer (selected-window)))
+    (tether-active-editor)))
 
 (provide 'tether)
 ;;; tether.el ends here

@@ -108,15 +108,17 @@ def test_emacs_eglot(tmp_path: Path) -> None:
     seen = run([emacs, "--batch", "-Q", "-l", str(script)], root, tmp_path / "out.json", "emacs")
     assert seen["created"] == "use sum()"
     assert seen["markers"] == [["use sum()", 4]]
+    assert seen["listMode"] == "tether-markers-mode"
+    assert seen["jumpedTo"] == ["calc.py", 5]  # RET in the list: the marker's code, one line down now
+    assert seen["overlay"] == "  [comment] use sum()"
     assert seen["selected"] == 1
     assert seen["point_line"] == 5
     assert seen["prompt"] == "SYSTEM_PROMPT"
 
 
-def test_neovim_task(tmp_path: Path) -> None:
-    """:TetherRun is asynchronous (a timer ticks while the model streams), the open file changes in its buffer,
-    the closed one and the new one on disk (no hidden modified buffer left); :TetherCancel undoes a change."""
-    nvim = need("nvim")
+def task_workspace(tmp_path: Path) -> tuple[Path, int, list[str], list[str]]:
+    """calc.py (open in the editor, with the @run line) and util.py (closed); the first answer changes both and
+    creates tests/test_calc.py, the second rewrites the first's result and is cancelled halfway."""
     root = tmp_path / "ws"
     root.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
@@ -124,12 +126,55 @@ def test_neovim_task(tmp_path: Path) -> None:
     (root / "util.py").write_text(UTIL, encoding="utf-8")
     task_line = CALC.split("\n").index(next(x for x in CALC.split("\n") if "@run" in x))
     pieces = [RESPONSE[k : k + 7] for k in range(0, len(RESPONSE), 7)]
-    # the second run rewrites the first run's result; it is cancelled while its replacement is still coming
     second = (
         "<change><path>calc.py</path>\n<range-to-replace>\n    return sum(items)\n</range-to-replace>\n"
         "<replacement>\n    return CANCELLED_RUN\n"
     )
     halfway = [second[k : k + 7] for k in range(0, len(second), 7)] + ["x"] * 400
+    return root, task_line, pieces, halfway
+
+
+EXPECTED_CALC = CALC.replace(
+    "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
+)
+
+
+def check_task_files(root: Path) -> None:
+    assert (root / "calc.py").read_text(encoding="utf-8") == EXPECTED_CALC  # the open file, after a save
+    assert (root / "util.py").read_text(encoding="utf-8") == UTIL + "\n\ndef triple(x):\n    return x * 3\n"
+    assert (root / "tests" / "test_calc.py").read_text(encoding="utf-8").startswith("from calc import total")
+
+
+def test_emacs_task(tmp_path: Path) -> None:
+    """M-x tether-run-task is asynchronous with no client-side timeout, applies Tether's edits without asking,
+    saves the files it changed that were not visited; tether-cancel-task undoes the change being written."""
+    emacs = need("emacs")
+    root, task_line, pieces, halfway = task_workspace(tmp_path)
+    with RunningModel(Answer(chunks=pieces, chunk_delay=0.01), Answer(chunks=halfway, chunk_delay=0.02)) as model:
+        script = ROOT / "tests" / "editors" / "emacs_task.el"
+        seen = run(
+            [emacs, "--batch", "-Q", "-l", str(script)],
+            root,
+            tmp_path / "out.json",
+            "emacs",
+            TETHER_SETTINGS=json.dumps({"tasks": {"endpoint": model.url("/v1")}}),
+            TETHER_TASK_LINE=str(task_line),
+        )
+    assert "error" not in seen, seen.get("error")
+    assert seen["returnedAtOnce"] is True
+    assert isinstance(seen["ticks"], int) and seen["ticks"] >= 5
+    assert seen["status"] == ["calc.py:applied", "util.py:applied", "test_calc.py:created"]
+    assert seen["hiddenModified"] == []
+    check_task_files(root)
+    assert seen["cancelCode"] == -32800
+    assert seen["afterCancel"] == EXPECTED_CALC
+
+
+def test_neovim_task(tmp_path: Path) -> None:
+    """:TetherRun is asynchronous (a timer ticks while the model streams), the open file changes in its buffer,
+    the closed one and the new one on disk (no hidden modified buffer left); :TetherCancel undoes a change."""
+    nvim = need("nvim")
+    root, task_line, pieces, halfway = task_workspace(tmp_path)
     with RunningModel(Answer(chunks=pieces, chunk_delay=0.01), Answer(chunks=halfway, chunk_delay=0.02)) as model:
         settings = {"tasks": {"endpoint": model.url("/v1")}}
         script = ROOT / "tests" / "editors" / "nvim_task.lua"
@@ -154,5 +199,5 @@ def test_neovim_task(tmp_path: Path) -> None:
     assert (root / "tests" / "test_calc.py").read_text(encoding="utf-8").startswith("from calc import total")
     assert seen["writingSeen"] is True and seen["cancelCode"] == -32800
     after_cancel, notes = str(seen["afterCancel"]), list(seen["notes"])  # type: ignore[call-overload]
-    assert "CANCELLED_RUN" not in after_cancel and after_cancel + "\n" == expected_calc
+    assert "CANCELLED_RUN" not in after_cancel and after_cancel + "\n" == EXPECTED_CALC
     assert any("Tether task: change" in n for n in notes)  # the server's progress, shown

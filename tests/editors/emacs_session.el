@@ -21,6 +21,17 @@
                               collect (vector (plist-get m :note)
                                               (plist-get (plist-get (plist-get m :range) :start) :line)))
            out)
+  ;; the list: RET on the marker jumps to its code where it is now
+  (call-interactively #'tether-list-markers)
+  (with-current-buffer "*tether-markers*"
+    (goto-char (point-min))
+    (puthash "listMode" (symbol-name major-mode) out)
+    (tether-markers-jump))
+  (puthash "jumpedTo" (list (buffer-name) (line-number-at-pos)) out)
+  (puthash "overlay" (let ((ov (car (cl-remove-if-not (lambda (o) (overlay-get o 'tether-marker))
+                                                       (overlays-in (point-min) (point-max))))))
+                       (and ov (substring-no-properties (overlay-get ov 'after-string))))
+           out)
   (let ((sel (tether-select "selectFunctions" "selectName")))
     (puthash "selected" (length (plist-get sel :ranges)) out)
     (puthash "point_line" (line-number-at-pos) out))
