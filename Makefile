@@ -42,8 +42,10 @@ mutation: venv
 	$(PY) -m pip install -q --disable-pip-version-check "cosmic-ray==8.7.0"
 	$(PY) -m scripts.mutation $(MODULES)
 
-# The VS Code extension as clients/vscode/tether.vsix (TypeScript bundled by esbuild, packaged by vsce).
-vsix:
+# The VS Code extension as clients/vscode/tether.vsix (TypeScript bundled by esbuild, packaged by vsce), with
+# this checkout's wheel inside (the extension offers to install it when it finds no server).
+vsix: venv
+	rm -rf clients/vscode/server && $(PY) -m build --wheel --outdir clients/vscode/server .
 	cd clients/vscode && { test -x node_modules/.bin/vsce || npm ci --no-audit --no-fund --loglevel=error; } \
 	  && npm run package
 

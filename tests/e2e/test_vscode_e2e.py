@@ -52,20 +52,77 @@ SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for th
 TASK_RESPONSE = RESPONSE[: RESPONSE.index("</change>") + len("</change>")].replace("calc.py", "task.py")
 
 
-def test_vscode_extension(tmp_path: Path) -> None:
-    code_server = CACHE / "node_modules" / ".bin" / "code-server"
+CODE_SERVER = CACHE / "node_modules" / ".bin" / "code-server"
+SHOTS = ROOT / ".cache" / "screenshots" / "vscode"  # ignored by git: look at them after a run
+
+
+@pytest.fixture(scope="module")
+def vsix() -> Path:
+    """The .vsix as `make vsix` builds it: the wheel of this checkout inside, the extension bundled."""
     ready = (
-        code_server.exists() and (ROOT / "clients" / "vscode" / "node_modules").exists() and shutil.which("chromium")
+        CODE_SERVER.exists() and (ROOT / "clients" / "vscode" / "node_modules").exists() and shutil.which("chromium")
     )
     if not ready:
         if os.environ.get("TETHER_REQUIRE_EDITORS") or os.environ.get("CI"):
             pytest.fail("code-server / chromium missing: clients/vscode/e2e/setup.sh installs them")
         pytest.skip("run clients/vscode/e2e/setup.sh first")
-    vsix = ROOT / "clients" / "vscode" / "tether.vsix"
+    shutil.rmtree(SHOTS, ignore_errors=True)  # only this run's pictures
+    SHOTS.mkdir(parents=True)
+    wheels = ROOT / "clients" / "vscode" / "server"
+    shutil.rmtree(wheels, ignore_errors=True)
+    wheel = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(wheels), str(ROOT)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert wheel.returncode == 0, wheel.stdout[-2000:] + wheel.stderr[-2000:]
+    package = ROOT / "clients" / "vscode" / "tether.vsix"
     built = subprocess.run(
         ["npm", "run", "package"], cwd=ROOT / "clients" / "vscode", capture_output=True, text=True, check=False
     )
-    assert built.returncode == 0 and vsix.exists(), built.stdout[-2000:] + built.stderr[-2000:]
+    assert built.returncode == 0 and package.exists(), built.stdout[-2000:] + built.stderr[-2000:]
+    return package
+
+
+def test_vscode_installs_the_server_when_none_is_found(tmp_path: Path, vsix: Path) -> None:
+    """No tether.server.path, no tether-lsp on PATH: the notification offers to install the wheel shipped in the
+    .vsix into the extension's own environment (pip, from the package index); the server then answers."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "calc.py").write_text(SOURCE, encoding="utf-8")
+    base_python = Path(getattr(sys, "_base_executable", sys.executable)).parent
+    path = os.pathsep.join([str(base_python), "/usr/local/bin", "/usr/bin", "/bin"])  # python3, node; no tether-lsp
+    env = server_env(
+        {
+            "WORKSPACE": str(workspace),
+            "VSIX": str(vsix),
+            "E2E_CACHE": str(CACHE),
+            "CODE_SERVER": str(CODE_SERVER),
+            "OUT": str(tmp_path / "out.json"),
+            "SHOT": str(SHOTS / "vscode.png"),
+            "SCENARIO": "install",
+            "PATH": path,
+        }
+    )
+    done = subprocess.run(
+        ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=480,
+        check=False,
+    )
+    out = tmp_path / "out.json"
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"error": done.stderr}
+    assert "error" not in seen, seen.get("error", "") + "\n" + seen.get("serverLog", "")
+    assert "no tether-lsp on PATH" in seen["notFound"] and "Install Tether" in seen["notFound"]
+    assert seen["installed"] == "ready"
+    assert seen["works"] == "SYSTEM_PROMPT"
+
+
+def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
+    code_server = CODE_SERVER
     workspace = tmp_path / "ws"
     workspace.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
@@ -76,10 +133,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
     (workspace / "prompts.py").write_text(PROMPTS, encoding="utf-8")
     (workspace / "notes.py").write_text(NOTES, encoding="utf-8")
     task_line = CALC.split("\n").index(next(x for x in CALC.split("\n") if "@run" in x))
-    shots = ROOT / ".cache" / "screenshots" / "vscode"  # ignored by git: look at them after a run
-    shutil.rmtree(shots, ignore_errors=True)  # only this run's pictures
-    shots.mkdir(parents=True)
-    out, shot = tmp_path / "out.json", shots / "vscode.png"
+    out, shot = tmp_path / "out.json", SHOTS / "vscode.png"
     env = server_env(
         {
             "WORKSPACE": str(workspace),

@@ -51,8 +51,10 @@ fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
   'extensions.autoCheckUpdates': false,
   'workbench.enableExperiments': false,
   'editor.inlineSuggest.enabled': true,
-  'tether.server.path': JSON.parse(process.env.SERVER_CMD)[0],
-  'tether.server.args': JSON.parse(process.env.SERVER_CMD).slice(1),
+  ...(process.env.SERVER_CMD ? { // the install scenario gives none: the extension finds (or installs) the server
+    'tether.server.path': JSON.parse(process.env.SERVER_CMD)[0],
+    'tether.server.args': JSON.parse(process.env.SERVER_CMD).slice(1),
+  } : {}),
   ...flatten('tether', JSON.parse(process.env.TETHER_SETTINGS || '{}')),
 }));
 
@@ -108,6 +110,49 @@ try {
       await page.keyboard.press('Enter');
     }
   };
+
+  // the cursor put somewhere by Go to Line, checked in the status bar (a key pressed while the workbench moves
+  // focus can be lost)
+  const goTo = async (where) => {
+    const [line, col] = where.split(':');
+    for (let attempt = 0; attempt < 4; attempt++) { // until the status bar says the cursor is there
+      await page.keyboard.press('Control+1'); // the first editor group (the panel may have the focus)
+      await page.waitForTimeout(200);
+      await page.keyboard.press('Control+G');
+      await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+      await page.waitForTimeout(200);
+      await page.keyboard.type(where);
+      await page.keyboard.press('Enter');
+      const there = await until(`the cursor at ${where}`, async () => (await statusText()).includes(`Ln ${line}, Col ${col}`), 3000).catch(() => false);
+      if (there) return;
+    }
+    throw new Error(`could not put the cursor at ${where}`);
+  };
+
+  scenario: {
+  if (process.env.SCENARIO === 'install') {
+    // no server anywhere: the notification offers to install the wheel shipped in the .vsix; then it works
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'language server was not found' });
+    out.notFound = await until('the not-found notification', async () => ((await toast.count()) > 0 ? (await toast.first().innerText()).replace(/\s+/g, ' ') : false), 60000);
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-install-offer.png') });
+    const toasts = async () => (await page.locator('.notifications-toasts').innerText().catch(() => '')).replace(/\s+/g, ' ');
+    for (let attempt = 0; attempt < 3 && !out.installing; attempt++) { // a click while the toast slides in can miss
+      await toast.first().locator('.monaco-button', { hasText: 'Install Tether' }).click().catch(() => undefined);
+      out.installing = await until('the installation progress', async () => {
+        const t = await toasts();
+        return t.includes('installing the language server') || /Tether: (ready|no prompt)/.test(await statusText()) ? 'started' : false;
+      }, 10000).catch(() => undefined);
+    }
+    // running: "ready", or already the playground's word for the cursor ("no prompt"), which follows at once
+    out.installed = await until('the installed server running', async () => (/Tether: (ready|no prompt)/.test(await statusText()) ? 'ready' : false), 150000);
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type('1:25');
+    await page.keyboard.press('Enter');
+    out.works = await until('the prompt under the cursor', async () => ((await statusText()).includes('Tether: SYSTEM_PROMPT') ? 'SYSTEM_PROMPT' : false), 30000);
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-installed.png') });
+    break scenario;
+  }
 
   // a structural selection: the name of every function
   await command('Tether: Select (a chain of selectors)…', 'selectFunctions selectName');
@@ -291,13 +336,12 @@ try {
   if (fs.existsSync(path.join(workspace, 'notes.py'))) {
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'notes.py' }).first().click();
     await until('notes.py in the editor', async () => (await page.locator('.tab.active', { hasText: 'notes.py' }).count()) > 0);
-    await page.keyboard.press('Control+G');
-    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-    await page.keyboard.type('1:1');
-    await page.keyboard.press('Enter');
-    await page.waitForTimeout(200);
-    for (let k = 0; k < 3; k++) await page.keyboard.press('Shift+ArrowDown');
-    await page.keyboard.press('Shift+End');
+    for (let attempt = 0; attempt < 3 && !out.markerSelected; attempt++) {
+      await goTo('1:1');
+      for (let k = 0; k < 3; k++) await page.keyboard.press('Shift+ArrowDown');
+      await page.keyboard.press('Shift+End');
+      out.markerSelected = await until('lines 1-4 selected', async () => ((await statusText()).match(/Ln 4, Col 1 \(\d+ selected\)/) ? 'yes' : false), 3000).catch(() => undefined);
+    }
     await command('Tether: Add Marker…');
     await page.waitForTimeout(400);
     await page.keyboard.type('question');
@@ -345,21 +389,6 @@ try {
   if (fs.existsSync(path.join(workspace, 'prompts.py'))) {
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'prompts.py' }).first().click();
     await until('prompts.py in the editor', async () => (await page.locator('.tab.active', { hasText: 'prompts.py' }).count()) > 0);
-    const goTo = async (where) => {
-      const [line, col] = where.split(':');
-      for (let attempt = 0; attempt < 4; attempt++) { // until the status bar says the cursor is there
-        await page.keyboard.press('Control+1'); // the first editor group (the panel may have the focus)
-        await page.waitForTimeout(200);
-        await page.keyboard.press('Control+G');
-        await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-        await page.waitForTimeout(200);
-        await page.keyboard.type(where);
-        await page.keyboard.press('Enter');
-        const there = await until(`the cursor at ${where}`, async () => (await statusText()).includes(`Ln ${line}, Col ${col}`), 3000).catch(() => false);
-        if (there) return;
-      }
-      throw new Error(`could not put the cursor at ${where}`);
-    };
     await goTo('1:25');
     await command('Tether: Open Prompt Playground');
     const panel = () => page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
@@ -390,6 +419,7 @@ try {
     out.panelHistoryAfterReopen = await panel().locator('#history li').count();
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-reopened.png') });
   }
+  } // scenario
 } catch (err) {
   out.error = String(err && err.stack || err);
   if (page) await page.screenshot({ path: process.env.SHOT.replace('.png', '-failed.png') }).catch(() => undefined);

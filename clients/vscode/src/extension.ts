@@ -9,6 +9,7 @@ import { LanguageClient, RevealOutputChannelOn } from 'vscode-languageclient/nod
 
 import { discover, Launch, notFoundMessage, Probe } from './discovery';
 import { Features, multilineRanges, position } from './features';
+import { bundledWheel, installManaged, managedPython } from './install';
 import { Markers } from './markers';
 import { PlaygroundPanel } from './playground';
 import type { PlaygroundState } from './playgroundModel';
@@ -72,7 +73,7 @@ function probe(context: vscode.ExtensionContext): Probe {
       });
     },
     managedEnvironment() {
-      const python = path.join(context.globalStorageUri.fsPath, 'venv', 'bin', 'python');
+      const python = managedPython(context.globalStorageUri.fsPath);
       return fs.existsSync(python) ? python : undefined;
     },
   };
@@ -86,9 +87,12 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     status.text = '$(error) Tether: no server';
     const text = notFoundMessage(found.tried);
     output.appendLine(text);
-    void vscode.window.showErrorMessage(text, 'Open Settings', 'Show Log').then((choice) => {
+    const wheel = bundledWheel(context.extensionPath);
+    const actions = wheel ? ['Install Tether', 'Open Settings', 'Show Log'] : ['Open Settings', 'Show Log'];
+    void vscode.window.showErrorMessage(text, ...actions).then(async (choice) => {
       if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'tether.server');
       if (choice === 'Show Log') output.show();
+      if (choice === 'Install Tether' && wheel) await install(context, wheel);
     });
     return;
   }
@@ -136,6 +140,21 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   void markers.started();
   const editor = vscode.window.activeTextEditor;
   if (editor) sendActive(editor);
+}
+
+/** Install the bundled wheel into the extension's own environment, then start the server from it. */
+async function install(context: vscode.ExtensionContext, wheel: string): Promise<void> {
+  const interpreter = await probe(context).pythonExtensionInterpreter();
+  try {
+    await installManaged(wheel, context.globalStorageUri.fsPath, [interpreter, onPath('python3'), onPath('python')], output);
+  } catch (err) {
+    const text = `Tether: the installation failed: ${err instanceof Error ? err.message : err}`;
+    output.appendLine(text);
+    void vscode.window.showErrorMessage(text, 'Show Log').then((c) => c && output.show());
+    return;
+  }
+  output.appendLine('install: done');
+  await start(context);
 }
 
 function sendActive(editor: vscode.TextEditor): void {
