@@ -40,6 +40,9 @@ SHAPES = """class Circle:
 class Square:
     def side(self):
         return self.s
+
+    def area(self):
+        return self.s**2
 """
 
 
@@ -88,7 +91,7 @@ def test_neovim(tmp_path: Path) -> None:
     assert "error" not in seen, seen.get("error")
     assert seen["ready"] is True
     # :TetherSelect selectMethods, then :TetherSelect selectFirst: the first method of each class, selected
-    assert (seen["methods"], seen["first"], seen["mode"]) == (3, 2, "v")
+    assert (seen["methods"], seen["first"], seen["mode"]) == (4, 2, "v")
     assert seen["selected"] == "def area(self):\n        return 3.14 * self.r**2"
     assert seen["next"] == "def side(self):\n        return self.s"  # ]s
     assert seen["afterMove"] == 0  # a move of the user's own ends the structural cursors

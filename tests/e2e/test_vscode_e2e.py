@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_editors_e2e import SHAPES
 from tests.e2e.test_editors_e2e import SOURCE as EDITOR_SOURCE
 from tests.e2e.test_replacement_e2e import COMPLETION, SITE
 from tests.e2e.test_tasks_e2e import CALC, RESPONSE
@@ -31,21 +32,6 @@ LONGER = (
     "        result += item  # café ☕\n    return result"
 )
 ANSWER = ["Traduction", " : ", "Un café ☕", " (en français)"]
-SHAPES = """class Circle:
-    def area(self):
-        return 3.14 * self.r**2
-
-    def grow(self, k):
-        self.r *= k
-
-
-class Square:
-    def side(self):
-        return self.s
-
-    def area(self):
-        return self.s**2
-"""
 CACHE = ROOT / ".cache" / "vscode-e2e"
 SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview
 #: The task's model changes only the file the task runs in (the first change of the tasks test's answer).
@@ -85,6 +71,20 @@ def vsix() -> Path:
     return package
 
 
+def drive(env: dict[str, str], out: Path, timeout: float) -> dict[str, Any]:
+    """Run the scripted session (clients/vscode/e2e/run.mjs) and read what it saw."""
+    done = subprocess.run(
+        ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"error": done.stderr}
+    return seen
+
+
 def test_vscode_installs_the_server_when_none_is_found(tmp_path: Path, vsix: Path) -> None:
     """No tether.server.path, no tether-lsp on PATH: the notification offers to install the wheel shipped in the
     .vsix into the extension's own environment (pip, from the package index); the server then answers."""
@@ -105,16 +105,7 @@ def test_vscode_installs_the_server_when_none_is_found(tmp_path: Path, vsix: Pat
             "PATH": path,
         }
     )
-    done = subprocess.run(
-        ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=480,
-        check=False,
-    )
-    out = tmp_path / "out.json"
-    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"error": done.stderr}
+    seen = drive(env, tmp_path / "out.json", 480)
     assert "error" not in seen, seen.get("error", "") + "\n" + seen.get("serverLog", "")
     assert "no tether-lsp on PATH" in seen["notFound"] and "Install Tether" in seen["notFound"]
     assert seen["installed"] == "ready"
@@ -165,15 +156,7 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
                 "playground": {"endpoint": chat_model.url("/v1"), "model": "fake-chat"},
             }
         )
-        done = subprocess.run(
-            ["node", str(ROOT / "clients" / "vscode" / "e2e" / "run.mjs")],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            check=False,
-        )
-    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"error": done.stderr}
+        seen = drive(env, out, 240)
     assert "error" not in seen, seen.get("error", "") + "\n" + seen.get("serverLog", "")
     assert seen["selection"] == {"line": 4, "col": 10, "selected": 5}  # `total` selected (the cursor at its end)
     assert seen["playground"] == "SYSTEM_PROMPT"
