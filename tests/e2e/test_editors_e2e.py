@@ -29,6 +29,12 @@ def total(items):
 """
 
 
+OLD_TOTAL = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
+#: Longer than the function it replaces (7 lines for 5), with indentation, a tab-free comment and non-ASCII.
+LONGER = (
+    "def total(items):\n    if not items:\n        return 0\n    result = 0\n    for item in items:\n"
+    "        result += item  # café ☕\n    return result"
+)
 SHAPES = """class Circle:
     def area(self):
         return 3.14 * self.r**2
@@ -61,6 +67,7 @@ def workspace(tmp_path: Path) -> Path:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     (root / "calc.py").write_text(SOURCE, encoding="utf-8")
     (root / "shapes.py").write_text(SHAPES, encoding="utf-8")
+    (root / "preview.py").write_text(OLD_TOTAL + "\n", encoding="utf-8")
     return root
 
 
@@ -71,6 +78,8 @@ def run(command: list[str], root: Path, out: Path, client_dir: str, **extra: str
             "TETHER_PY": sys.executable,
             "TETHER_FILE": str(root / "calc.py"),
             "TETHER_SHAPES": str(root / "shapes.py"),
+            "TETHER_PREVIEW": str(root / "preview.py"),
+            "TETHER_LONGER": LONGER.replace("\n", "\\n"),
             "TETHER_OUT": str(out),
             "TETHER_NVIM": str(ROOT / "clients" / "nvim"),
             "TETHER_EMACS": str(ROOT / "clients" / "emacs"),
@@ -102,6 +111,11 @@ def test_neovim(tmp_path: Path) -> None:
     assert seen["sign"] == {"row": 4, "note": "  ? use sum()"}  # the note at the end of the marker's first line
     assert seen["quickfix"] == 1
     assert seen["prompt"] == "SYSTEM_PROMPT"
+    # the replacement preview: 5 struck lines, all 7 new ones under them with their indentation; <Tab> accepts
+    assert seen["struck"] == 5
+    assert seen["previewLines"] == LONGER.split("\n")
+    assert seen["accepted"] == LONGER + "\n"
+    assert seen["previewAfter"] == 0
 
 
 def test_emacs_eglot(tmp_path: Path) -> None:

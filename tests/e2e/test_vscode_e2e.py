@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_editors_e2e import SHAPES
+from tests.e2e.test_editors_e2e import LONGER, SHAPES
 from tests.e2e.test_editors_e2e import SOURCE as EDITOR_SOURCE
 from tests.e2e.test_replacement_e2e import COMPLETION, SITE
 from tests.e2e.test_tasks_e2e import CALC, RESPONSE
@@ -26,11 +26,6 @@ PROMPTS = """TRANSLATE_PROMPT = "Translate {text} into French, keeping the produ
 GREETING_PROMPT = "Greet the customer warmly and ask how you can help today."
 """
 NOTES = "def total(items):\n    s = sum(items)\n    return round(s, 2)  # café\n\n\ndef other():\n    pass\n"
-#: A replacement longer than the function it replaces (7 lines for 5), typed as the preview command takes it.
-LONGER = (
-    "def total(items):\n    if not items:\n        return 0\n    result = 0\n    for item in items:\n"
-    "        result += item  # café ☕\n    return result"
-)
 ANSWER = ["Traduction", " : ", "Un café ☕", " (en français)"]
 CACHE = ROOT / ".cache" / "vscode-e2e"
 SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview

@@ -59,6 +59,27 @@ local ok, err = pcall(function()
   out.quickfix = #vim.fn.getqflist()
   vim.cmd('cclose')
 
+  -- a longer replacement previewed as virtual lines under the struck function, accepted with <Tab> from line 1
+  vim.cmd('edit ' .. os.getenv('TETHER_PREVIEW'))
+  tether.wait_ready(15000)
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(0), 0 })
+  vim.cmd('TetherPreview ' .. os.getenv('TETHER_LONGER'))
+  local pns = vim.api.nvim_get_namespaces()['tether_preview']
+  out.previewLines = {}
+  out.struck = 0
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(0, pns, 0, -1, { details = true })) do
+    if m[4].virt_lines then
+      for _, chunks in ipairs(m[4].virt_lines) do table.insert(out.previewLines, chunks[1][1]) end
+    elseif m[4].hl_group == 'TetherStruck' then
+      out.struck = out.struck + 1
+    end
+  end
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  keys('<Tab>')
+  out.accepted = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  out.previewAfter = #vim.api.nvim_buf_get_extmarks(0, pns, 0, -1, {})
+  vim.cmd('edit ' .. os.getenv('TETHER_FILE'))
+
   vim.api.nvim_win_set_cursor(0, { 2, 20 })
   tether.active_editor()
   local state = tether.playground()

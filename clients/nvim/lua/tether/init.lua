@@ -9,6 +9,7 @@
 local select = require('tether.select')
 local markers = require('tether.markers')
 local tasks = require('tether.tasks')
+local preview = require('tether.preview')
 
 local M = { state = nil, client_id = nil, options = nil }
 
@@ -188,6 +189,7 @@ function M.setup(opts)
   local group = vim.api.nvim_create_augroup('tether', { clear = true })
   select.setup(group)
   markers.setup(M, group)
+  preview.setup(group)
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
     pattern = opts.filetypes,
@@ -238,6 +240,12 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('TetherSelectReset', function()
     select.clear(vim.api.nvim_get_current_buf())
   end, { desc = 'Forget the structural cursors of this buffer' })
+  vim.api.nvim_create_user_command('TetherPreview', function(c)
+    preview.analyze(M, (c.args:gsub('\\n', '\n')))
+  end, { nargs = 1, desc = 'Preview a completion ({text}, \\n for line breaks) at the cursor: replace or insert' })
+  vim.api.nvim_create_user_command('TetherComplete', function()
+    preview.complete(M)
+  end, { desc = "The server's inline completion at the cursor (a multi-line replacement is previewed)" })
   vim.api.nvim_create_user_command('TetherCancel', function()
     M.cancel_task()
   end, { desc = 'Cancel the running task' })
