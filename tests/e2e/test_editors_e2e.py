@@ -74,7 +74,6 @@ def workspace(tmp_path: Path) -> Path:
 def run(command: list[str], root: Path, out: Path, client_dir: str, **extra: str) -> dict[str, object]:
     env = server_env(
         {
-            **extra,
             "TETHER_PY": sys.executable,
             "TETHER_FILE": str(root / "calc.py"),
             "TETHER_SHAPES": str(root / "shapes.py"),
@@ -84,6 +83,7 @@ def run(command: list[str], root: Path, out: Path, client_dir: str, **extra: str
             "TETHER_NVIM": str(ROOT / "clients" / "nvim"),
             "TETHER_EMACS": str(ROOT / "clients" / "emacs"),
             "HOME": str(root.parent),
+            **extra,
         }
     )
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
@@ -218,3 +218,33 @@ def test_neovim_task(tmp_path: Path) -> None:
     after_cancel, notes = str(seen["afterCancel"]), list(seen["notes"])  # type: ignore[call-overload]
     assert "CANCELLED_RUN" not in after_cancel and after_cancel + "\n" == EXPECTED_CALC
     assert any("Tether task: change" in n for n in notes)  # the server's progress, shown
+
+
+def test_neovim_playground(tmp_path: Path) -> None:
+    """:TetherPlayground: the prompt under the cursor in a floating window, a variable set with `e`, a run with
+    `r` streaming in, kept in the history, and the variable restored when the window is opened again."""
+    nvim = need("nvim")
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "prompts.py").write_text('TRANSLATE_PROMPT = "Translate {text} into French, keeping names."\n')
+    answer = ["Traduction", " : ", "Un café ☕", " (fr)"]
+    with RunningModel(Answer(chunks=answer, chunk_delay=0.2)) as model:
+        settings = {"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}}
+        script = ROOT / "tests" / "editors" / "nvim_playground.lua"
+        seen = run(
+            [nvim, "--headless", "--clean", "-c", f"luafile {script}"],
+            root,
+            tmp_path / "out.json",
+            "nvim",
+            TETHER_SETTINGS=json.dumps(settings),
+            TETHER_FILE=str(root / "prompts.py"),
+        )
+        sent = model.requests
+    assert "error" not in seen, seen.get("error")
+    opened, after_set, finished = (str(seen[k]) for k in ("opened", "afterSet", "finished"))
+    assert "▶ TRANSLATE_PROMPT" in opened and "text = (not set: e)" in opened
+    assert "text = Un café ☕" in after_set
+    assert seen["sawStreaming"] is True  # a piece was shown before the run ended
+    assert "Traduction : Un café ☕ (fr)" in finished and "Runs:" in finished and "fake-chat" in finished
+    assert sent[0]["messages"] == [{"role": "user", "content": "Translate Un café ☕ into French, keeping names."}]
+    assert "text = Un café ☕" in str(seen["reopened"])  # saved with the prompt, read back

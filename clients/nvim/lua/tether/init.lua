@@ -10,6 +10,7 @@ local select = require('tether.select')
 local markers = require('tether.markers')
 local tasks = require('tether.tasks')
 local preview = require('tether.preview')
+local playground = require('tether.playground')
 
 local M = { state = nil, client_id = nil, options = nil }
 
@@ -107,7 +108,11 @@ local handlers = {
   end),
   ['tether/playground/didChangeState'] = function(_, state)
     M.state = state
+    playground.render(M)
     vim.cmd('doautocmd <nomodeline> User TetherPlayground')
+  end,
+  ['tether/playground/didRunOutput'] = function(_, params)
+    playground.on_output(M, params.delta)
   end,
   ['tether/edits/didUpdate'] = function() end,
 }
@@ -197,11 +202,20 @@ function M.setup(opts)
       attach(args.buf, opts)
     end,
   })
-  vim.api.nvim_create_autocmd('BufEnter', { group = group, callback = M.active_editor })
+  vim.api.nvim_create_autocmd('BufEnter', {
+    group = group,
+    callback = function(args)
+      if M.attached(args.buf) then -- the playground's window or a help buffer is not an editor the server knows
+        M.active_editor()
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd({ 'CursorMoved', 'CursorMovedI' }, {
     group = group,
-    callback = function()
-      M.cursor_moved(opts.cursor_debounce_ms)
+    callback = function(args)
+      if M.attached(args.buf) then
+        M.cursor_moved(opts.cursor_debounce_ms)
+      end
     end,
   })
   vim.api.nvim_create_user_command('TetherMarkerAdd', function(c)
@@ -251,9 +265,8 @@ function M.setup(opts)
   end, { desc = 'Cancel the running task' })
 
   vim.api.nvim_create_user_command('TetherPlayground', function()
-    local state = M.playground()
-    print(state and state.prompt and state.prompt.preview or 'no prompt under the cursor')
-  end, {})
+    playground.open(M)
+  end, { desc = 'The prompt playground in a floating window (e r c p q inside)' })
   vim.api.nvim_create_user_command('TetherRun', function()
     M.run_task()
   end, {})
