@@ -216,6 +216,76 @@ killed again, so a task's change to a closed file ends up on disk, not in a hidd
       (goto-char (eglot--lsp-position-to-point (plist-get (aref (plist-get result :ranges) 0) :start))))
     result))
 
+;;; Replacement preview
+
+(defface tether-struck-face '((t :strike-through t :inherit diff-removed))
+  "The code a previewed replacement would replace.")
+(defface tether-new-face '((t :inherit diff-added :extend t))
+  "The new code of a previewed replacement.")
+
+(defvar-local tether--preview nil "The pending replacement: (OVERLAYS EDIT).")
+
+(defvar tether-preview-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "TAB") #'tether-preview-accept)
+    (define-key map (kbd "<tab>") #'tether-preview-accept)
+    (define-key map (kbd "C-g") #'tether-preview-reject)
+    (define-key map (kbd "<escape>") #'tether-preview-reject)
+    map)
+  "Keys while a replacement preview is shown: TAB accepts, ESC or C-g rejects.")
+
+(define-minor-mode tether-preview-mode
+  "A replacement preview is shown: TAB accepts it wherever point is, ESC or C-g rejects it."
+  :lighter " Tether-preview"
+  (unless tether-preview-mode (tether-preview-reject)))
+
+(defun tether-preview-reject ()
+  "Drop the replacement preview."
+  (interactive)
+  (when tether--preview
+    (mapc #'delete-overlay (car tether--preview))
+    (setq tether--preview nil)
+    (remove-hook 'after-change-functions #'tether--preview-edited t)
+    (when tether-preview-mode (tether-preview-mode -1))))
+
+(defun tether-preview-accept ()
+  "Write the previewed replacement."
+  (interactive)
+  (let ((edit (cadr tether--preview)))
+    (tether-preview-reject)
+    (when edit (eglot--apply-text-edits (vector edit)))))
+
+(defun tether--preview-edited (beg end _len)
+  "An edit inside the struck code drops the preview."
+  (let ((old (car (car tether--preview))))
+    (when (and old (<= beg (overlay-end old)) (>= end (overlay-start old)))
+      (tether-preview-reject))))
+
+(defun tether-preview (completion)
+  "Ask whether COMPLETION at point replaces a unit; show it (old code struck, the new block under it)."
+  (interactive "sCompletion: ")
+  (let ((analysis (tether-request :tether/analyzeReplacement
+                                  (list :textDocument (list :uri (tether--uri)
+                                                            :version eglot--versioned-identifier)
+                                        :position (tether--position)
+                                        :completion completion))))
+    (tether-preview-reject)
+    (if (and (equal (plist-get analysis :mode) "replace") (eq (plist-get analysis :showVisualDiff) t))
+        (let* ((range (plist-get analysis :replaceRange))
+               (beg (eglot--lsp-position-to-point (plist-get range :start)))
+               (end (eglot--lsp-position-to-point (plist-get range :end)))
+               (end (save-excursion (goto-char end) (if (and (bolp) (> end beg)) (1- end) (line-end-position))))
+               (old (make-overlay beg end))
+               (new (make-overlay end end))
+               (text (string-trim-right (plist-get (plist-get analysis :edit) :newText) "\n")))
+          (overlay-put old 'face 'tether-struck-face)
+          (overlay-put new 'after-string (concat "\n" (propertize text 'face 'tether-new-face)))
+          (setq tether--preview (list (list old new) (plist-get analysis :edit)))
+          (add-hook 'after-change-functions #'tether--preview-edited nil t)
+          (tether-preview-mode 1))
+      (eglot--apply-text-edits (vector (plist-get analysis :edit))))
+    analysis))
+
 (defun tether-playground ()
   "The playground state (the prompt under the cursor, the file's prompts)."
   (interactive)

@@ -131,6 +131,11 @@ def test_emacs_eglot(tmp_path: Path) -> None:
     assert seen["selected"] == 1
     assert seen["point_line"] == 5
     assert seen["prompt"] == "SYSTEM_PROMPT"
+    # the replacement preview: the old function struck, the new block after it (every line), TAB accepts
+    assert seen["struck"] == OLD_TOTAL.rstrip("\n")
+    assert seen["previewBlock"] == "\n" + LONGER
+    assert seen["accepted"] == LONGER + "\n\n"  # the whole buffer: the blank line kept, and the final newline
+    assert seen["previewAfter"] is False
 
 
 def task_workspace(tmp_path: Path) -> tuple[Path, int, list[str], list[str]]:

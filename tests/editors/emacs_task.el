@@ -22,7 +22,7 @@
         (goto-char (point-min))
         (forward-line (string-to-number (getenv "TETHER_TASK_LINE")))
         (tether-run-task)
-        (puthash "returnedAtOnce" (if tether--task t :false) out)
+        (puthash "returnedAtOnce" (if tether--task t :json-false) out)
         (with-timeout (30 (error "the task did not end"))
           (while tether--task (accept-process-output nil 0.02)))
         (puthash "ticks" ticks out)
