@@ -29,6 +29,7 @@
   :type 'plist)
 
 (defvar tether-playground-state nil "The last `tether/playground/didChangeState' received.")
+(defvar-local tether--playground-server nil "The server the playground buffer talks to.")
 (defvar tether-markers-changed-hook nil "Run when the server says markers moved (a commit, a teammate).")
 
 (defclass tether-server (eglot-lsp-server) ()
@@ -47,7 +48,17 @@
 
 (cl-defmethod eglot-handle-notification ((_server tether-server) (_method (eql tether/playground/didChangeState))
                                          &rest state)
-  (setq tether-playground-state state))
+  (setq tether-playground-state state)
+  (when (fboundp 'tether--playground-redraw)
+    (tether--playground-load-quietly)
+    (tether--playground-redraw)))
+
+(defun tether--playground-load-quietly ()
+  "Load the new prompt's inputs when the playground buffer is shown (never from a plain notification otherwise)."
+  (when-let ((buffer (get-buffer "*tether-playground*")))
+    (with-current-buffer buffer
+      (when tether--playground-server
+        (ignore-errors (tether--playground-load))))))
 
 (cl-defmethod eglot-handle-notification ((_server tether-server) (_method (eql tether/edits/didUpdate)) &rest _)
   nil)
@@ -287,12 +298,157 @@ killed again, so a task's change to a closed file ends up on disk, not in a hidd
     analysis))
 
 (defun tether-playground ()
-  "The playground state (the prompt under the cursor, the file's prompts)."
+  "The playground state (a plist); interactively, the *tether-playground* buffer: the prompt under the cursor,
+its variables (e sets one, saved with the prompt), r runs it with the answer streaming in, c cancels, p pins."
   (interactive)
   (let ((state (tether-request :tether/playground/getState (make-hash-table))))
+    (setq tether-playground-state state)
     (when (called-interactively-p 'any)
-      (message "%s" (or (plist-get (plist-get state :prompt) :preview) "no prompt under the cursor")))
+      (let ((server (eglot-current-server)))
+        (with-current-buffer (get-buffer-create "*tether-playground*")
+          (tether-playground-mode)
+          (setq tether--playground-server server)
+          (tether--playground-load)
+          (tether--playground-render)
+          (display-buffer (current-buffer)))))
     state))
+
+(defvar tether--playground-values (make-hash-table :test 'equal) "promptId -> alist of (name . value).")
+(defvar tether--playground-runs (make-hash-table :test 'equal) "promptId -> the last runs (a vector).")
+(defvar tether--playground-output nil "The output of the current or last run.")
+(defvar tether--playground-run nil "The running request's id, or nil.")
+
+(define-derived-mode tether-playground-mode special-mode "Tether playground"
+  "The prompt under the cursor: e sets a variable, r runs, c cancels, p pins or unpins, g refreshes.")
+(define-key tether-playground-mode-map (kbd "e") #'tether-playground-set-variable)
+(define-key tether-playground-mode-map (kbd "r") #'tether-playground-run)
+(define-key tether-playground-mode-map (kbd "c") #'tether-playground-cancel)
+(define-key tether-playground-mode-map (kbd "p") #'tether-playground-pin)
+(define-key tether-playground-mode-map (kbd "g") #'tether-playground-refresh)
+
+(defun tether--playground-prompt ()
+  (let ((p (plist-get tether-playground-state :prompt))) (and (listp p) p)))
+
+(defun tether--playground-request (method params)
+  (jsonrpc-request tether--playground-server method params))
+
+(defun tether--playground-load ()
+  "Read the selected prompt's saved variables and last runs from the server (once per prompt)."
+  (let* ((p (tether--playground-prompt)) (id (plist-get p :promptId)))
+    (when (and id (not (gethash id tether--playground-values)))
+      (let* ((saved (tether--playground-request :tether/playground/getSettings (list :promptId id)))
+             (vars (plist-get saved :variables)))
+        (puthash id (cl-loop for (k v) on vars by #'cddr when (stringp v)
+                             collect (cons (substring (symbol-name k) 1) v))
+                 tether--playground-values)
+        (puthash id (tether--playground-request :tether/playground/runs (list :promptId id :limit 3))
+                 tether--playground-runs)))))
+
+(defun tether--playground-render ()
+  (let ((inhibit-read-only t) (p (tether--playground-prompt)) (s tether-playground-state))
+    (erase-buffer)
+    (insert (propertize "Prompts\n" 'face 'bold))
+    (cl-loop for item across (plist-get s :prompts)
+             do (insert (if (equal (plist-get item :promptId) (plist-get p :promptId)) "▶ " "  ")
+                        (plist-get item :anchor) "  " (plist-get item :preview) "\n"))
+    (insert "\n")
+    (if (not p)
+        (insert "Put the cursor in a prompt to select it.\n")
+      (insert (propertize (format "%s  [%s]\n" (plist-get p :anchor) (plist-get p :reason)) 'face 'bold)
+              (plist-get p :content) "\n")
+      (let ((values (gethash (plist-get p :promptId) tether--playground-values)))
+        (cl-loop for name across (or (plist-get p :variables) [])
+                 do (insert (format "  %s = %s\n" name (or (cdr (assoc name values)) "(not set: e)")))))
+      (when tether--playground-output
+        (insert "\n" (if tether--playground-run "Output (running, c cancels):\n" "Output:\n")
+                tether--playground-output "\n"))
+      (let ((runs (gethash (plist-get p :promptId) tether--playground-runs)))
+        (when (> (length runs) 0)
+          (insert "\nRuns:\n")
+          (cl-loop for r across runs
+                   do (insert (format "  %s %s: %s\n" (plist-get r :createdAt) (plist-get r :model)
+                                      (car (split-string (plist-get r :output) "\n"))))))))
+    (insert "\ne set a variable · r run · c cancel · p pin/unpin · g refresh\n")))
+
+(defun tether--playground-redraw ()
+  (when-let ((buffer (get-buffer "*tether-playground*")))
+    (with-current-buffer buffer (tether--playground-render))))
+
+(defun tether-playground-refresh ()
+  "Read the state again."
+  (interactive)
+  (setq tether-playground-state (tether--playground-request :tether/playground/getState (make-hash-table)))
+  (tether--playground-load)
+  (tether--playground-render))
+
+(defun tether-playground-set-variable (name value)
+  "Set the selected prompt's variable NAME to VALUE (saved with the prompt)."
+  (interactive
+   (let* ((p (tether--playground-prompt))
+          (name (completing-read "Variable: " (append (plist-get p :variables) nil) nil t)))
+     (list name (read-string (format "%s = " name)))))
+  (let* ((p (tether--playground-prompt)) (id (plist-get p :promptId))
+         (values (cons (cons name value) (assoc-delete-all name (gethash id tether--playground-values))))
+         (saved (or (tether--playground-request :tether/playground/getSettings (list :promptId id)) nil))
+         (vars (make-hash-table :test 'equal)))
+    (puthash id values tether--playground-values)
+    (dolist (pair values) (puthash (car pair) (cdr pair) vars))
+    (tether--playground-request :tether/playground/setSettings
+                                (list :promptId id :settings (plist-put (copy-sequence saved) :variables vars)))
+    (tether--playground-render)))
+
+(defun tether-playground-run ()
+  "Run the selected prompt; the answer streams into the buffer."
+  (interactive)
+  (let* ((p (tether--playground-prompt)) (id (plist-get p :promptId))
+         (server tether--playground-server)   ; the callbacks run in the process filter, in another buffer
+         (vars (make-hash-table :test 'equal)))
+    (when (and id (not tether--playground-run))
+      (dolist (pair (gethash id tether--playground-values)) (puthash (car pair) (cdr pair) vars))
+      (setq tether--playground-output "")
+      (setq tether--playground-run
+            (car (jsonrpc--async-request-1
+                  server :tether/playground/run (list :promptId id :variables vars)
+                  :timeout nil
+                  :success-fn (lambda (result)
+                                (setq tether--playground-run nil
+                                      tether--playground-output (plist-get result :output))
+                                (puthash id (jsonrpc-request server :tether/playground/runs
+                                                             (list :promptId id :limit 3))
+                                         tether--playground-runs)
+                                (tether--playground-redraw))
+                  :error-fn (lambda (err)
+                              (setq tether--playground-run nil
+                                    tether--playground-output
+                                    (concat tether--playground-output
+                                            (format "\n[%s]" (if (eql (plist-get err :code) -32800) "cancelled"
+                                                               (plist-get err :message)))))
+                              (tether--playground-redraw)))))
+      (tether--playground-render))))
+
+(defun tether-playground-cancel ()
+  "Cancel the running prompt."
+  (interactive)
+  (when tether--playground-run
+    (jsonrpc-notify tether--playground-server :$/cancelRequest (list :id tether--playground-run))))
+
+(defun tether-playground-pin ()
+  "Pin the selected prompt, or unpin."
+  (interactive)
+  (let ((p (tether--playground-prompt)) (pin (plist-get tether-playground-state :pin)))
+    (setq tether-playground-state
+          (if (listp pin) (if pin (tether--playground-request :tether/playground/unpin (make-hash-table))
+                            (tether--playground-request :tether/playground/pin
+                                                        (list :fileId (plist-get p :fileId)
+                                                              :promptId (plist-get p :promptId))))
+            tether-playground-state))
+    (tether--playground-render)))
+
+(cl-defmethod eglot-handle-notification ((_server tether-server) (_method (eql tether/playground/didRunOutput))
+                                         &key delta &allow-other-keys)
+  (when tether--playground-run
+    (setq tether--playground-output (concat tether--playground-output delta))
+    (tether--playground-redraw)))
 
 (defvar tether--task nil "The running task: (SERVER ID), or nil.")
 (defvar tether-task-finished-hook nil

@@ -253,3 +253,34 @@ def test_neovim_playground(tmp_path: Path) -> None:
     assert "Traduction : Un café ☕ (fr)" in finished and "Runs:" in finished and "fake-chat" in finished
     assert sent[0]["messages"] == [{"role": "user", "content": "Translate Un café ☕ into French, keeping names."}]
     assert "text = Un café ☕" in str(seen["reopened"])  # saved with the prompt, read back
+
+
+def test_emacs_playground(tmp_path: Path) -> None:
+    """M-x tether-playground: the prompt under the cursor, a variable set (saved with the prompt), a run whose
+    answer streams in and lands in the history, the variable read back from the server."""
+    emacs = need("emacs")
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "prompts.py").write_text('TRANSLATE_PROMPT = "Translate {text} into French, keeping names."\n')
+    answer = ["Traduction", " : ", "Un café ☕", " (fr)"]
+    with RunningModel(Answer(chunks=answer, chunk_delay=0.2)) as model:
+        settings = {"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}}
+        script = ROOT / "tests" / "editors" / "emacs_playground.el"
+        seen = run(
+            [emacs, "--batch", "-Q", "-l", str(script)],
+            root,
+            tmp_path / "out.json",
+            "emacs",
+            TETHER_SETTINGS=json.dumps(settings),
+            TETHER_FILE=str(root / "prompts.py"),
+        )
+        sent = model.requests
+    assert "error" not in seen, seen.get("error")
+    opened, after_set, finished = (str(seen[k]) for k in ("opened", "afterSet", "finished"))
+    assert "▶ TRANSLATE_PROMPT" in opened and "text = (not set: e)" in opened
+    assert "text = Un café ☕" in after_set
+    assert seen["sawStreaming"] is True
+    assert "Traduction : Un café ☕ (fr)" in finished and "Runs:" in finished and "fake-chat" in finished
+    assert sent[0]["messages"] == [{"role": "user", "content": "Translate Un café ☕ into French, keeping names."}]
+    assert "text = Un café ☕" in str(seen["reopened"])

@@ -1,0 +1,38 @@
+;;; The playground buffer in batch Emacs + eglot: the prompt under the cursor, a variable set, a run whose answer
+;;; streams in and lands in the history, the variable read back from the server for a fresh buffer.
+(setq package-directory-list '("/usr/share/emacs/site-lisp/elpa"))
+(package-initialize)
+(add-to-list 'load-path (getenv "TETHER_EMACS"))
+(require 'tether)
+(setq tether-command (list (getenv "TETHER_PY") "-m" "tether_lsp"))
+(setq tether-settings (json-parse-string (getenv "TETHER_SETTINGS") :object-type 'plist))
+(tether-setup)
+(find-file (getenv "TETHER_FILE"))
+(python-mode)
+(apply #'eglot (eglot--guess-contact))
+(with-timeout (20 (error "eglot did not start"))
+  (while (not (and (boundp 'eglot--managed-mode) eglot--managed-mode)) (accept-process-output nil 0.05)))
+(let ((out (make-hash-table :test 'equal)) (partial nil))
+  (condition-case err
+      (progn
+        (goto-char (point-min)) (forward-char 25)
+        (tether-active-editor)
+        (call-interactively #'tether-playground)
+        (with-current-buffer "*tether-playground*"
+          (puthash "opened" (buffer-string) out)
+          (tether-playground-set-variable "text" "Un café ☕")
+          (puthash "afterSet" (buffer-string) out)
+          (tether-playground-run)
+          (with-timeout (15 (error "the run did not end"))
+            (while tether--playground-run
+              (when (and (not partial) (string-match-p "Traduction" (buffer-string))) (setq partial (buffer-string)))
+              (accept-process-output nil 0.01)))
+          (puthash "sawStreaming" (if partial t :json-false) out)
+          (puthash "finished" (buffer-string) out))
+        (kill-buffer "*tether-playground*")
+        (clrhash tether--playground-values)   ; as after a restart: only the server knows the values now
+        (call-interactively #'tether-playground)
+        (puthash "reopened" (with-current-buffer "*tether-playground*" (buffer-string)) out))
+    (error (puthash "error" (error-message-string err) out)))
+  (with-temp-file (getenv "TETHER_OUT") (insert (json-encode out))))
+(kill-emacs 0)
