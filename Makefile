@@ -18,6 +18,7 @@ venv: $(STAMP)
 
 system-deps:
 	@bash scripts/ensure-system-deps.sh
+	@bash scripts/ensure-nvim-0.11.sh
 	@bash clients/vscode/e2e/setup.sh
 
 demo: venv

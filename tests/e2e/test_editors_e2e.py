@@ -52,6 +52,21 @@ class Square:
 """
 
 
+NVIM_011 = ROOT / ".cache" / "nvim-0.11" / "bin" / "nvim"  # scripts/ensure-nvim-0.11.sh (make system-deps)
+
+
+@pytest.fixture(params=["0.7", "0.11"])
+def nvim(request: pytest.FixtureRequest) -> str:
+    """Debian's Neovim 0.7.2 and the 0.11 release: every Neovim test runs on both."""
+    if request.param == "0.7":
+        return need("nvim")
+    if not NVIM_011.exists():
+        if os.environ.get("TETHER_REQUIRE_EDITORS") or os.environ.get("CI"):
+            pytest.fail("Neovim 0.11 is not installed (scripts/ensure-nvim-0.11.sh installs it)")
+        pytest.skip("run scripts/ensure-nvim-0.11.sh first")
+    return str(NVIM_011)
+
+
 def need(program: str) -> str:
     found = shutil.which(program)
     if found is None:
@@ -92,8 +107,7 @@ def run(command: list[str], root: Path, out: Path, client_dir: str, **extra: str
     return result
 
 
-def test_neovim(tmp_path: Path) -> None:
-    nvim = need("nvim")
+def test_neovim(tmp_path: Path, nvim: str) -> None:
     root = workspace(tmp_path)
     script = ROOT / "tests" / "editors" / "nvim_session.lua"
     seen = run([nvim, "--headless", "--clean", "-c", f"luafile {script}"], root, tmp_path / "out.json", "nvim")
@@ -192,10 +206,9 @@ def test_emacs_task(tmp_path: Path) -> None:
     assert seen["afterCancel"] == EXPECTED_CALC
 
 
-def test_neovim_task(tmp_path: Path) -> None:
+def test_neovim_task(tmp_path: Path, nvim: str) -> None:
     """:TetherRun is asynchronous (a timer ticks while the model streams), the open file changes in its buffer,
     the closed one and the new one on disk (no hidden modified buffer left); :TetherCancel undoes a change."""
-    nvim = need("nvim")
     root, task_line, pieces, halfway = task_workspace(tmp_path)
     with RunningModel(Answer(chunks=pieces, chunk_delay=0.01), Answer(chunks=halfway, chunk_delay=0.02)) as model:
         settings = {"tasks": {"endpoint": model.url("/v1")}}
@@ -225,10 +238,9 @@ def test_neovim_task(tmp_path: Path) -> None:
     assert any("Tether task: change" in n for n in notes)  # the server's progress, shown
 
 
-def test_neovim_playground(tmp_path: Path) -> None:
+def test_neovim_playground(tmp_path: Path, nvim: str) -> None:
     """:TetherPlayground: the prompt under the cursor in a floating window, a variable set with `e`, a run with
     `r` streaming in, kept in the history, and the variable restored when the window is opened again."""
-    nvim = need("nvim")
     root = tmp_path / "ws"
     root.mkdir()
     (root / "prompts.py").write_text('TRANSLATE_PROMPT = "Translate {text} into French, keeping names."\n')

@@ -38,7 +38,12 @@ local function root_dir(bufnr)
 end
 
 local function client()
-  return M.client_id and vim.lsp.get_client_by_id(M.client_id) or nil
+  local c = M.client_id and vim.lsp.get_client_by_id(M.client_id) or nil
+  if not c and vim.lsp.get_clients then -- 0.10+: started by vim.lsp.enable, found by name
+    c = vim.lsp.get_clients({ name = 'tether' })[1]
+    M.client_id = c and c.id or nil
+  end
+  return c
 end
 M.client = client
 
@@ -117,15 +122,12 @@ local handlers = {
   ['tether/edits/didUpdate'] = function() end,
 }
 
-local function attach(bufnr, opts)
-  if M.client_id and client() then
-    vim.lsp.buf_attach_client(bufnr, M.client_id)
-    return
-  end
-  local config = {
+--- The client configuration (also what `vim.lsp.config('tether', …)` gets on 0.11+).
+local function client_config(opts)
+  return {
     name = 'tether',
     cmd = opts.cmd,
-    root_dir = root_dir(bufnr),
+    filetypes = opts.filetypes,
     capabilities = capabilities(),
     init_options = { tether = opts.settings },
     settings = { tether = opts.settings },
@@ -137,6 +139,15 @@ local function attach(bufnr, opts)
       vim.keymap.set({ 'n', 'x' }, '[s', function() select.jump(-1) end, { buffer = b, desc = 'Tether: previous structural cursor' })
     end,
   }
+end
+
+local function attach(bufnr, opts)
+  if M.client_id and client() then
+    vim.lsp.buf_attach_client(bufnr, M.client_id)
+    return
+  end
+  local config = client_config(opts)
+  config.root_dir = root_dir(bufnr)
   if vim.lsp.start then -- 0.8+
     M.client_id = vim.lsp.start(config, { bufnr = bufnr })
   else
@@ -195,13 +206,20 @@ function M.setup(opts)
   select.setup(group)
   markers.setup(M, group)
   preview.setup(group)
-  vim.api.nvim_create_autocmd('FileType', {
-    group = group,
-    pattern = opts.filetypes,
-    callback = function(args)
-      attach(args.buf, opts)
-    end,
-  })
+  if vim.lsp.config and vim.lsp.enable then -- 0.11+: Neovim's own configuration, started per filetype
+    local config = client_config(opts)
+    config.root_markers = { '.git' }
+    vim.lsp.config('tether', config)
+    vim.lsp.enable('tether')
+  else
+    vim.api.nvim_create_autocmd('FileType', {
+      group = group,
+      pattern = opts.filetypes,
+      callback = function(args)
+        attach(args.buf, opts)
+      end,
+    })
+  end
   vim.api.nvim_create_autocmd('BufEnter', {
     group = group,
     callback = function(args)

@@ -84,12 +84,14 @@ local function finish_cancelled(c, task)
     end
     return true
   end
-  vim.api.nvim_create_autocmd('User', {
-    pattern = 'LspRequest',
-    callback = function()
-      return check() -- true removes this autocommand
-    end,
-  })
+  local callback = function()
+    return check() -- true removes this autocommand
+  end
+  if vim.fn.exists('##LspRequest') == 1 then -- 0.8+: an event of its own
+    vim.api.nvim_create_autocmd('LspRequest', { callback = callback })
+  else -- 0.7: a User event
+    vim.api.nvim_create_autocmd('User', { pattern = 'LspRequest', callback = callback })
+  end
 end
 
 function M.cancel(tether)
@@ -139,9 +141,14 @@ function M.apply_edit(default)
       params = vim.tbl_extend('force', params, { edit = vim.tbl_extend('force', edit, { documentChanges = rest }) })
     end
     local result = default(err, params, ctx, config)
+    if type(result) == 'table' and result.applied == false then
+      vim.notify('Tether: an edit was not applied: ' .. tostring(result.failureReason), vim.log.levels.WARN)
+    end
     for uri, loaded in pairs(before) do
       local bufnr = vim.uri_to_bufnr(uri)
       if not loaded and vim.api.nvim_buf_is_loaded(bufnr) then
+        -- a created file may live in a folder that does not exist yet (0.8+ only makes the buffer)
+        vim.fn.mkdir(vim.fn.fnamemodify(vim.uri_to_fname(uri), ':h'), 'p')
         vim.api.nvim_buf_call(bufnr, function()
           vim.cmd('silent noautocmd write')
         end)
