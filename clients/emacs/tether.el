@@ -210,21 +210,70 @@ killed again, so a task's change to a closed file ends up on disk, not in a hidd
                                                    (car (split-string (plist-get m :note) "\n")))
                                            'face 'tether-marker-face))))))
 
+(defvar-local tether--cursor-ids nil
+  "The buffer's structural cursors (node ids) between `tether-select' commands, or nil.")
+(defvar-local tether--cursor-expect nil
+  "Where `tether-select' left point: a command that moves point elsewhere ends the structural cursors.")
+
+(defun tether--cursors-forget (&rest _)
+  "An edit, or a move of point that is not ours: the structural cursors are forgotten."
+  (setq tether--cursor-ids nil tether--cursor-expect nil))
+
+(defun tether--cursors-check ()
+  (when (and tether--cursor-ids (not (eql (point) tether--cursor-expect))
+             (not (memq this-command '(tether-select tether-select-reset))))
+    (tether--cursors-forget)))
+
+(defun tether-select-reset ()
+  "Forget the structural cursors of this buffer."
+  (interactive)
+  (tether--cursors-forget)
+  (deactivate-mark))
+
+(defun tether--selector-args (name args)
+  "ARGS (strings) as the selector NAME declares them: integers for int/nat arguments."
+  (let* ((listed (plist-get (tether-request :tether/listSelectors (make-hash-table)) :selectors))
+         (spec (cl-find name listed :key (lambda (s) (plist-get s :name)) :test #'equal))
+         (types (mapcar (lambda (a) (plist-get a :type)) (plist-get spec :args))))
+    (vconcat (cl-loop for arg in args for k from 0
+                      collect (if (and (member (nth k types) '("int" "nat")) (string-match-p "\\`-?[0-9]+\\'" arg))
+                                  (string-to-number arg)
+                                arg)))))
+
 (defun tether-select (&rest chain)
-  "Run the selector CHAIN (strings like \"selectFunctions\" or \"filterText:^def\") and go to the first range."
-  (interactive (split-string (read-string "Selectors: ")))
-  (let ((ids []) result)
+  "Apply the selector CHAIN (strings like \"selectMethods\" or \"filterText:^def\") to the buffer's structural
+cursors: a later call continues from where this one ended, until point is moved or the buffer edited.  The first
+range becomes the region."
+  (interactive (split-string (completing-read
+                              "Selectors: "
+                              (mapcar (lambda (s) (plist-get s :name))
+                                      (plist-get (tether-request :tether/listSelectors (make-hash-table)) :selectors)))))
+  (add-hook 'after-change-functions #'tether--cursors-forget nil t)
+  (add-hook 'post-command-hook #'tether--cursors-check nil t)
+  (let ((ids (or tether--cursor-ids [])) result)
     (catch 'done
       (dolist (step chain)
         (let* ((colon (string-match ":" step))
                (name (if colon (substring step 0 colon) step))
-               (args (if colon (vector (substring step (1+ colon))) [])))
-          (setq result (tether-request :tether/applySelector
-                                       (list :uri (tether--uri) :cursorNodeIds ids :selector name :args args)))
+               (args (tether--selector-args name (if colon (list (substring step (1+ colon))) nil))))
+          (setq result (condition-case err
+                           (tether-request :tether/applySelector
+                                           (list :uri (tether--uri) :cursorNodeIds ids :selector name :args args))
+                         (jsonrpc-error (message "Tether: %s: %s" name (cadr (assq 'jsonrpc-error-message (cdr err))))
+                                        (throw 'done nil))))
           (setq ids (plist-get result :cursorNodeIds))
-          (when (= (length ids) 0) (throw 'done nil)))))
-    (when (and result (> (length (plist-get result :ranges)) 0))
-      (goto-char (eglot--lsp-position-to-point (plist-get (aref (plist-get result :ranges) 0) :start))))
+          (when (= (length ids) 0)
+            (message "Tether: %s: nothing matched" name)
+            (tether--cursors-forget)
+            (throw 'done nil)))))
+    (when (and result (> (length (plist-get result :cursorNodeIds)) 0))
+      (let* ((range (aref (plist-get result :ranges) 0))
+             (beg (eglot--lsp-position-to-point (plist-get range :start)))
+             (end (eglot--lsp-position-to-point (plist-get range :end))))
+        (push-mark beg t t)
+        (goto-char end)
+        (setq tether--cursor-ids (plist-get result :cursorNodeIds)
+              tether--cursor-expect (point))))
     result))
 
 ;;; Replacement preview

@@ -139,6 +139,9 @@ def test_emacs_eglot(tmp_path: Path) -> None:
     seen = run([emacs, "--batch", "-Q", "-l", str(script)], root, tmp_path / "out.json", "emacs")
     assert seen["created"] == "use sum()"
     assert seen["markers"] == [["use sum()", 4]]
+    assert (seen["methods"], seen["first"]) == (4, 2)  # two commands, the second from the first's cursors
+    assert seen["region"] == "def area(self):\n        return 3.14 * self.r**2"
+    assert seen["afterMove"] == 0
     assert seen["listMode"] == "tether-markers-mode"
     assert seen["jumpedTo"] == ["calc.py", 5]  # RET in the list: the marker's code, one line down now
     assert seen["overlay"] == "  [comment] use sum()"

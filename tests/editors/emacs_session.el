@@ -38,6 +38,18 @@
   (goto-char (point-min)) (forward-line 1) (forward-char 20)
   (tether-active-editor)
   (puthash "prompt" (plist-get (plist-get (tether-playground) :prompt) :anchor) out)
+;; two selector commands: the second continues from the first's cursors; the first range is the region
+  (find-file (getenv "TETHER_SHAPES"))
+  (with-timeout (10 (error "eglot did not manage shapes.py"))
+    (while (not eglot--managed-mode) (accept-process-output nil 0.05)))
+  (goto-char (point-min))
+  (puthash "methods" (length (plist-get (tether-select "selectMethods") :cursorNodeIds)) out)
+  (puthash "first" (length (plist-get (tether-select "selectFirst") :cursorNodeIds)) out)
+  (puthash "region" (buffer-substring-no-properties (region-beginning) (region-end)) out)
+  (goto-char (point-min))
+  ;; batch Emacs runs no command loop: run the post-command check as it would after the user's own move
+  (tether--cursors-check)
+  (puthash "afterMove" (length tether--cursor-ids) out)
   ;; a longer replacement previewed under the struck function, accepted with TAB from the first line
   (find-file (getenv "TETHER_PREVIEW"))
   (with-timeout (10 (error "eglot did not manage preview.py"))
