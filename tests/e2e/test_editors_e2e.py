@@ -125,6 +125,8 @@ def test_neovim(tmp_path: Path, nvim: str) -> None:
     assert seen["sign"] == {"row": 4, "note": "  ? use sum()"}  # the note at the end of the marker's first line
     assert seen["quickfix"] == 1
     assert seen["prompt"] == "SYSTEM_PROMPT"
+    health = str(seen["health"])  # :checkhealth tether
+    assert "server program found" in health and "server runs: tether-lsp" in health and "client running" in health
     # the replacement preview: 5 struck lines, all 7 new ones under them with their indentation; <Tab> accepts
     assert seen["struck"] == 5
     assert seen["previewLines"] == LONGER.split("\n")

@@ -80,6 +80,11 @@ local ok, err = pcall(function()
   out.previewAfter = #vim.api.nvim_buf_get_extmarks(0, pns, 0, -1, {})
   vim.cmd('edit ' .. os.getenv('TETHER_FILE'))
 
+  -- :checkhealth tether, read from the report buffer it opens
+  vim.cmd('checkhealth tether')
+  out.health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  vim.cmd('bwipeout!') -- back to calc.py
+
   vim.api.nvim_win_set_cursor(0, { 2, 20 })
   tether.active_editor()
   local state = tether.playground()
