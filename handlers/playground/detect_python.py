@@ -154,6 +154,7 @@ class _Module:
     root: Node
     keywords: Sequence[str]
     constants: dict[str, str] = field(default_factory=dict)  # module-level NAME = S, to read chat messages
+    aliases: dict[str, str] = field(default_factory=dict)  # `from m import Template as T`: T -> Template
     marked: set[tuple[str, str]] = field(default_factory=set)  # (scope, name) of P2 names
     found: dict[tuple[int, int], Prompt] = field(default_factory=dict)
 
@@ -199,7 +200,7 @@ def _candidates(root: Node) -> dict[str, list[Node]]:
     if _QUERY is None:
         _QUERY = Query(
             language_by_name("python").language,
-            "(assignment) @a (keyword_argument) @k (dictionary) @d (call) @c (return_statement) @r",
+            "(assignment) @a (keyword_argument) @k (dictionary) @d (call) @c (return_statement) @r (aliased_import) @i",
         )
     return QueryCursor(_QUERY).captures(root)
 
@@ -208,6 +209,10 @@ def detect(root: Node, keywords: Sequence[str] = DEFAULT_KEYWORDS) -> list[Promp
     """Every prompt of a module, in document order."""
     nodes = _candidates(root)
     module = _Module(root, keywords)
+    for node in nodes.get("i", []):
+        imported, alias = node.child_by_field_name("name"), node.child_by_field_name("alias")
+        if imported is not None and alias is not None:
+            module.aliases[source(alias)] = source(imported).rsplit(".", 1)[-1]
     assignments = nodes.get("a", [])
     for node in assignments:
         name = _target(node.child_by_field_name("left"))
@@ -336,7 +341,7 @@ def _call(module: _Module, node: Node) -> None:
     ``PromptTemplate``, ``Template``, ``from_string``)."""
     function = callee(node)
     parts = function.split(".")
-    last = parts[-1]
+    last = module.aliases.get(parts[-1], parts[-1]) if len(parts) == 1 else parts[-1]
     args = node.child_by_field_name("arguments")
     if args is None or args.type != "argument_list":
         return

@@ -1,9 +1,9 @@
 """String expressions S in Python: which expressions a prompt's text can be, and that text decoded.
 
 S is a string literal (not bytes), an implicit concatenation, a parenthesised S, a ``+`` chain with at least
-one S, ``textwrap.dedent(S)`` / ``inspect.cleandoc(S)``, ``S.format(...)``, or ``sep.join([...])`` over a list
-or tuple with at least one S. A part that is not a string (a name, a call) becomes ``{its source}``, so it reads
-as a variable of the prompt, as an f-string's interpolation does.
+one S, ``textwrap.dedent(S)`` / ``inspect.cleandoc(S)``, ``S.format(...)`` or the bound ``S.format`` itself,
+or ``sep.join([...])`` over a list or tuple with at least one S. A part that is not a string (a name, a call)
+becomes ``{its source}``, so it reads as a variable of the prompt, as an f-string's interpolation does.
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ def value_of(node: Node) -> str | None:
         return _or_slot(left, a) + _or_slot(right, b)
     if kind == "call":
         return _call_value(node)
+    if kind == "attribute" and source(node.child_by_field_name("attribute")) == "format":
+        target = node.child_by_field_name("object")  # `"…{x}…".format` kept to be called later: the template
+        return value_of(target) if target is not None else None
     return None
 
 

@@ -62,6 +62,10 @@ def roles(language: str, source: str) -> list[tuple[str, str | None, tuple[str, 
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
+        (  # a bound `.format` kept to be called later is the template; an import alias of Template is Template
+            'X_PROMPT = "Hello {name}, welcome.".format\nfrom string import Template as T\nt = T("Rewrite $s nicely.")\n',
+            [("X_PROMPT", "Hello {name}, welcome."), ("T()", "Rewrite $s nicely.")],
+        ),
         (  # P6: a keyword as the name or an end part of it, prose only
             'SUMMARY_TEMPLATE = "Summarize {doc} in one line."\nagent_instructions = "Be polite and short."\n',
             [("SUMMARY_TEMPLATE", "Summarize {doc} in one line."), ("agent_instructions", "Be polite and short.")],
