@@ -243,39 +243,8 @@ def test_neovim_task(tmp_path: Path, nvim: str) -> None:
     assert any("Tether task: change" in n for n in notes)  # the server's progress, shown
 
 
-def test_neovim_playground(tmp_path: Path, nvim: str) -> None:
-    """:TetherPlayground: the prompt under the cursor in a floating window, a variable set with `e`, a run with
-    `r` streaming in, kept in the history, and the variable restored when the window is opened again."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "prompts.py").write_text('TRANSLATE_PROMPT = "Translate {text} into French, keeping names."\n')
-    answer = ["Traduction", " : ", "Un café ☕", " (fr)"]
-    with RunningModel(Answer(chunks=answer, chunk_delay=0.2)) as model:
-        settings = {"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}}
-        script = ROOT / "tests" / "editors" / "nvim_playground.lua"
-        seen = run(
-            [nvim, "--headless", "--clean", "-c", f"luafile {script}"],
-            root,
-            tmp_path / "out.json",
-            "nvim",
-            TETHER_SETTINGS=json.dumps(settings),
-            TETHER_FILE=str(root / "prompts.py"),
-        )
-        sent = model.requests
-    assert "error" not in seen, seen.get("error")
-    opened, after_set, finished = (str(seen[k]) for k in ("opened", "afterSet", "finished"))
-    assert "▶ TRANSLATE_PROMPT" in opened and "text = (not set: e)" in opened
-    assert "text = Un café ☕" in after_set
-    assert seen["sawStreaming"] is True  # a piece was shown before the run ended
-    assert "Traduction : Un café ☕ (fr)" in finished and "Runs:" in finished and "fake-chat" in finished
-    assert sent[0]["messages"] == [{"role": "user", "content": "Translate Un café ☕ into French, keeping names."}]
-    assert "text = Un café ☕" in str(seen["reopened"])  # saved with the prompt, read back
-
-
-def test_emacs_playground(tmp_path: Path) -> None:
-    """M-x tether-playground: the prompt under the cursor, a variable set (saved with the prompt), a run whose
-    answer streams in and lands in the history, the variable read back from the server."""
-    emacs = need("emacs")
+def playground_session(tmp_path: Path, command: list[str], client_dir: str) -> dict[str, object]:
+    """One editor's playground script against the fake model; returns what it saw, and what the model got."""
     root = tmp_path / "ws"
     root.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
@@ -283,21 +252,40 @@ def test_emacs_playground(tmp_path: Path) -> None:
     answer = ["Traduction", " : ", "Un café ☕", " (fr)"]
     with RunningModel(Answer(chunks=answer, chunk_delay=0.2)) as model:
         settings = {"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}}
-        script = ROOT / "tests" / "editors" / "emacs_playground.el"
         seen = run(
-            [emacs, "--batch", "-Q", "-l", str(script)],
+            command,
             root,
             tmp_path / "out.json",
-            "emacs",
+            client_dir,
             TETHER_SETTINGS=json.dumps(settings),
             TETHER_FILE=str(root / "prompts.py"),
         )
-        sent = model.requests
+        seen["sent"] = model.requests[0]["messages"] if model.requests else None
+    return seen
+
+
+def check_playground(seen: dict[str, object]) -> None:
+    """The prompt under the cursor, a variable set and saved, a streamed run in the history, the value back."""
     assert "error" not in seen, seen.get("error")
     opened, after_set, finished = (str(seen[k]) for k in ("opened", "afterSet", "finished"))
     assert "▶ TRANSLATE_PROMPT" in opened and "text = (not set: e)" in opened
     assert "text = Un café ☕" in after_set
-    assert seen["sawStreaming"] is True
+    assert seen["sawStreaming"] is True  # a piece was shown before the run ended
     assert "Traduction : Un café ☕ (fr)" in finished and "Runs:" in finished and "fake-chat" in finished
-    assert sent[0]["messages"] == [{"role": "user", "content": "Translate Un café ☕ into French, keeping names."}]
-    assert "text = Un café ☕" in str(seen["reopened"])
+    assert seen["sent"] == [{"role": "user", "content": "Translate Un café ☕ into French, keeping names."}]
+    assert "text = Un café ☕" in str(seen["reopened"])  # saved with the prompt, read back
+
+
+def test_neovim_playground(tmp_path: Path, nvim: str) -> None:
+    """:TetherPlayground: the prompt under the cursor in a floating window, a variable set with `e`, a run with
+    `r` streaming in, kept in the history, and the variable restored when the window is opened again."""
+    script = ROOT / "tests" / "editors" / "nvim_playground.lua"
+    check_playground(playground_session(tmp_path, [nvim, "--headless", "--clean", "-c", f"luafile {script}"], "nvim"))
+
+
+def test_emacs_playground(tmp_path: Path) -> None:
+    """M-x tether-playground: the prompt under the cursor, a variable set (saved with the prompt), a run whose
+    answer streams in and lands in the history, the variable read back from the server."""
+    emacs = need("emacs")
+    script = ROOT / "tests" / "editors" / "emacs_playground.el"
+    check_playground(playground_session(tmp_path, [emacs, "--batch", "-Q", "-l", str(script)], "emacs"))

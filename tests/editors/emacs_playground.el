@@ -1,17 +1,7 @@
 ;;; The playground buffer in batch Emacs + eglot: the prompt under the cursor, a variable set, a run whose answer
 ;;; streams in and lands in the history, the variable read back from the server for a fresh buffer.
-(setq package-directory-list '("/usr/share/emacs/site-lisp/elpa"))
-(package-initialize)
-(add-to-list 'load-path (getenv "TETHER_EMACS"))
-(require 'tether)
-(setq tether-command (list (getenv "TETHER_PY") "-m" "tether_lsp"))
-(setq tether-settings (json-parse-string (getenv "TETHER_SETTINGS") :object-type 'plist))
-(tether-setup)
-(find-file (getenv "TETHER_FILE"))
-(python-mode)
-(apply #'eglot (eglot--guess-contact))
-(with-timeout (20 (error "eglot did not start"))
-  (while (not (and (boundp 'eglot--managed-mode) eglot--managed-mode)) (accept-process-output nil 0.05)))
+(load (expand-file-name "emacs_start.el" (file-name-directory load-file-name)) nil t)
+(tether-test-start)
 (let ((out (make-hash-table :test 'equal)) (partial nil))
   (condition-case err
       (progn
@@ -34,5 +24,4 @@
         (call-interactively #'tether-playground)
         (puthash "reopened" (with-current-buffer "*tether-playground*" (buffer-string)) out))
     (error (puthash "error" (error-message-string err) out)))
-  (with-temp-file (getenv "TETHER_OUT") (insert (json-encode out))))
-(kill-emacs 0)
+  (tether-test-finish out))

@@ -1,21 +1,15 @@
 -- The playground's floating window in headless Neovim: the prompt under the cursor, a variable set with `e`
 -- (typed at the prompts as a user would), a run with `r` streaming into the window, the run in the history, and
 -- the variable still there after the window is closed and opened again.
-vim.opt.runtimepath:prepend(os.getenv('TETHER_NVIM'))
-local tether = require('tether')
+local start = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_start.lua')
+local tether = start.tether
 local playground = require('tether.playground')
-tether.setup({
-  cmd = { os.getenv('TETHER_PY'), '-m', 'tether_lsp' },
-  settings = vim.fn.json_decode(os.getenv('TETHER_SETTINGS')),
-})
 local out = {}
-local function keys(text)
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(text, true, false, true), 'tx', false)
-end
+local keys = start.keys
 local function window_text()
   return table.concat(vim.api.nvim_buf_get_lines(playground.buf, 0, -1, false), '\n')
 end
-local ok, err = pcall(function()
+start.run(function()
   vim.cmd('edit ' .. os.getenv('TETHER_FILE'))
   out.ready = tether.wait_ready(15000)
   vim.api.nvim_win_set_cursor(0, { 1, 25 })
@@ -37,9 +31,4 @@ local ok, err = pcall(function()
   keys('q')
   vim.cmd('TetherPlayground')
   out.reopened = window_text()
-end)
-if not ok then out.error = tostring(err) end
-local f = io.open(os.getenv('TETHER_OUT'), 'w')
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd('qall!')
+end, out)

@@ -1,14 +1,11 @@
 -- A scripted Neovim session (headless): the real client in clients/nvim against the real server. Keys are fed
 -- as a user types them (feedkeys), so commands, visual mode and CursorMoved behave as they do for a user.
-vim.opt.runtimepath:prepend(os.getenv('TETHER_NVIM'))
-local tether = require('tether')
+local start = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_start.lua')
+local tether = start.tether
 local select = require('tether.select')
-tether.setup({ cmd = { os.getenv('TETHER_PY'), '-m', 'tether_lsp' } })
 local out = {}
 
-local function keys(text)
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(text, true, false, true), 'tx', false)
-end
+local keys = start.keys
 
 local function selected_text()
   local a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
@@ -19,7 +16,7 @@ local function selected_text()
   return table.concat(lines, '\n')
 end
 
-local ok, err = pcall(function()
+start.run(function()
   vim.cmd('edit ' .. os.getenv('TETHER_SHAPES'))
   out.ready = tether.wait_ready(15000)
   -- two selector commands: the second continues from the first's cursors
@@ -89,9 +86,4 @@ local ok, err = pcall(function()
   tether.active_editor()
   local state = tether.playground()
   out.prompt = state and state.prompt and state.prompt.anchor or vim.NIL
-end)
-if not ok then out.error = tostring(err) end
-local f = io.open(os.getenv('TETHER_OUT'), 'w')
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd('qall!')
+end, out)

@@ -1,19 +1,15 @@
 -- A task in headless Neovim: :TetherRun returns at once, a timer keeps ticking while the model streams, the
 -- open file changes in its buffer and the closed one on disk; :TetherCancel on a second run undoes its change.
-vim.opt.runtimepath:prepend(os.getenv('TETHER_NVIM'))
-local tether = require('tether')
+local start = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_start.lua')
+local tether = start.tether
 local tasks = require('tether.tasks')
-tether.setup({
-  cmd = { os.getenv('TETHER_PY'), '-m', 'tether_lsp' },
-  settings = vim.fn.json_decode(os.getenv('TETHER_SETTINGS')),
-})
 local out = { notes = {} }
 local notify = vim.notify
 vim.notify = function(msg, level)
   table.insert(out.notes, msg)
   return notify(msg, level)
 end
-local ok, err = pcall(function()
+start.run(function()
   vim.cmd('edit ' .. os.getenv('TETHER_FILE'))
   out.ready = tether.wait_ready(15000)
   local ticks = 0
@@ -49,9 +45,4 @@ local ok, err = pcall(function()
   out.cancelCode = tasks.last.err and tasks.last.err.code or vim.NIL
   out.afterCancel = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
   timer:stop()
-end)
-if not ok then out.error = tostring(err) end
-local f = io.open(os.getenv('TETHER_OUT'), 'w')
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd('qall!')
+end, out)
