@@ -46,6 +46,7 @@ MODULES: dict[str, list[str]] = {
     "handlers/playground/resolver.py": [
         "tests/unit/playground/test_resolver.py",
         "tests/unit/playground/test_resolver_rules.py",
+        "tests/unit/playground/test_resolver_documented.py",
     ],
     "handlers/replacement/engine.py": ["tests/unit/test_replacement.py"],
     "handlers/selectors/vocabulary.py": [
