@@ -78,7 +78,7 @@ def test_a_deleted_prompt_comes_back_within_20_updates() -> None:
             p("A prompt that stays here.", anchor="K"),
             p("A prompt that is deleted, then restored.", anchor="G"),
         )
-        entry, (_, gone_id), _ = resolve_file_prompts(
+        _entry, (_, gone_id), _ = resolve_file_prompts(
             pmap, "file:///t.py", [keep, gone], exists=lambda _u: True, now=0.0
         )
         resolve_file_prompts(pmap, "file:///t.py", [keep], exists=lambda _u: True, now=1.0)  # deleted (update 2)
