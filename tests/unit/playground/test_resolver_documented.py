@@ -34,6 +34,24 @@ def test_the_same_anchor_is_worth_0_15() -> None:
     assert pairs[0].id == "near"
 
 
+def test_a_skipped_candidate_does_not_end_the_pairing() -> None:
+    parsed = [p("a" * 100, at=0), p("a" * 60 + "d" * 40, at=1)]
+    m1 = mp("m1", "a" * 95 + "b" * 5, order=0)  # 0.95 with parsed 0, 0.60 with parsed 1
+    m2 = mp("m2", "a" * 90 + "d" * 10, order=1)  # 0.90 with parsed 0 (taken by then), 0.70 with parsed 1
+    pairs, left, todo, scores = match_prompts_by_distance([m1, m2], parsed, [0, 1])
+    assert {i: m.id for i, m in pairs.items()} == {0: "m1", 1: "m2"}
+    assert left == [] and todo == [] and scores == [0.95, 0.7]
+
+
+def test_the_passes_keep_anchors_first_and_count_every_exact_match() -> None:
+    map_prompts = [mp("under-a", "Same text", anchor="A", order=0), mp("under-b", "Same text", anchor="B", order=1)]
+    swapped = [p("Same text", anchor="B", at=0), p("Same text", anchor="A", at=1)]
+    match = match_prompts(map_prompts, swapped)
+    assert {i: m.id for i, m in match.pairs.items()} == {0: "under-b", 1: "under-a"}
+    renamed = [p("Same text", anchor="A", at=0), p("Same text", anchor="C", at=1)]  # one by anchor, one by content
+    assert match_prompts(map_prompts, renamed).score == 1.0
+
+
 def test_a_taken_prompt_does_not_stop_the_pairing_of_the_others() -> None:
     parsed = [p("a" * 100, at=0), p("c" * 50 + "d" * 50, at=1)]
     first = mp("first", "a" * 95 + "b" * 5, order=0)  # best for parsed 0
@@ -64,11 +82,21 @@ def test_the_bound_filter_of_renamed_files() -> None:
     half = _file("half", "Summarize the ticket for the team.", "zzzz yyyy xxxx wwww vvvv uuuu tttt")  # bound 0.5
     thin = _file("thin", "Summarize the ticket for the team.", "q1 q2 q3 q4 q5 q6", "r1 r2 r3 r4 r5", "s1 s2 s3 s4")
     parsed = [p("Summarize the ticket for the team."), p("Translate the message into French.")]
-    likely = _likely([*unrelated, thin, half, exact], parsed, DEFAULT)
+    near = _file("near", "Summarize the tickets for our team!", "zzzz yyyy xxxx wwww vvvv uuuu tttt")  # under 0.5
+    likely = _likely([*unrelated, thin, near, half, exact], parsed, DEFAULT)
     assert [e.id for e in likely] == ["exact", "half"]  # best bound first; 0.5 exactly is enough; thin is 0.25
     pmap = PlaygroundMap({e.id: e for e in [*unrelated, thin, half, exact]})
     found = match_file_by_distance(pmap, parsed, exists=lambda _u: False)
     assert found is not None and found.id == "exact"
+    only_half = match_file_by_distance(PlaygroundMap({"half": half}), parsed, exists=lambda _u: False)
+    assert only_half is not None and only_half.id == "half"  # a mean similarity of exactly 0.5 is a rename
+
+
+def test_up_to_8_files_all_get_the_full_matching() -> None:
+    parsed = [p("Summarize the ticket for the team.")]
+    eight = [_file(f"u{k}", f"{k} zebra quantum hydrant {k}" * 3) for k in range(8)]
+    assert _likely(eight, parsed, DEFAULT) == eight  # few enough: no bound filter
+    assert _likely([*eight, _file("u8", "8 zebra quantum hydrant 8" * 3)], parsed, DEFAULT) == []
 
 
 def test_a_deleted_prompt_comes_back_within_20_updates() -> None:
