@@ -29,7 +29,7 @@ from benchmarks import markers_reference
 from benchmarks.corpus import python_file
 from benchmarks.syntax import pct, row
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
-from tether_lsp.handlers.markers.store import MarkerRecord, MarkerStore, StoredLocation
+from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore, StoredLocation
 from tether_lsp.server.lspclient import make_client, raw_request
 from tether_lsp.server.storage import Database
 
@@ -102,7 +102,7 @@ def seed_markers(root: Path, names: list[str], per_file: int) -> int:
     """Markers created at the first commit, written straight into the clone's database."""
     head = git(root, "rev-parse", "HEAD").strip()
     db = Database.sqlite(root / ".git" / "tether" / "tether.db")
-    db.migrate()
+    db.migrate({"markers": MIGRATIONS})
     rnd = random.Random(2)
     rows: list[tuple[MarkerRecord, StoredLocation | None]] = []
     for name in names:

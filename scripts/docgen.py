@@ -37,7 +37,7 @@ from tether_lsp.server import errors as errors_mod
 from tether_lsp.server import settings as settings_mod
 from tether_lsp.server import syntax as syntax_mod
 from tether_lsp.server.errors import camel
-from tether_lsp.server.protocol import MethodSpec, methods
+from tether_lsp.server.protocol import MethodSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,9 +61,14 @@ def _json_type(tp: Any) -> dict[str, Any]:
     raise TypeError(f"no JSON Schema for setting type {tp!r}")
 
 
+def _sections() -> dict[str, type[Any]]:
+    """Every settings section of a fully registered server, in registration order."""
+    return create_server().settings_schema.sections()
+
+
 def _settings() -> Iterable[tuple[str, dataclasses.Field[Any], Any, settings_mod.SettingInfo, Any]]:
     """(dotted key, field, type hint, info, default) of every setting, in registration order."""
-    for section, cls in settings_mod.sections().items():
+    for section, cls in _sections().items():
         hints = typing.get_type_hints(cls)
         defaults = cls()
         for f in dataclasses.fields(cls):
@@ -120,7 +125,7 @@ def vscode_package(current: dict[str, Any]) -> dict[str, Any]:
     """``package.json`` with one typed configuration entry per server setting."""
     package: dict[str, Any] = json.loads(json.dumps(current))
     config = package.setdefault("contributes", {}).setdefault("configuration", {"title": "Tether"})
-    section_names = tuple(f"tether.{name}." for name in settings_mod.sections())
+    section_names = tuple(f"tether.{name}." for name in _sections())
     kept = {k: v for k, v in config.get("properties", {}).items() if not k.startswith(section_names)}
     generated = {f"tether.{key}": _property(hint, info, default) for key, _f, hint, info, default in _settings()}
     config["properties"] = {**kept, **generated}
@@ -193,9 +198,11 @@ def _summary(fn: Callable[..., Any] | None) -> str:
     return doc.split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
 
 
-def _method_rows(features: dict[str, Any], seen: list[type[Any]], clashing: set[str]) -> list[str]:
+def _method_rows(
+    specs: list[MethodSpec], features: dict[str, Any], seen: list[type[Any]], clashing: set[str]
+) -> list[str]:
     rows = ["| method | kind | params | result | what it does |", "| --- | --- | --- | --- | --- |"]
-    for spec in methods():
+    for spec in specs:
         if spec.method.startswith("tether/debug/"):
             continue
         params = _ts_type(spec.params, seen, clashing) if spec.params is not None else "any"
@@ -217,14 +224,15 @@ def _shapes(seen: list[type[Any]], clashing: set[str]) -> list[str]:
 
 
 def protocol_methods() -> str:
-    features = create_server().protocol.fm.features
+    protocol = create_server().protocol
+    features, specs = protocol.fm.features, protocol.methods.all()
     seen: list[type[Any]] = []
-    _method_rows(features, seen, set())
+    _method_rows(specs, features, seen, set())
     _shapes(seen, set())  # a first pass only to learn every class reached, and which names clash
     names = [cls.__name__ for cls in seen]
     clashing = {n for n in names if names.count(n) > 1}
     seen = []
-    rows = _method_rows(features, seen, clashing)
+    rows = _method_rows(specs, features, seen, clashing)
     standard = sorted(m for m in features if not m.startswith("tether/"))
     rows += [
         "",

@@ -19,7 +19,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +38,12 @@ from .files import uri_to_path
 from .loopwatch import LoopWatch
 from .nodes import preorder
 from .positions import Encoding, Pos, choose_encoding
-from .protocol import TetherProtocol, make_converter, register_method, register_outgoing
-from .settings import DatabaseSettings, LimitSettings, LogSettings, Settings, extract_tether, parse
+from .protocol import TetherProtocol, make_converter
+from .settings import DatabaseSettings, LimitSettings, LogSettings, Settings, SettingsSchema, extract_tether
 from .syntax import GrammarLimits, Snapshot, SyntaxCache
 
 if TYPE_CHECKING:
-    from .storage import Database  # SQLAlchemy is imported on first use, not at start-up
+    from .storage import Database, Migration  # SQLAlchemy is imported on first use, not at start-up
 
 log = logging.getLogger(__name__)
 
@@ -129,8 +129,10 @@ class TetherServer(LanguageServer):
         self.documents = DocumentStore(budget=self._history_budget)
         self.syntax = SyntaxCache(limits=self.grammar_limits)
         self.encoding = Encoding.UTF16
+        #: The settings sections this server knows: the core's, then each feature's (``register_settings``).
+        self.settings_schema = SettingsSchema()
         #: Replaced whole (never mutated) on the loop; workers read it as it is when they look.
-        self.settings: Settings = parse()[0]
+        self.settings: Settings = self.settings_schema.parse()[0]
         self.workspace_root: Path | None = None
         self.document_listeners: list[Callable[[DocumentEvent], None]] = []
         self.settings_listeners: list[Callable[[Settings], None]] = []
@@ -142,7 +144,9 @@ class TetherServer(LanguageServer):
         self.shutdown_hooks: list[Callable[[], None]] = []
         self._init_options: Any = None
         self._database: Database | None = None
-        self._migrated = 0  # the migrations generation the open database was migrated to
+        #: Each feature's tables, by component: a loader of its migrations (``register_storage``).
+        self._storage: dict[str, Callable[[], Sequence[Migration]]] = {}
+        self._migrated = 0  # how many components the open database was migrated with
         self._local_database: Database | None = None
         self._db_lock = threading.Lock()
         self._reported_error = False
@@ -297,7 +301,7 @@ class TetherServer(LanguageServer):
         """
         is_custom = method.startswith("tether/") if custom is None else custom
         if is_custom:
-            register_method(method, params, result, request=True)
+            self.protocol.methods.add(method, params, result, request=True)
 
         def decorate(fn: F) -> F:
             if inspect.iscoroutinefunction(fn):
@@ -327,12 +331,17 @@ class TetherServer(LanguageServer):
 
     def notification(self, method: str, params: type[Any]) -> Callable[[F], F]:
         """Register a custom client -> server notification with typed params."""
-        register_method(method, params, None, request=False)
+        self.protocol.methods.add(method, params, None, request=False)
         return self.handler(method, custom=False)
+
+    def register_settings(self, name: str, cls: type[Any]) -> None:
+        """Declare a feature's settings section ``tether.<name>`` (its defaults apply until settings arrive)."""
+        self.settings_schema.register(name, cls)
+        self.settings = self.settings_schema.parse()[0]
 
     def sends(self, method: str, params: type[Any]) -> None:
         """Declare a custom server -> client notification (its params class documents its shape)."""
-        register_outgoing(method, params)
+        self.protocol.methods.add_outgoing(method, params)
 
     # --- state for features ------------------------------------------------------------------------
 
@@ -345,24 +354,32 @@ class TetherServer(LanguageServer):
 
     def database(self) -> Database:
         """The database (opened and migrated on first use); raises StorageError when it cannot be."""
-        from .storage import migrations_generation, open_database
+        from .storage import open_database
 
         with self._db_lock:
             if self._database is None:
                 url = self.settings.section(DatabaseSettings).url
                 db = open_database(url, self.workspace_root)
                 try:
-                    db.migrate()
+                    db.migrate(self._storage_migrations())
                 except Exception:
                     db.close()
                     raise
                 log.info("storage: %s", db.redacted_url)
-                self._database, self._migrated = db, migrations_generation()
+                self._database, self._migrated = db, len(self._storage)
                 gc.freeze()  # SQLAlchemy, loaded just now, lives as long as the process (see `initialized`)
-            elif self._migrated != migrations_generation():  # a feature's storage loaded since: its tables
-                self._database.migrate()
-                self._migrated = migrations_generation()
+            elif self._migrated != len(self._storage):  # a component registered since the database opened
+                self._database.migrate(self._storage_migrations())
+                self._migrated = len(self._storage)
             return self._database
+
+    def register_storage(self, component: str, migrations: Callable[[], Sequence[Migration]]) -> None:
+        """Declare a feature's tables: ``migrations()`` returns its steps, called when a database opens (so
+        the feature's storage module, and SQLAlchemy, load only then)."""
+        self._storage[component] = migrations
+
+    def _storage_migrations(self) -> dict[str, Sequence[Migration]]:
+        return {component: load() for component, load in self._storage.items()}
 
     def local_database(self) -> Database:
         """This machine's own SQLite database: the database itself, or beside a shared PostgreSQL one.
@@ -377,12 +394,12 @@ class TetherServer(LanguageServer):
         with self._db_lock:
             if self._local_database is None:
                 db = Database.sqlite(default_sqlite_path(self.workspace_root))
-                db.migrate()
+                db.migrate(self._storage_migrations())
                 self._local_database = db
             return self._local_database
 
     def apply_settings(self, *sources: Any) -> None:
-        settings, warnings = parse(*sources)
+        settings, warnings = self.settings_schema.parse(*sources)
         previous = self.settings
         self.settings = settings
         logs.attach_client_handler(self.client_log, settings.section(LogSettings).level)

@@ -52,33 +52,40 @@ class MethodSpec:
     sender: str = "client"
 
 
-_METHODS: dict[str, MethodSpec] = {}
-_MESSAGE_TYPES: dict[str, type[Any]] = {}
-_OUTGOING: dict[str, MethodSpec] = {}
+class MethodRegistry:
+    """The custom methods one server knows, both directions; owned by its protocol, filled by ``register``."""
 
+    def __init__(self) -> None:
+        self._incoming: dict[str, MethodSpec] = {}
+        self._outgoing: dict[str, MethodSpec] = {}
+        self._message_types: dict[str, type[Any]] = {}
 
-def register_method(
-    method: str, params: type[Any] | None, result: type[Any] | None = None, *, request: bool = True
-) -> None:
-    """Declare a custom method's types (called by each feature's ``lsp.py``)."""
-    _METHODS[method] = MethodSpec(method, params, result, request)
-    _MESSAGE_TYPES.pop(method, None)
+    def add(self, method: str, params: type[Any] | None, result: type[Any] | None = None, *, request: bool) -> None:
+        """Declare a method the client sends: its params (and result) classes."""
+        self._incoming[method] = MethodSpec(method, params, result, request)
+        self._message_types.pop(method, None)
 
+    def add_outgoing(self, method: str, params: type[Any]) -> None:
+        """Declare a notification the server sends (documented with the rest; never dispatched here)."""
+        self._outgoing[method] = MethodSpec(method, params, None, False, "server")
 
-def register_outgoing(method: str, params: type[Any]) -> None:
-    """Declare a notification the server sends (documented with the rest; never dispatched here)."""
-    _OUTGOING[method] = MethodSpec(method, params, None, False, "server")
+    def get(self, method: str) -> MethodSpec | None:
+        """The spec of a method the client sends, or None."""
+        return self._incoming.get(method)
 
+    def all(self) -> list[MethodSpec]:
+        """Every custom method, both directions, by name (for the generated protocol reference)."""
+        return sorted([*self._incoming.values(), *self._outgoing.values()], key=lambda spec: spec.method)
 
-def methods() -> list[MethodSpec]:
-    """Every custom method, both directions, by name (for the generated protocol reference)."""
-    return sorted([*_METHODS.values(), *_OUTGOING.values()], key=lambda spec: spec.method)
-
-
-def _message_type(spec: MethodSpec) -> type[Any]:
-    cached = _MESSAGE_TYPES.get(spec.method)
-    if cached is not None:
+    def message_type(self, spec: MethodSpec) -> type[Any]:
+        """The attrs class of a whole message of ``spec``'s method (made once, then kept)."""
+        cached = self._message_types.get(spec.method)
+        if cached is None:
+            cached = self._message_types[spec.method] = _make_message_type(spec)
         return cached
+
+
+def _make_message_type(spec: MethodSpec) -> type[Any]:
     fields: dict[str, Any] = {}
     if spec.request:
         message_id: Any = int | str
@@ -90,9 +97,7 @@ def _message_type(spec: MethodSpec) -> type[Any]:
     fields["method"] = attrs.field(type=str, default=spec.method)
     fields["jsonrpc"] = attrs.field(type=str, default="2.0")
     name = "".join(part[:1].upper() + part[1:] for part in spec.method.replace("/", "_").split("_"))
-    cls = attrs.make_class(name + ("Request" if spec.request else "Notification"), fields)
-    _MESSAGE_TYPES[spec.method] = cls
-    return cls
+    return attrs.make_class(name + ("Request" if spec.request else "Notification"), fields)
 
 
 def _all_optional(cls: type[Any]) -> bool:
@@ -205,6 +210,8 @@ class TetherProtocol(LanguageServerProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: This server's custom methods (``TetherServer.handler`` fills it).
+        self.methods = MethodRegistry()
         self._initialized_ok = False
         self._writes: set[asyncio.Future[Any]] = set()  # pending WebSocket writes, kept alive until done
 
@@ -279,13 +286,13 @@ class TetherProtocol(LanguageServerProtocol):
             log.error("could not send %s: %s", type(data).__name__, exc)
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        spec = _METHODS.get(method)
+        spec = self.methods.get(method)
         if spec is not None:
-            return _message_type(spec)
+            return self.methods.message_type(spec)
         return super().get_message_type(method)
 
     def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        spec = _METHODS.get(method)
+        spec = self.methods.get(method)
         if spec is not None:
             return spec.result
         return super().get_result_type(method)
@@ -293,7 +300,7 @@ class TetherProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
         if "jsonrpc" not in data:
             return data
-        spec = _METHODS.get(data.get("method", ""))
+        spec = self.methods.get(data.get("method", ""))
         if spec is not None and spec.params is not None and data.get("params") is None and _all_optional(spec.params):
             data = {**data, "params": {}}  # params may be omitted when every field is optional
         try:

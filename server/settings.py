@@ -145,30 +145,44 @@ class LimitSettings:
     )
 
 
-_SECTIONS: dict[str, type[Any]] = {"database": DatabaseSettings, "log": LogSettings, "limits": LimitSettings}
+#: The runtime's own sections; a feature adds its own to its server's :class:`SettingsSchema`.
+CORE_SECTIONS: dict[str, type[Any]] = {"database": DatabaseSettings, "log": LogSettings, "limits": LimitSettings}
 
 
-def register_section(name: str, cls: type[Any]) -> None:
-    """Declare a feature's settings section (a frozen dataclass with defaults for every field)."""
-    if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls!r} is not a dataclass")
-    _SECTIONS[name] = cls
+class SettingsSchema:
+    """The settings sections one server knows (the core's, then each feature's), and their validation."""
 
+    def __init__(self) -> None:
+        self._sections: dict[str, type[Any]] = dict(CORE_SECTIONS)
 
-def sections() -> dict[str, type[Any]]:
-    """Every registered section by name (for the generated schema and docs)."""
-    return dict(_SECTIONS)
+    def register(self, name: str, cls: type[Any]) -> None:
+        """Declare a feature's settings section (a frozen dataclass with defaults for every field)."""
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"{cls!r} is not a dataclass")
+        self._sections[name] = cls
+
+    def sections(self) -> dict[str, type[Any]]:
+        """Every registered section by name, in registration order (for the generated schema and docs)."""
+        return dict(self._sections)
+
+    def parse(self, *sources: Mapping[str, Any] | None) -> tuple[Settings, list[str]]:
+        """Validate raw settings objects (later sources override earlier ones).
+
+        Returns the settings and human-readable warnings (unknown keys, wrong types) to log.
+        """
+        return _parse(self._sections, sources)
 
 
 @dataclass(frozen=True)
 class Settings:
-    """A validated set of settings: one dataclass instance per registered section."""
+    """A validated set of settings: one dataclass instance per section of the schema that made it."""
 
     values: Mapping[str, Any] = field(default_factory=dict)
+    sections: Mapping[str, type[Any]] = field(default_factory=lambda: dict(CORE_SECTIONS))
 
     def section(self, cls: type[T]) -> T:
         """The settings of the section declared by ``cls`` (defaults when none were given)."""
-        for name, registered in _SECTIONS.items():
+        for name, registered in self.sections.items():
             if registered is cls:
                 value = self.values.get(name)
                 return value if isinstance(value, cls) else cls()
@@ -177,7 +191,7 @@ class Settings:
     def named(self, name: str) -> Any | None:
         """Another feature's section by its name (defaults when none were given; None when not registered), so
         one feature can fall back on another's settings without importing it."""
-        cls = _SECTIONS.get(name)
+        cls = self.sections.get(name)
         return None if cls is None else self.section(cls)
 
 
@@ -193,9 +207,9 @@ def _flatten(raw: Mapping[str, Any], leaves: Mapping[str, Any], prefix: str = ""
     return flat
 
 
-def _leaf_keys() -> dict[str, tuple[str, type[Any], dataclasses.Field[Any]]]:
+def _leaf_keys(sections: Mapping[str, type[Any]]) -> dict[str, tuple[str, type[Any], dataclasses.Field[Any]]]:
     """Every known dotted key -> (section name, section class, field)."""
-    return {f"{name}.{f.name}": (name, cls, f) for name, cls in _SECTIONS.items() for f in dataclasses.fields(cls)}
+    return {f"{name}.{f.name}": (name, cls, f) for name, cls in sections.items() for f in dataclasses.fields(cls)}
 
 
 def _out_of_range(value: Any, info: SettingInfo) -> str | None:
@@ -235,12 +249,10 @@ def _check(value: Any, tp: Any) -> bool:
     return False
 
 
-def parse(*sources: Mapping[str, Any] | None) -> tuple[Settings, list[str]]:
-    """Validate raw settings objects (later sources override earlier ones).
-
-    Returns the settings and human-readable warnings (unknown keys, wrong types) to log.
-    """
-    leaves = _leaf_keys()
+def _parse(
+    sections: Mapping[str, type[Any]], sources: tuple[Mapping[str, Any] | None, ...]
+) -> tuple[Settings, list[str]]:
+    leaves = _leaf_keys(sections)
     merged: dict[str, Any] = {}
     for source in sources:
         if source is not None:
@@ -261,10 +273,8 @@ def parse(*sources: Mapping[str, Any] | None) -> tuple[Settings, list[str]]:
             warnings.append(f"setting tether.{key}: {problem}, got {value!r}; keeping the default {default!r}")
             continue
         given.setdefault(section, {})[f.name] = float(value) if hint is float else value
-    values: dict[str, Any] = {}
-    for name, cls in _SECTIONS.items():
-        values[name] = cls(**given.get(name, {}))
-    return Settings(values), warnings
+    values = {name: cls(**given.get(name, {})) for name, cls in sections.items()}
+    return Settings(values, dict(sections)), warnings
 
 
 def extract_tether(raw: Any, *, bare: bool = True) -> Mapping[str, Any] | None:

@@ -18,7 +18,7 @@ from tether_lsp.server.app import DocumentEvent
 from tether_lsp.server.documents import Document
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import lsp_range
-from tether_lsp.server.settings import register_section, setting
+from tether_lsp.server.settings import setting
 
 from .resolve import EditRequest, Options, Resolution, Text, resolve_all, resolve_one
 from .stream import Stream, Write
@@ -168,6 +168,8 @@ def check_overlaps(results: list[Resolution]) -> None:
 
 
 def register(server: TetherServer) -> None:
+    server.register_settings("edits", EditSettings)
+
     @server.handler("tether/edits/resolve", ResolveParams, ResolveResult)
     def resolve(ls: TetherServer, params: ResolveParams) -> ResolveResult:
         """Place edits a model made on `baseVersion` onto the current version (no side effects)."""
@@ -223,9 +225,6 @@ class EditSettings:
         "version is released; what it wrote stays). Closing the document ends its streams too.",
         minimum=1,
     )
-
-
-register_section("edits", EditSettings)
 
 
 class Streamer:

@@ -31,7 +31,7 @@ from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.files import FileRefused, read_text, uri_to_path
 from tether_lsp.server.positions import lsp_range
 from tether_lsp.server.progress import Progress
-from tether_lsp.server.settings import LimitSettings, register_section, setting
+from tether_lsp.server.settings import LimitSettings, setting
 
 from .resolve import EditRequest, Options, Text, resolve_one
 from .taskformat import Event, TaskOutputParser
@@ -64,8 +64,6 @@ class TaskSettings:
         60_000, "Characters of each file included in a task's prompt (longer files are cut).", minimum=1
     )
 
-
-register_section("tasks", TaskSettings)
 
 #: The session log is written at most this often while a task streams.
 LOG_FLUSH_S = 0.2
@@ -476,6 +474,8 @@ def session_folder(root: Path | None) -> Path:
 
 
 def register(server: TetherServer, streamer: Streamer) -> None:
+    server.register_settings("tasks", TaskSettings)
+
     @server.handler("tether/tasks/run", RunParams, RunResult)
     async def run(ls: TetherServer, params: RunParams) -> RunResult:
         """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""

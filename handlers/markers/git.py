@@ -1,7 +1,7 @@
 """Git access for markers, in one place: the git CLI with a timeout, no shell, never fatal.
 
-Every function returns None when git is missing, the path is not in a repository, or the repository is
-broken — markers then work as for files outside git (MARKERS.md), and :func:`warn_once` logs it once.
+Every read returns None when git is missing, the path is not in a repository, or the repository is
+broken — markers then work as for files outside git, and :meth:`Git.warn_once` logs it once.
 """
 
 from __future__ import annotations
@@ -20,43 +20,8 @@ from .calculator import Target, added_lines, similar_lines
 log = logging.getLogger(__name__)
 
 TIMEOUT_S = 10
-#: Warnings said once per process. Touched by worker threads: a set's add and membership test are atomic
-#: under the GIL, and the worst race says a warning twice.
-_warned: set[str] = set()
-
-
-def warn_once(key: str, message: str) -> None:
-    if key not in _warned:
-        _warned.add(key)
-        log.warning("%s", message)
-
-
-def _git(cwd: Path, *args: str) -> str | None:
-    assert_off_loop(f"git {args[0] if args else ''}")
-    try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            capture_output=True,
-            timeout=TIMEOUT_S,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        warn_once("no-git", "git is not installed: markers work as for files outside a repository")
-        return None
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        warn_once(f"git-failed:{cwd}", f"git failed in {cwd}: {exc}")
-        return None
-    if done.returncode != 0:
-        err = done.stderr.decode("utf-8", errors="replace").strip()
-        if err and "not a git repository" not in err:  # quiet failures (`--verify -q HEAD` before a commit) are answers
-            warn_once(
-                f"git-error:{cwd}:{args[0]}",
-                f"git {' '.join(args)[:200]} failed in {cwd}: {err.splitlines()[-1:] or ''}",
-            )
-        return None
-    return done.stdout.decode("utf-8", errors="replace")
+#: How long a repository's ``user.name`` is reused before git is asked again.
+USER_NAME_TTL_S = 30
 
 
 @dataclass(frozen=True)
@@ -65,54 +30,146 @@ class FileInRepo:
     path: str  # repo-relative, with forward slashes
 
 
-#: folder -> its repository's root (found ones only: a `git init` later is seen). Read and written by worker
-#: threads; single dict operations are atomic under the GIL and two threads finding the same root agree.
-_roots: dict[Path, Path] = {}
+class Git:
+    """The git CLI for one markers state, with what it remembers (found roots, user names, warnings given).
 
+    Used from worker threads: single dict and set operations are atomic under the GIL, two threads finding
+    the same root agree, and the worst race says a warning twice.
+    """
 
-def locate_file(path: Path) -> FileInRepo | None:
-    """The repository containing ``path`` (which may not exist yet), if any."""
-    assert_off_loop("looking for a repository")
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    root = _roots.get(folder)
-    if root is None or not (root / ".git").exists():
-        top = _git(folder, "rev-parse", "--show-toplevel")
-        if top is None:
-            _roots.pop(folder, None)
-            _warn_if_broken(folder)
-            return None
-        root = _roots[folder] = Path(top.strip())
-    try:
-        relative = path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return None
-    return FileInRepo(root, relative.as_posix())
+    def __init__(self) -> None:
+        self._warned: set[str] = set()
+        #: folder -> its repository's root (found ones only: a ``git init`` later is seen).
+        self._roots: dict[Path, Path] = {}
+        self._users: dict[Path, tuple[float, str | None]] = {}
 
+    def warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning("%s", message)
 
-def _warn_if_broken(folder: Path) -> None:
-    """A ``.git`` that git refuses is a corrupt repository: say so once (markers work as outside git)."""
-    if "no-git" in _warned:
-        return  # git itself is missing: already said
-    for parent in (folder, *folder.parents):
-        if (parent / ".git").exists():
-            warn_once(
-                f"corrupt:{parent}",
-                f"{parent} has a .git that git cannot read (corrupt repository?): "
-                "markers there work as for files outside git",
+    def run(self, cwd: Path, *args: str) -> str | None:
+        """git's output, or None when it failed (said once per kind of failure)."""
+        assert_off_loop(f"git {args[0] if args else ''}")
+        try:
+            done = subprocess.run(
+                ["git", *args],
+                cwd=cwd,
+                capture_output=True,
+                timeout=TIMEOUT_S,
+                check=False,
+                stdin=subprocess.DEVNULL,
             )
-            return
+        except FileNotFoundError:
+            self.warn_once("no-git", "git is not installed: markers work as for files outside a repository")
+            return None
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            self.warn_once(f"git-failed:{cwd}", f"git failed in {cwd}: {exc}")
+            return None
+        if done.returncode != 0:
+            err = done.stderr.decode("utf-8", errors="replace").strip()
+            if err and "not a git repository" not in err:  # quiet failures (`--verify -q HEAD`) are answers
+                self.warn_once(
+                    f"git-error:{cwd}:{args[0]}",
+                    f"git {' '.join(args)[:200]} failed in {cwd}: {err.splitlines()[-1:] or ''}",
+                )
+            return None
+        return done.stdout.decode("utf-8", errors="replace")
+
+    def locate_file(self, path: Path) -> FileInRepo | None:
+        """The repository containing ``path`` (which may not exist yet), if any."""
+        assert_off_loop("looking for a repository")
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        root = self._roots.get(folder)
+        if root is None or not (root / ".git").exists():
+            top = self.run(folder, "rev-parse", "--show-toplevel")
+            if top is None:
+                self._roots.pop(folder, None)
+                self._warn_if_broken(folder)
+                return None
+            root = self._roots[folder] = Path(top.strip())
+        try:
+            relative = path.resolve().relative_to(root.resolve())
+        except ValueError:
+            return None
+        return FileInRepo(root, relative.as_posix())
+
+    def _warn_if_broken(self, folder: Path) -> None:
+        """A ``.git`` that git refuses is a corrupt repository: say so once (markers work as outside git)."""
+        if "no-git" in self._warned:
+            return  # git itself is missing: already said
+        for parent in (folder, *folder.parents):
+            if (parent / ".git").exists():
+                self.warn_once(
+                    f"corrupt:{parent}",
+                    f"{parent} has a .git that git cannot read (corrupt repository?): "
+                    "markers there work as for files outside git",
+                )
+                return
+
+    def head(self, root: Path) -> str | None:
+        """HEAD's commit: read from ``.git`` directly when plain (checked on every request), else via git."""
+        assert_off_loop("reading HEAD")
+        quick = _head_from_files(root / ".git")
+        if quick is not None:
+            return quick
+        out = self.run(root, "rev-parse", "--verify", "-q", "HEAD")
+        return out.strip() if out else None
+
+    def show(self, root: Path, commit: str, path: str) -> str | None:
+        """The file's text at ``commit`` (None when it does not exist there)."""
+        return self.run(root, "show", f"{commit}:{path}")
+
+    def user_name(self, root: Path | None) -> str | None:
+        """git's ``user.name`` for a repository (re-read at most every ``USER_NAME_TTL_S``)."""
+        where = root or Path.cwd()
+        cached = self._users.get(where)
+        if cached is not None and time.monotonic() - cached[0] < USER_NAME_TTL_S:
+            return cached[1]
+        out = self.run(where, "config", "user.name")
+        name = (out.strip() if out else "") or None
+        self._users[where] = (time.monotonic(), name)
+        return name
+
+    def renames(self, root: Path, since: str, *, staged: bool = True) -> dict[str, str]:
+        """Old repo-relative path -> new one, for files renamed between ``since`` and the working tree.
+
+        Committed renames (``git diff -M`` from ``since`` to HEAD) and, with ``staged``, staged ones
+        (``git mv`` not yet committed).
+        """
+        out: dict[str, str] = {}
+        queries: list[tuple[str, ...]] = [("diff", "-M", "--name-status", "-z", since, "HEAD")]
+        if staged:
+            queries.append(("diff", "-M", "--name-status", "-z", "--cached"))
+        for args in queries:
+            text = self.run(root, *args)
+            if text:
+                _chain_renames(text.split("\0"), out)
+        return out
+
+    def changed_files(self, root: Path, since: str, until: str) -> list[str]:
+        """Repo-relative paths added, modified, renamed or copied between two commits (their new names)."""
+        out = self.run(root, "diff", "-M", "--name-only", "-z", "--diff-filter=AMRC", since, until)
+        return [p for p in out.split("\0") if p] if out else []
 
 
-def head(root: Path) -> str | None:
-    """HEAD's commit: read from ``.git`` directly when it is plain (checked on every request), else via git."""
-    assert_off_loop("reading HEAD")
-    quick = _head_from_files(root / ".git")
-    if quick is not None:
-        return quick
-    out = _git(root, "rev-parse", "--verify", "-q", "HEAD")
-    return out.strip() if out else None
+def _chain_renames(fields: list[str], out: dict[str, str]) -> None:
+    """Add the renames of one ``--name-status -z`` listing to ``out``: a -> b then b -> c gives a -> c."""
+    k = 0
+    while k < len(fields) - 1:
+        status = fields[k]
+        if status.startswith(("R", "C")) and k + 2 < len(fields):
+            if status.startswith("R"):
+                old, new = fields[k + 1], fields[k + 2]
+                out[old] = new
+                for key, value in list(out.items()):
+                    if value == old:
+                        out[key] = new
+            k += 3
+        else:
+            k += 2
 
 
 def _head_from_files(git_dir: Path) -> str | None:
@@ -141,67 +198,11 @@ def _is_sha(text: str) -> bool:
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
-def show(root: Path, commit: str, path: str) -> str | None:
-    """The file's text at ``commit`` (None when it does not exist there)."""
-    return _git(root, "show", f"{commit}:{path}")
-
-
-_users: dict[Path, tuple[float, str | None]] = {}
-
-
-def user_name(root: Path | None) -> str | None:
-    """git's ``user.name`` for a repository (re-read at most every 30 s)."""
-    where = root or Path.cwd()
-    cached = _users.get(where)
-    if cached is not None and time.monotonic() - cached[0] < 30:
-        return cached[1]
-    out = _git(where, "config", "user.name")
-    name = (out.strip() if out else "") or None
-    _users[where] = (time.monotonic(), name)
-    return name
-
-
-def renames(root: Path, since: str, *, staged: bool = True) -> dict[str, str]:
-    """Old repo-relative path -> new one, for files renamed between ``since`` and the working tree.
-
-    Committed renames (``git diff -M`` from ``since`` to HEAD) and, with ``staged``, staged ones (``git mv``
-    not yet committed).
-    """
-    out: dict[str, str] = {}
-    queries: list[tuple[str, ...]] = [("diff", "-M", "--name-status", "-z", since, "HEAD")]
-    if staged:
-        queries.append(("diff", "-M", "--name-status", "-z", "--cached"))
-    for args in queries:
-        text = _git(root, *args)
-        if not text:
-            continue
-        fields = text.split("\0")
-        k = 0
-        while k < len(fields) - 1:
-            status = fields[k]
-            if status.startswith(("R", "C")) and k + 2 < len(fields):
-                if status.startswith("R"):
-                    old, new = fields[k + 1], fields[k + 2]
-                    out[old] = new
-                    for key, value in list(out.items()):  # chain: a -> b then b -> c gives a -> c
-                        if value == old:
-                            out[key] = new
-                k += 3
-            else:
-                k += 2
-    return out
-
-
-def changed_files(root: Path, since: str, until: str) -> list[str]:
-    """Repo-relative paths added, modified, renamed or copied between two commits (their new names)."""
-    out = _git(root, "diff", "-M", "--name-only", "-z", "--diff-filter=AMRC", since, until)
-    return [p for p in out.split("\0") if p] if out else []
-
-
 class Blobs:
     """``git cat-file --batch``: many ``commit:path`` reads through one process (a show each costs ~5 ms)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, git: Git, root: Path) -> None:
+        self.git = git
         self.root = root
         self._proc: subprocess.Popen[bytes] | None = None
         self._broken = False
@@ -219,7 +220,8 @@ class Blobs:
                     stderr=subprocess.DEVNULL,
                 )
             except OSError as exc:
-                warn_once("no-git", f"git is not usable ({exc}): markers work as for files outside a repository")
+                message = f"git is not usable ({exc}): markers work as for files outside a repository"
+                self.git.warn_once("no-git", message)
                 self._broken = True
                 return None
         proc = self._proc
@@ -233,7 +235,7 @@ class Blobs:
                 return None  # "<name> missing", or a tree
             data = proc.stdout.read(int(header[2]) + 1)[:-1]
         except (OSError, ValueError) as exc:
-            warn_once(f"cat-file:{self.root}", f"git cat-file failed in {self.root}: {exc}")
+            self.git.warn_once(f"cat-file:{self.root}", f"git cat-file failed in {self.root}: {exc}")
             self.close()
             self._broken = True
             return None
@@ -254,6 +256,7 @@ class Blobs:
 class GitView:
     """One repository at one HEAD, with every read cached: what the marker tracker asks git."""
 
+    git: Git
     root: Path
     head: str
     _texts: dict[tuple[str, str], str | None] = field(default_factory=dict)
@@ -284,18 +287,18 @@ class GitView:
         key = (commit, path)
         if key not in self._texts:
             if self._blobs is None:
-                self._blobs = Blobs(self.root)
+                self._blobs = Blobs(self.git, self.root)
             self._texts[key] = self._blobs.read(commit, path)
         return self._texts[key]
 
     def renames(self, since: str) -> dict[str, str]:
         if since not in self._renames:
-            self._renames[since] = renames(self.root, since, staged=False)
+            self._renames[since] = self.git.renames(self.root, since, staged=False)
         return self._renames[since]
 
     def changed(self, since: str) -> list[str]:
         if since not in self._changed:
-            self._changed[since] = changed_files(self.root, since, self.head)
+            self._changed[since] = self.git.changed_files(self.root, since, self.head)
         return self._changed[since]
 
     def target(self, since: str, path: str) -> Target | None:

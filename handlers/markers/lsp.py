@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
+    from tether_lsp.server.storage import Migration
 
 
 @attrs.define
@@ -308,7 +310,15 @@ async def watch_git(ls: TetherServer, state: MarkersState) -> None:
         log.info("client refused the .git watchers (%s): HEAD is checked on each request instead", exc)
 
 
+def _migrations() -> Sequence[Migration]:
+    """The markers tables' steps (the store module, and SQLAlchemy, load when a database opens)."""
+    from .store import MIGRATIONS
+
+    return MIGRATIONS
+
+
 def register(server: TetherServer) -> None:
+    server.register_storage("markers", _migrations)
     """Wire the markers requests to one :class:`MarkersState` (shared by every request of this server)."""
     state = MarkersState(server)
     server.sends("tether/markers/didChange", DidChangeMarkers)

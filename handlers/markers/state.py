@@ -83,6 +83,7 @@ class MarkersState:
 
     def __init__(self, server: TetherServer) -> None:
         self.server = server
+        self.git = git.Git()  # the git CLI and what it remembers (roots, user names, warnings given)
         self.instance = uuid.uuid4().hex  # tells our own NOTIFYs from other servers'
         self.heads: dict[str, str | None] = {}  # repository root -> the HEAD we last synced (guarded: _lock)
         self.buffer: dict[str, MarkersState.Cached] = {}  # loop only
@@ -130,7 +131,7 @@ class MarkersState:
 
     def repo_of(self, uri: str) -> git.FileInRepo | None:
         path = uri_to_path(uri)
-        return git.locate_file(path) if path is not None else None
+        return self.git.locate_file(path) if path is not None else None
 
     def _changed(self, uris: list[str]) -> None:
         """From a worker: these files' markers moved; the loop drops their cache and tells the client."""
@@ -145,7 +146,7 @@ class MarkersState:
     def head_to_use(self, repo: git.FileInRepo) -> str | None:
         """Worker: the HEAD whose stored locations answer now — the last synced one while a sync is due
         (which this asks the loop to start); the current one for a repository never synced."""
-        key, current = str(repo.root), git.head(repo.root)
+        key, current = str(repo.root), self.git.head(repo.root)
         with self._lock:
             known, synced = key in self.heads, self.heads.get(key)
         if not known or synced != current:
@@ -183,7 +184,7 @@ class MarkersState:
     def sync_repo(self, root: Path, progress: tracking.Progress | None = None) -> list[str] | None:
         """Worker: store every marker's location at HEAD (once per HEAD). The files whose markers moved, when
         HEAD changed since the last sync (a first sync notifies nothing)."""
-        key, head = str(root), git.head(root)
+        key, head = str(root), self.git.head(root)
         with self._lock:
             known, synced = key in self.heads, self.heads.get(key)
         if known and synced == head:
@@ -195,10 +196,10 @@ class MarkersState:
 
     def first_look(self, root: Path) -> None:
         """Worker: remember the workspace repository's HEAD as synced (its markers are computed lazily)."""
-        repo = git.locate_file(root / "x")
+        repo = self.git.locate_file(root / "x")
         if repo is not None:
             with self._lock:
-                self.heads.setdefault(str(repo.root), git.head(repo.root))
+                self.heads.setdefault(str(repo.root), self.git.head(repo.root))
 
     def poll_soon(self, uri: str) -> None:
         """Loop: check HEAD and renames for ``uri`` in a worker (at most one check per uri at a time)."""
@@ -261,7 +262,7 @@ class MarkersState:
         repo = self.repo_of(placing.uri)
         if repo is None:
             return service.Place(placing.uri, text, loc)
-        head = git.head(repo.root)  # a new marker is anchored at the current HEAD, synced or not
+        head = self.git.head(repo.root)  # a new marker is anchored at the current HEAD, synced or not
         self.head_to_use(repo)
         committed = self.committed_text(repo, head) if head else None
         return service.Place(placing.uri, text, loc, True, head, committed)
@@ -269,7 +270,7 @@ class MarkersState:
     def create(self, placing: MarkersState.Placing, note: str, kind: str) -> tuple[service.Located, str]:
         where = self.place(placing)
         repo = self.repo_of(placing.uri) if where.in_git else None
-        author = service.default_author(git.user_name(repo.root) if repo is not None else None)
+        author = service.default_author(self.git.user_name(repo.root) if repo is not None else None)
         return service.create(self.markers(), where, note, kind, author, self.local()), where.text
 
     def get(self, marker_id: str) -> MarkerRecord:
@@ -296,7 +297,7 @@ class MarkersState:
         markers, locations = self.markers(), self.locations()
         prefix = root.as_uri().rstrip("/") + "/"
         records = markers.under(prefix)
-        view = git.GitView(root, head)
+        view = git.GitView(self.git, root, head)
         try:
             local = self.local()
             pending = local.under(prefix)
@@ -320,7 +321,7 @@ class MarkersState:
         with self._lock:
             if key in self._committed:
                 return self._committed[key]
-        text = git.show(repo.root, head, repo.path)
+        text = self.git.show(repo.root, head, repo.path)
         with self._lock:
             if len(self._committed) >= 16:
                 self._committed.pop(next(iter(self._committed)))
@@ -344,7 +345,7 @@ class MarkersState:
         def renamed_to(record: MarkerRecord) -> str | None:
             since = record.commit_hash_when_created or "HEAD"
             if since not in cache:
-                cache[since] = git.renames(repo.root, since)
+                cache[since] = self.git.renames(repo.root, since)
             new = cache[since].get(unquote(record.uri[len(root_uri) :]))
             # compare paths, not uri spellings (clients percent-encode differently)
             return uri if new and (repo.root / new).resolve() == path.resolve() else None
@@ -383,7 +384,7 @@ class MarkersState:
     def _committed_references(
         self, root: Path, head: str, records: list[MarkerRecord], markers: MarkerStore
     ) -> dict[str, service.Reference | str]:
-        view = git.GitView(root, head)
+        view = git.GitView(self.git, root, head)
         try:
             result = tracking.at_head(records, markers, self.locations(), view, limits=self.server.grammar_limits())
             out: dict[str, service.Reference | str] = {}

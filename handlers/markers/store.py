@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Column, DateTime, Integer, PrimaryKeyConstraint, String, Table, Text, delete, select, update
 from sqlalchemy.engine import Connection
 
-from tether_lsp.server.storage import Database, Migration, metadata, register_migrations
+from tether_lsp.server.storage import Database, Migration, metadata
 
 from .calculator import Location
 
@@ -83,13 +83,11 @@ def _create_locations(conn: Connection) -> None:
     uncommitted_table.create(conn)
 
 
-register_migrations(
-    "markers",
-    [
-        Migration(1, "markers with their base text and location", _create),
-        Migration(2, "stored locations per commit; local uncommitted locations", _create_locations),
-    ],
-)
+#: The markers component's schema steps (the server runs them; see ``register_storage``).
+MIGRATIONS = [
+    Migration(1, "markers with their base text and location", _create),
+    Migration(2, "stored locations per commit; local uncommitted locations", _create_locations),
+]
 
 
 @dataclass(frozen=True)

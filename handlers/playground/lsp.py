@@ -14,6 +14,7 @@ import asyncio
 import functools
 import logging
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -32,6 +33,7 @@ from .settings import PlaygroundSettings
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
+    from tether_lsp.server.storage import Migration
 
     from . import store
     from .store import PlaygroundStore
@@ -482,7 +484,16 @@ class Requests:
         self.session.emit()
 
 
+def _migrations() -> Sequence[Migration]:
+    """The playground tables' steps (the store module, and SQLAlchemy, load when a database opens)."""
+    from .store import MIGRATIONS
+
+    return MIGRATIONS
+
+
 def register(server: TetherServer) -> None:
+    server.register_settings("playground", PlaygroundSettings)
+    server.register_storage("playground", _migrations)
     session = Session(server)
     server.sends("tether/playground/didChangeState", PlaygroundState)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tether_lsp.server.settings import register_section, setting
+from tether_lsp.server.settings import setting
 
 from .model import DEFAULT_KEYWORDS, YAML_KEYS
 from .resolver import Thresholds
@@ -46,6 +46,3 @@ class PlaygroundSettings:
 
     def thresholds(self) -> Thresholds:
         return Thresholds(self.similarityThreshold, self.shortSimilarityThreshold, self.renameThreshold)
-
-
-register_section("playground", PlaygroundSettings)

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Column, Float, Index, String, Table, Text, delete, select
 from sqlalchemy.engine import Connection
 
-from tether_lsp.server.storage import Database, Migration, metadata, register_migrations
+from tether_lsp.server.storage import Database, Migration, metadata
 
 from .model import MapFile, MapPrompt, PlaygroundMap
 
@@ -53,13 +53,11 @@ def _create_runs(conn: Connection) -> None:
     runs_table.create(conn)
 
 
-register_migrations(
-    "playground",
-    [
-        Migration(1, "playground map and per-prompt settings", _create),
-        Migration(2, "playground runs", _create_runs),
-    ],
-)
+#: The playground component's schema steps (the server runs them; see ``register_storage``).
+MIGRATIONS = [
+    Migration(1, "playground map and per-prompt settings", _create),
+    Migration(2, "playground runs", _create_runs),
+]
 
 
 def _prompt(data: dict[str, Any]) -> MapPrompt:

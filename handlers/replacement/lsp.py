@@ -138,6 +138,9 @@ def to_result(ls: TetherServer, snapshot: Snapshot, analysis: Analysis, completi
 
 
 def register(server: TetherServer) -> None:
+    server.register_settings("completion", CompletionSettings)
+    server.register_settings("inference", InferenceSettings)
+
     @server.handler("tether/analyzeReplacement", AnalyzeParams, AnalyzeResult)
     def analyze_replacement(ls: TetherServer, params: AnalyzeParams) -> AnalyzeResult:
         """Does a completion at the cursor insert, or replace an existing unit (and which lines)?"""

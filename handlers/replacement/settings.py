@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tether_lsp.server.settings import register_section, setting
+from tether_lsp.server.settings import setting
 
 from .model import Options
 
@@ -66,7 +66,3 @@ class InferenceSettings:
     maxTokens: int = setting(100, "Tokens the model may generate.", minimum=1)
     temperature: float = setting(0.2, "Sampling temperature.", minimum=0, maximum=2)
     timeout: float = setting(10.0, "Seconds to wait for the model; a slower answer is dropped.", minimum=0.1)
-
-
-register_section("completion", CompletionSettings)
-register_section("inference", InferenceSettings)

@@ -13,7 +13,7 @@ from tree_sitter import Tree
 
 from tether_lsp.server.nodes import descendant_index
 from tether_lsp.server.positions import Pos, json_range, lsp_offset, lsp_range
-from tether_lsp.server.settings import LimitSettings, register_section, setting
+from tether_lsp.server.settings import LimitSettings, setting
 from tether_lsp.server.syntax import Snapshot, language_for
 
 from .engine import resolve, run, validate
@@ -124,9 +124,6 @@ class SelectorSettings:
         return RegexLimits(self.regexBudgetMs / 1000, self.maxPatternLength, self.maxRepeat)
 
 
-register_section("selectors", SelectorSettings)
-
-
 def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelectorParams) -> ApplySelectorResult:
     validated = validate(params.selector, params.args, ls.settings.section(SelectorSettings).limits())
     empty = ApplySelectorResult(ranges=[], cursor_node_ids=[])
@@ -194,6 +191,7 @@ def list_selectors(params: ListSelectorsParams | None) -> ListSelectorsResult:
 
 
 def register(server: TetherServer) -> None:
+    server.register_settings("selectors", SelectorSettings)
     indexes = LatestIndexes()
     server.document_listeners.append(indexes.on_document)
 

@@ -4,12 +4,11 @@ from ..errors import StorageError
 from .database import (
     Database,
     Migration,
+    check_migrations,
     default_sqlite_path,
     find_git_dir,
     metadata,
-    migrations_generation,
     open_database,
-    register_migrations,
 )
 from .kv import KeyValueStore
 
@@ -18,10 +17,9 @@ __all__ = [
     "KeyValueStore",
     "Migration",
     "StorageError",
+    "check_migrations",
     "default_sqlite_path",
     "find_git_dir",
     "metadata",
-    "migrations_generation",
     "open_database",
-    "register_migrations",
 ]

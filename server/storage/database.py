@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,21 +50,11 @@ class Migration:
     apply: Callable[[Connection], None]
 
 
-_MIGRATIONS: dict[str, list[Migration]] = {}
-_GENERATION = [0]  # counts registrations: a database opened before a component registered migrates again
-
-
-def migrations_generation() -> int:
-    return _GENERATION[0]
-
-
-def register_migrations(component: str, migrations: list[Migration]) -> None:
-    """Declare a component's migrations (versions 1, 2, ... in order)."""
+def check_migrations(component: str, migrations: Sequence[Migration]) -> None:
+    """A component's migrations must be versions 1, 2, ... in order."""
     versions = [m.version for m in migrations]
     if versions != list(range(1, len(migrations) + 1)):
         raise ValueError(f"{component}: migrations must be numbered 1..n, got {versions}")
-    _MIGRATIONS[component] = list(migrations)
-    _GENERATION[0] += 1
 
 
 def find_git_dir(start: Path) -> Path | None:
@@ -172,14 +162,20 @@ class Database:
         """The URL without its password, for logs and messages."""
         return self.engine.url.render_as_string(hide_password=True)
 
-    def migrate(self) -> dict[str, int]:
-        """Bring every registered component to its latest version; returns the versions now in place."""
+    def migrate(self, components: Mapping[str, Sequence[Migration]] | None = None) -> dict[str, int]:
+        """Bring the core's key-value table and each of ``components`` (name -> its migrations) to its latest
+        version; returns the versions now in place (components not given are left as they are)."""
+        from .kv import MIGRATIONS as CORE  # kv's table is declared on top of this module
+
+        wanted = {"core": CORE, **(components or {})}
+        for component, migrations in wanted.items():
+            check_migrations(component, migrations)
         with self.transaction(write_lock=True) as conn:
             if self.dialect == "postgresql":
                 conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7246031)")
             schema_table.create(conn, checkfirst=True)
             current = {row.component: row.version for row in conn.execute(select(schema_table))}
-            for component, migrations in _MIGRATIONS.items():
+            for component, migrations in wanted.items():
                 have = current.get(component, 0)
                 latest = len(migrations)
                 if have > latest:

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Column, DateTime, String, Table, Text, delete, select
 from sqlalchemy.engine import Connection
 
-from .database import Database, Migration, metadata, register_migrations
+from .database import Database, Migration, metadata
 
 kv_table = Table(
     "tether_kv",
@@ -26,7 +26,8 @@ def _create_kv(conn: Connection) -> None:
     kv_table.create(conn)
 
 
-register_migrations("core", [Migration(1, "key-value table", _create_kv)])
+#: The core component: a key-value table any feature may use (``Database.migrate`` always includes it).
+MIGRATIONS = [Migration(1, "key-value table", _create_kv)]
 
 
 class KeyValueStore:

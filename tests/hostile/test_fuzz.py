@@ -23,7 +23,6 @@ from tests.hostile.conftest import assert_alive
 from tests.rawclient import RawServer
 from tether_lsp.compose import create_server
 from tether_lsp.server.errors import camel
-from tether_lsp.server.protocol import methods
 
 DOC_PY, DOC_YAML = "file:///fuzz/doc.py", "file:///fuzz/doc.yaml"
 PY = "import os\n\n\nclass A:\n    @property\n    def f(self, x=1):\n        return [x, {'k': os.sep}]\n"
@@ -93,7 +92,7 @@ def params_for(cls: type[Any], depth: int = 0) -> st.SearchStrategy[dict[str, An
 def _targets() -> list[tuple[str, bool, st.SearchStrategy[Any]]]:
     server = create_server()
     found: dict[str, tuple[bool, st.SearchStrategy[Any]]] = {}
-    for spec in methods():
+    for spec in server.protocol.methods.all():
         if spec.sender == "client" and spec.method not in SKIPPED:
             found[spec.method] = (spec.request, params_for(spec.params) if spec.params else json_values)
     for method in server.protocol.fm.features:

@@ -13,7 +13,6 @@ import pytest
 from scripts import docgen
 from tether_lsp.__main__ import main
 from tether_lsp.compose import create_server
-from tether_lsp.server.protocol import methods
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
@@ -38,7 +37,7 @@ def test_every_setting_has_a_description_and_every_method_a_summary() -> None:
         for name, prop in section["properties"].items():
             assert prop["markdownDescription"], name
     table = docgen.protocol_methods()
-    for spec in methods():
+    for spec in create_server().protocol.methods.all():
         if not spec.method.startswith("tether/debug/"):
             row = next(line for line in table.splitlines() if line.startswith(f"| `{spec.method}` |"))
             assert not row.rstrip().endswith("|  |"), f"{spec.method} has no summary"
@@ -71,7 +70,7 @@ def _json_messages() -> list[dict[str, Any]]:
 
 def test_protocol_examples_are_valid_messages_of_their_methods() -> None:
     server = create_server()
-    specs = {spec.method: spec for spec in methods()}
+    specs = {spec.method: spec for spec in server.protocol.methods.all()}
     converter = server.protocol._converter
     requests: dict[int, str] = {}
     checked = set()

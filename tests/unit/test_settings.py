@@ -7,15 +7,14 @@ from typing import Any
 
 import pytest
 
-from tether_lsp.server import settings as settings_mod
 from tether_lsp.server.settings import (
     DatabaseSettings,
     LimitSettings,
     LogSettings,
+    Settings,
+    SettingsSchema,
     _check,
     extract_tether,
-    parse,
-    register_section,
     setting,
 )
 
@@ -29,10 +28,28 @@ class DemoSettings:
     mode: str = setting("fast", "a choice", choices=("fast", "slow"))
 
 
-@pytest.fixture(autouse=True)
-def _demo_section(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(settings_mod, "_SECTIONS", dict(settings_mod._SECTIONS))
-    register_section("demoFeature", DemoSettings)
+def parse(*sources: dict[str, Any] | None) -> tuple[Settings, list[str]]:
+    """Parse with the core sections and a demo feature's."""
+    schema = SettingsSchema()
+    schema.register("demoFeature", DemoSettings)
+    return schema.parse(*sources)
+
+
+def test_each_schema_knows_only_its_own_sections() -> None:
+    """Sections live on a server's schema, not in a module global: a second server does not see them."""
+    settings, _ = parse({"demoFeature": {"limit": 3}})
+    other, warnings = SettingsSchema().parse({"demoFeature": {"limit": 3}})
+    assert settings.section(DemoSettings).limit == 3
+    assert warnings == ["ignoring unknown settings: tether.demoFeature.limit"]
+    assert other.named("demoFeature") is None
+    with pytest.raises(KeyError, match="DemoSettings is not registered"):
+        other.section(DemoSettings)
+    assert list(SettingsSchema().sections()) == ["database", "log", "limits"]
+
+
+def test_a_section_must_be_a_dataclass() -> None:
+    with pytest.raises(TypeError, match="not a dataclass"):
+        SettingsSchema().register("bad", dict)
 
 
 def test_defaults() -> None:

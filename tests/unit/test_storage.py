@@ -19,9 +19,7 @@ from tether_lsp.server.storage import (
     StorageError,
     default_sqlite_path,
     metadata,
-    register_migrations,
 )
-from tether_lsp.server.storage import database as database_mod
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -71,21 +69,18 @@ def test_a_failed_transaction_changes_nothing(db: Database) -> None:
     assert kv.get("ns", "a") == 1
 
 
-def test_forward_migrations_of_a_component(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(database_mod, "_MIGRATIONS", dict(database_mod._MIGRATIONS))
+def test_forward_migrations_of_a_component(db: Database) -> None:
     table = Table("demo_items", metadata, Column("id", Integer, primary_key=True), Column("body", Text))
     try:
         steps = [Migration(1, "items", lambda conn: table.create(conn))]
-        register_migrations("demo", steps)
-        assert db.migrate()["demo"] == 1
+        assert db.migrate({"demo": steps})["demo"] == 1
         with db.transaction() as conn:
             conn.execute(table.insert().values(id=1, body="kept"))
 
         def add_column(conn: Connection) -> None:
             conn.exec_driver_sql("ALTER TABLE demo_items ADD COLUMN extra INTEGER DEFAULT 7")
 
-        register_migrations("demo", [*steps, Migration(2, "extra column", add_column)])
-        assert db.migrate()["demo"] == 2
+        assert db.migrate({"demo": [*steps, Migration(2, "extra column", add_column)]})["demo"] == 2
         with db.transaction() as conn:
             rows = conn.exec_driver_sql("SELECT id, body, extra FROM demo_items").all()
         assert [tuple(r) for r in rows] == [(1, "kept", 7)]
@@ -103,9 +98,13 @@ def test_a_newer_schema_is_refused(db: Database, monkeypatch: pytest.MonkeyPatch
         db.migrate()
 
 
-def test_misnumbered_migrations_are_rejected() -> None:
-    with pytest.raises(ValueError, match="numbered 1..n"):
-        register_migrations("bad", [Migration(2, "x", lambda c: None)])
+def test_misnumbered_migrations_are_rejected(tmp_path: Path) -> None:
+    db = Database.sqlite(tmp_path / "t.db")
+    try:
+        with pytest.raises(ValueError, match="bad: migrations must be numbered 1..n"):
+            db.migrate({"bad": [Migration(2, "x", lambda c: None)]})
+    finally:
+        db.close()
 
 
 def test_concurrent_writers_do_not_lose_updates(db: Database) -> None:

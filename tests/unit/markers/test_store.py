@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tether_lsp.handlers.markers.calculator import Location
-from tether_lsp.handlers.markers.store import MarkerRecord, MarkerStore
+from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
 from tether_lsp.server.storage import Database
 
 
@@ -21,7 +21,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MarkerStor
         if request.param == "sqlite"
         else Database(request.getfixturevalue("postgres_url"))
     )
-    db.migrate()
+    db.migrate({"markers": MIGRATIONS})
     yield MarkerStore(db)
     db.close()
 
