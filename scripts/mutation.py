@@ -39,7 +39,7 @@ MODULES: dict[str, list[str]] = {
     "handlers/markers/calculator.py": ["tests/unit/markers/test_calculator.py"],
     "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer.py"],
     "handlers/markers/structure.py": ["tests/unit/markers/test_structure.py"],
-    "handlers/edits/locate.py": ["tests/unit/test_edits_resolve.py"],
+    "handlers/edits/locate.py": ["tests/unit/test_locate.py", "tests/unit/test_edits_resolve.py"],
     "handlers/edits/carry.py": ["tests/unit/test_edits_carry.py", "tests/unit/test_edits_resolve.py"],
     "handlers/edits/merge.py": ["tests/unit/test_edits_merge.py", "tests/unit/test_edits_resolve.py"],
     "handlers/edits/stream.py": ["tests/unit/test_stream.py", "tests/unit/test_stream_rules.py"],
