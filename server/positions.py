@@ -297,6 +297,11 @@ def char_point(text: bytes, point: tuple[int, int]) -> tuple[int, int]:
     return row, len(text[start : start + byte_column].decode("utf-8", errors="replace"))
 
 
+def utf8_offset(text: str, chars: int) -> int:
+    """The UTF-8 byte offset of the character (code point) offset ``chars`` of ``text``."""
+    return len(text[:chars].encode("utf-8"))
+
+
 def line_starts(text: str) -> list[int]:
     """Character offsets where the ``\n``-separated lines of a ``str`` start (the first is 0)."""
     starts = [0]

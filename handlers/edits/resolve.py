@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tether_lsp.server.documents import ByteEdit
+from tether_lsp.server.positions import utf8_offset
 
 from .carry import carry
 from .locate import Found, locate
@@ -64,7 +65,7 @@ class Text:
         import bisect
 
         chars = lf_offset + bisect.bisect_left(self._removed, lf_offset)
-        return len(self.string[:chars].encode("utf-8"))
+        return utf8_offset(self.string, chars)
 
     def ending(self, text: str) -> str:
         text = text.replace("\r\n", "\n")

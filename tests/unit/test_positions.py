@@ -16,6 +16,7 @@ from tether_lsp.server.positions import (
     line_starts,
     point_after,
     point_at,
+    utf8_offset,
 )
 
 TEXT = "café = 1\r\n東京 = '🚀x'\n\nlast"
@@ -218,6 +219,12 @@ def test_char_point_turns_byte_columns_into_characters() -> None:
     assert char_point(text, (1, byte_column)) == (1, 3)
     assert char_point(text, (0, 1)) == (0, 1)
     assert char_point(text, (1, 1)) == (1, 1)  # inside "é": the partial character counts as one
+
+
+def test_utf8_offsets_of_characters() -> None:
+    text = "aé東🎉b"
+    assert [utf8_offset(text, k) for k in range(6)] == [0, 1, 3, 6, 10, 11]
+    assert utf8_offset(text, 99) == 11
 
 
 def test_line_starts_of_a_str_are_character_offsets() -> None:
