@@ -479,87 +479,109 @@ def register(server: TetherServer, streamer: Streamer) -> None:
     @server.handler("tether/tasks/run", RunParams, RunResult)
     async def run(ls: TetherServer, params: RunParams) -> RunResult:
         """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""
-        settings = ls.settings.section(TaskSettings)
-        if not settings.endpoint:
-            raise RequestFailed(
-                "no model endpoint: set tether.tasks.endpoint (an OpenAI-compatible chat completions URL)",
-                "noEndpoint",
-            )
-        uri = params.text_document.uri
-        doc = ls.document(uri)
-        text = doc.current.string if doc is not None else None
-        max_file_bytes = ls.settings.section(LimitSettings).maxFileBytes
-        if text is None:
-            path = uri_to_path(uri)
-            text = await ls.run_blocking(_read_if_file, path, max_file_bytes) if path is not None else None
-        if text is None:
-            raise InvalidParams("textDocument.uri", f"{uri} is neither open nor a readable file")
-        lines = text.split("\n")
-        if params.position.line >= len(lines):
-            raise InvalidParams("position", f"line {params.position.line} is outside the document")
-        trigger = TRIGGER.search(lines[params.position.line])
-        if trigger is None or not trigger.group("instruction").strip():
-            raise InvalidParams("position", "the line holds no `@run <instruction>` (or `@task`)")
-        instruction = trigger.group("instruction").strip()
-        ctx = TaskContext(
-            ls,
-            ls.workspace_root,
-            uri,
-            open_docs={d.uri: (d.current.string, d.version) for d in ls.documents},
-            errors=syntax_errors(ls, uri),
-            max_file_bytes=max_file_bytes,
+        return await run_task(ls, streamer, params)
+
+
+async def run_task(ls: TetherServer, streamer: Streamer, params: RunParams) -> RunResult:
+    """Read the instruction, gather the context, stream the model's changes in, log the session."""
+    settings = ls.settings.section(TaskSettings)
+    if not settings.endpoint:
+        raise RequestFailed(
+            "no model endpoint: set tether.tasks.endpoint (an OpenAI-compatible chat completions URL)",
+            "noEndpoint",
         )
-        await ls.run_blocking(gather, ctx, instruction)
-        folder = session_folder(ls.workspace_root)
-        session = await SessionLog(ls, folder).open()
-        session.say(f"# Task\n\n{instruction}\n\n## Context\n")
-        for shown in ctx.files.values():
-            version = f"version {shown.version}" if shown.version is not None else "from disk"
-            session.say(f"- `{shown.path}` ({version})")
-        for note in ctx.notes:
-            session.say(f"- note: {note}")
-        session.say("\n## Changes\n")
-        body = {"model": settings.model, "messages": messages(ctx, instruction, settings.maxFileChars), "stream": True}
-        session.raw_write(
-            "# Sent\n\n```json\n" + json.dumps(body, indent=2, ensure_ascii=False) + "\n```\n\n# Received\n\n"
+    max_file_bytes = ls.settings.section(LimitSettings).maxFileBytes
+    uri = params.text_document.uri
+    instruction = _instruction_at(await _task_text(ls, uri, max_file_bytes), params.position.line)
+    ctx = TaskContext(
+        ls,
+        ls.workspace_root,
+        uri,
+        open_docs={d.uri: (d.current.string, d.version) for d in ls.documents},
+        errors=syntax_errors(ls, uri),
+        max_file_bytes=max_file_bytes,
+    )
+    await ls.run_blocking(gather, ctx, instruction)
+    folder = session_folder(ls.workspace_root)
+    body = {"model": settings.model, "messages": messages(ctx, instruction, settings.maxFileChars), "stream": True}
+    session = await _open_session(ls, folder, ctx, instruction, body)
+    headers = {}
+    key = os.environ.get(settings.apiKeyEnv or "") if settings.apiKeyEnv else None
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    progress = await Progress.start(ls, f"Tether: {instruction[:60]}", params.work_done_token)
+    task = TaskRun(ls, streamer, ctx, session, progress)
+    outcome = "failed"
+    try:
+        await asyncio.wait_for(
+            _consume(
+                chat.ChatEndpoint.parse(settings.endpoint),
+                body,
+                headers,
+                TaskOutputParser(),
+                task,
+                session,
+                ls.settings.section(LimitSettings).maxResponseBytes,
+            ),
+            settings.timeout,
         )
-        headers = {}
-        key = os.environ.get(settings.apiKeyEnv or "") if settings.apiKeyEnv else None
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        progress = await Progress.start(ls, f"Tether: {instruction[:60]}", params.work_done_token)
-        task = TaskRun(ls, streamer, ctx, session, progress)
-        parser = TaskOutputParser()
-        outcome = "failed"
-        try:
-            await asyncio.wait_for(
-                _consume(
-                    chat.ChatEndpoint.parse(settings.endpoint),
-                    body,
-                    headers,
-                    parser,
-                    task,
-                    session,
-                    ls.settings.section(LimitSettings).maxResponseBytes,
-                ),
-                settings.timeout,
-            )
-            session.say("\nDone.")
-            outcome = "done"
-        except asyncio.CancelledError:
-            await task.stop_unfinished("cancelled")
-            session.say("\nCancelled by the user.")
-            raise
-        except (http.HttpError, TimeoutError) as exc:
-            await task.stop_unfinished("the model stream failed")
-            reason = str(exc) or "no answer in time"
-            session.say(f"\nThe model stream failed: {reason}. Changes already complete were kept.")
-            log.warning("task: %s", reason)
-        finally:
-            progress.end(outcome)
-            await asyncio.shield(session.close())
-        edits = [TaskEdit(c.uri, c.status, c.range) for c in task.changes]
-        return RunResult((folder / "session.md").as_uri(), edits)
+        session.say("\nDone.")
+        outcome = "done"
+    except asyncio.CancelledError:
+        await task.stop_unfinished("cancelled")
+        session.say("\nCancelled by the user.")
+        raise
+    except (http.HttpError, TimeoutError) as exc:
+        await task.stop_unfinished("the model stream failed")
+        reason = str(exc) or "no answer in time"
+        session.say(f"\nThe model stream failed: {reason}. Changes already complete were kept.")
+        log.warning("task: %s", reason)
+    finally:
+        progress.end(outcome)
+        await asyncio.shield(session.close())
+    edits = [TaskEdit(c.uri, c.status, c.range) for c in task.changes]
+    return RunResult((folder / "session.md").as_uri(), edits)
+
+
+async def _task_text(ls: TetherServer, uri: str, max_file_bytes: int) -> str:
+    """The text holding the ``@run`` line: the open document's, else the file's (read in a worker)."""
+    doc = ls.document(uri)
+    if doc is not None:
+        return doc.current.string
+    path = uri_to_path(uri)
+    text = await ls.run_blocking(_read_if_file, path, max_file_bytes) if path is not None else None
+    if text is None:
+        raise InvalidParams("textDocument.uri", f"{uri} is neither open nor a readable file")
+    return text
+
+
+def _instruction_at(text: str, line: int) -> str:
+    """The instruction of the ``@run``/``@task`` trigger on ``line``; -32602 naming ``position`` otherwise."""
+    lines = text.split("\n")
+    if line >= len(lines):
+        raise InvalidParams("position", f"line {line} is outside the document")
+    trigger = TRIGGER.search(lines[line])
+    if trigger is None or not trigger.group("instruction").strip():
+        raise InvalidParams("position", "the line holds no `@run <instruction>` (or `@task`)")
+    return str(trigger.group("instruction").strip())
+
+
+async def _open_session(
+    ls: TetherServer, folder: Path, ctx: TaskContext, instruction: str, body: dict[str, Any]
+) -> SessionLog:
+    """The session log, opened with the task, its context and the request as sent."""
+    session = await SessionLog(ls, folder).open()
+    session.say(f"# Task\n\n{instruction}\n\n## Context\n")
+    for shown in ctx.files.values():
+        version = f"version {shown.version}" if shown.version is not None else "from disk"
+        session.say(f"- `{shown.path}` ({version})")
+    for note in ctx.notes:
+        session.say(f"- note: {note}")
+    session.say("\n## Changes\n")
+    session.raw_write(
+        "# Sent\n\n```json\n" + json.dumps(body, indent=2, ensure_ascii=False) + "\n```\n\n# Received\n\n"
+    )
+    return session
 
 
 async def _consume(
