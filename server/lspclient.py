@@ -29,10 +29,6 @@ async def raw_request(client: JsonRPCClient, method: str, params: Any) -> Any:
     return plain(await asyncio.wrap_future(future))
 
 
-def raw_notify(client: JsonRPCClient, method: str, params: Any) -> None:
-    client.protocol._send_data(JsonRPCNotification(method=method, params=params, jsonrpc="2.0"))
-
-
 def plain(value: Any) -> Any:
     """pygls' client turns JSON objects into namedtuples; scripts compare plain dicts and lists."""
     if hasattr(value, "_asdict"):

@@ -29,8 +29,6 @@ log = logging.getLogger(__name__)
 
 #: The longest header line read as one line; a longer one is garbage (read and dropped in pieces).
 MAX_HEADER_LINE = 8 * 1024
-#: Default for ``tether.limits.maxMessageBytes`` before settings arrive.
-DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 #: A Content-Length header, also at the end of a line that starts with the tail of a message whose declared
 #: length was too short (so the reader picks up the next message instead of losing it).

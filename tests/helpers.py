@@ -11,14 +11,21 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.client import JsonRPCClient
+from pygls.protocol.json_rpc import JsonRPCNotification
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tether_lsp.server.lspclient import plain, raw_notify, raw_request
+from tether_lsp.server.lspclient import plain, raw_request
 
 __all__ = ["plain", "raw_notify", "raw_request"]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+def raw_notify(client: JsonRPCClient, method: str, params: Any) -> None:
+    """Send a notification as given (no structuring: malformed params reach the server as they are)."""
+    client.protocol._send_data(JsonRPCNotification(method=method, params=params, jsonrpc="2.0"))
 
 
 def free_port() -> int:

@@ -31,10 +31,6 @@ class Located:
     missing_reason: str | None
 
 
-def block_text(text: str, loc: Location) -> str:
-    return block_of(text, loc)
-
-
 def default_author(git_user: str | None = None) -> str:
     """git's user.name, else GIT_AUTHOR_NAME, else the OS user."""
     name = git_user or os.environ.get("GIT_AUTHOR_NAME")
@@ -60,11 +56,6 @@ def backtrack(text: str, loc: Location, committed: str | None) -> Location | Non
     if result.location is None or block_of(committed, result.location) != block_of(text, loc):
         return None
     return result.location
-
-
-def committed_commit(text: str, loc: Location, committed: str | None, commit: str | None) -> str | None:
-    """``commit`` when the block exists unchanged in the committed text, else None (new code)."""
-    return commit if commit is not None and backtrack(text, loc, committed) is not None else None
 
 
 @dataclass(frozen=True)

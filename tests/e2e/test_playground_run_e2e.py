@@ -17,8 +17,8 @@ from pygls.protocol.json_rpc import JsonRPCRequestMessage
 
 from tests.e2e.test_playground_e2e import Editor, start, stop
 from tests.fakemodel import Answer, RunningModel
-from tests.helpers import raw_request
-from tether_lsp.server.lspclient import plain, raw_notify
+from tests.helpers import raw_notify, raw_request
+from tether_lsp.server.lspclient import plain
 
 PROMPTS = """from textwrap import dedent
 

@@ -17,8 +17,7 @@ from pygls.protocol.json_rpc import JsonRPCRequestMessage
 
 from tests.e2e.test_edits_e2e import EditorModel
 from tests.fakemodel import Answer, FakeModel, RunningModel
-from tests.helpers import raw_request, server_config
-from tether_lsp.server.lspclient import raw_notify
+from tests.helpers import raw_notify, raw_request, server_config
 
 CALC = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n# @run use sum() and add a helper @file:util.py\n"
 UTIL = "def double(x):\n    return x * 2\n"

@@ -2,32 +2,31 @@
 
 from __future__ import annotations
 
-from tether_lsp.handlers.markers.calculator import Location
-from tether_lsp.handlers.markers.service import block_text, committed_commit
+from tether_lsp.handlers.markers.calculator import Location, block_of
+from tether_lsp.handlers.markers.service import backtrack
 
 COMMITTED = "a = 1\ndef f():\n    return 2\n"
 
 
 def test_block_present_in_the_committed_text() -> None:
     buffer = "# new header\n" + COMMITTED
-    assert committed_commit(buffer, Location(2, 1, 4, 13), COMMITTED, "abc") == "abc"
+    assert backtrack(buffer, Location(2, 1, 4, 13), COMMITTED) == Location(1, 1, 3, 13)
 
 
 def test_block_edited_since_the_commit_is_new_code() -> None:
     buffer = COMMITTED.replace("return 2", "return 3")
-    assert committed_commit(buffer, Location(2, 1, 3, 13), COMMITTED, "abc") is None
+    assert backtrack(buffer, Location(2, 1, 3, 13), COMMITTED) is None
 
 
 def test_added_block_and_missing_base() -> None:
     buffer = COMMITTED + "def g():\n    pass\n"
-    assert committed_commit(buffer, Location(4, 1, 5, 9), COMMITTED, "abc") is None
-    assert committed_commit(COMMITTED, Location(1, 1, 1, 6), None, "abc") is None
-    assert committed_commit(COMMITTED, Location(1, 1, 1, 6), COMMITTED, None) is None
+    assert backtrack(buffer, Location(4, 1, 5, 9), COMMITTED) is None
+    assert backtrack(COMMITTED, Location(1, 1, 1, 6), None) is None
 
 
 def test_block_text() -> None:
-    assert block_text(COMMITTED, Location(2, 5, 3, 11)) == "f():\n    return"
-    assert block_text("café 東京\n", Location(1, 6, 1, 8)) == "東京"
+    assert block_of(COMMITTED, Location(2, 5, 3, 11)) == "f():\n    return"
+    assert block_of("café 東京\n", Location(1, 6, 1, 8)) == "東京"
 
 
 def test_content_fallback_finds_the_code_when_no_reference_is_usable() -> None:
