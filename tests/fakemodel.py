@@ -39,6 +39,13 @@ class FakeModel:
     headers: list[dict[str, str]] = field(default_factory=list)
     port: int = 0
     endless_sent: int = 0  # bytes of endless filler written before the client hung up
+    arrived: threading.Condition = field(default_factory=threading.Condition)  # notified at each request
+
+    def wait_for_requests(self, count: int, timeout: float = 10) -> None:
+        """Block until ``count`` requests have arrived (call it from a thread, not the test's loop)."""
+        with self.arrived:
+            if not self.arrived.wait_for(lambda: len(self.requests) >= count, timeout):
+                raise AssertionError(f"the fake model got {len(self.requests)} requests, not {count}")
 
     def url(self, path: str = "") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -57,9 +64,11 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
-            model.requests.append(body)
-            model.paths.append(self.path)
-            model.headers.append(dict(self.headers.items()))
+            with model.arrived:
+                model.paths.append(self.path)
+                model.headers.append(dict(self.headers.items()))
+                model.requests.append(body)
+                model.arrived.notify_all()
             answer = model.next_answer()
             time.sleep(answer.delay)
             if answer.drop and not answer.chunks:

@@ -25,6 +25,8 @@ class EditorModel:
     def __init__(self, client: LanguageClient, uri: str, text: str) -> None:
         self.client, self.uri, self.text, self.version = client, uri, text, 1
         self.applied: list[Any] = []
+        #: Set at each change of the text (tests wait on it instead of polling).
+        self.changed = asyncio.Event()
         self.refuse = False
         #: Report each applied edit back as one full-text change (LSP allows it; editors do it).
         self.echo_whole_text = False
@@ -50,6 +52,7 @@ class EditorModel:
         if whole:
             change = types.TextDocumentContentChangeWholeDocument(text=self.text)
         self.version += 1
+        self.changed.set()
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 types.VersionedTextDocumentIdentifier(version=self.version, uri=self.uri), [change]
@@ -301,7 +304,7 @@ async def test_closing_the_document_ends_its_streams(client: LanguageClient, tmp
     ed = editor(client, tmp_path)
     begun = await raw_request(client, "tether/edits/begin", {"textDocument": {"uri": ed.uri}, "baseVersion": 1})
     ended = asyncio.ensure_future(client.wait_for_notification("tether/edits/didUpdate"))
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop: the waiter above registers before the close is sent
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(ed.uri)))
     update = plain(await asyncio.wait_for(ended, 10))
     assert update["editId"] == begun["editId"]

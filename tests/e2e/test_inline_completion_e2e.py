@@ -10,7 +10,7 @@ from typing import Any
 from lsprotocol import types
 
 from tests.e2e.test_replacement_e2e import COMPLETION, SITE
-from tests.fakemodel import Answer, FakeModel, RunningModel
+from tests.fakemodel import Answer, RunningModel
 from tests.helpers import open_doc, raw_request, server_config
 
 PY = "import os\n\n\ndef total(items):\n    return sum(items)\n\n\ndef mean(xs):\n    return \n"
@@ -179,7 +179,7 @@ async def test_the_latest_request_wins(tmp_path: Path) -> None:
             uri = (tmp_path / "m.py").as_uri()
             open_doc(lsp, uri, PY)
             first = asyncio.ensure_future(inline(lsp, uri, 8, 11))
-            await _wait_for_requests(model, 1)
+            await asyncio.to_thread(model.wait_for_requests, 1)
             second = await inline(lsp, uri, 8, 11)
             assert [i["insertText"] for i in second] == ["new"]
             assert await first == []  # cancelled, not answered late
@@ -204,11 +204,3 @@ async def test_no_endpoint_and_disabled_automatic_trigger(tmp_path: Path) -> Non
             assert [i["insertText"] for i in await inline(lsp, uri, 8, 11, trigger=1)] == ["1"]  # invoked: on
         finally:
             await stop(lsp)
-
-
-async def _wait_for_requests(model: FakeModel, count: int) -> None:
-    for _ in range(200):
-        if len(model.requests) >= count:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the fake model got no request")
