@@ -199,3 +199,15 @@ def test_line_spans_with_and_without_the_newline() -> None:
     assert lines.span(0, 2, False) == (0, 5)
     assert lines.span(0, 2, True) == (0, 6)
     assert lines.span(2, 1, True) == (6, 8)
+
+
+def test_fuzzy_windows_are_whole_windows_only() -> None:
+    # a shorter window at the end (one line for two quoted) would look like a near-perfect hit
+    assert locate("zzzzzzzzzzzzzzzzzzzz\nabcdefghij", "abcdefghij\nk") == Located(None)
+
+
+def test_fuzzy_ambiguity_names_the_two_best_windows() -> None:
+    base = "value = compute(alpha)\nvalue = compute(alpho)\nvalue = compute(alphu)\n"
+    located = locate(base, "value = compute(alphx)")
+    assert located.kind == "fuzzy"
+    assert len(located.candidates) == 2
