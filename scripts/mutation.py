@@ -48,7 +48,7 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/playground/test_resolver_rules.py",
         "tests/unit/playground/test_resolver_documented.py",
     ],
-    "handlers/replacement/engine.py": ["tests/unit/test_replacement.py"],
+    "handlers/replacement/engine.py": ["tests/unit/test_replacement_engine.py", "tests/unit/test_replacement.py"],
     "handlers/selectors/vocabulary.py": [
         "tests/unit/selectors/test_vocabulary_table.py",
         "tests/unit/selectors/test_engine.py",

@@ -394,3 +394,60 @@ def test_a_deeper_cursor_line_still_does_not_match_a_shallower_definition() -> N
     result = run(doc, "def load(self):\n        return 2", "python")
     assert result[0].mode == "insert"
     assert result[0].reason == "unit 'load' not found in scope"
+
+
+def test_a_broken_namesake_is_skipped_for_the_next_one() -> None:
+    doc = "def load(:\n    pass\n\ndef load(path):\n    return 1\n\n‸\n"
+    result = run(doc, "def load(path):\n    return 2", "python")
+    assert replaced(result) == "def load(path):\n    return 1"
+
+
+def test_the_nearest_namesake_above_wins_over_one_below() -> None:
+    doc = "def load(a):\n    return 1\n\n‸\n\ndef load(b):\n    return 3\n"
+    assert replaced(run(doc, "def load(c):\n    return 2", "python")) == "def load(a):\n    return 1"
+    doc = "def other():\n    pass\n\n‸\n\ndef load(b):\n    return 3\n\ndef load(d):\n    return 4\n"
+    assert replaced(run(doc, "def load(c):\n    return 2", "python")) == "def load(b):\n    return 3"
+
+
+def test_a_definition_on_the_cursor_line_is_not_the_one_replaced() -> None:
+    doc = "‸def load(path):\n    return 1\n\ndef load(x):\n    return 3\n"
+    assert replaced(run(doc, "def load(y):\n    return 2\n", "python")) == "def load(x):\n    return 3"
+
+
+def test_a_definition_ending_on_the_cursor_line_is_not_the_one_replaced() -> None:
+    doc = "def load(x):\n    return 3\n\ndef load(path):\n‸    return 1\n"
+    analysis, _ = result = run(doc, "def load(y):\n    return 2\n", "python")
+    assert analysis.mode == "replace", analysis.reason
+    assert replaced(result) == "def load(x):\n    return 3"
+
+
+def test_two_replaced_lines_show_the_visual_diff_whatever_the_confidence() -> None:
+    doc = "def load(path):\n    return 1\n\n‸\n"
+    analysis, _ = run(doc, "def load(path):\n    return 2", "python", visual_diff_min_confidence=1.0)
+    assert (analysis.replaced_lines, analysis.show_visual_diff) == (2, True)
+    analysis, _ = run(
+        doc, "def load(path):\n    return 2", "python", visual_diff_min_confidence=1.0, visual_diff_min_lines=3
+    )
+    assert analysis.show_visual_diff is False
+
+
+def test_a_list_item_whose_first_line_is_a_lone_dash() -> None:
+    doc = "items:\n  - name: a\n    v: 1\n  - name: b\n    v: 1\n‸\n"
+    result = run(doc, "  -\n    name: b\n    v: 2")
+    assert result[0].mode == "replace", result[0].reason
+    assert replaced(result) == "  - name: b\n    v: 1"
+
+
+def test_a_crlf_completion_loses_only_its_last_line_break() -> None:
+    doc = "def load(path):\r\n    return 1\r\n\r\n‸\r\n"
+    result = run(doc, "def load(path):\r\n    return 2\r\n", "python")
+    assert result[0].new_text == "def load(path):\r\n    return 2"
+    assert replaced(result) == "def load(path):\r\n    return 1"
+
+
+def test_a_blank_line_inside_the_old_definition_replaces_it_from_its_start() -> None:
+    doc = "def load(path):\n    x = 1\n‸\n    return x\n"
+    analysis, _ = result = run(doc, "def load(path):\n    return 2", "python")
+    assert replaced(result) == "def load(path):\n    x = 1\n\n    return x"
+    assert analysis.edit_span == analysis.replace_span
+    assert applied(result) == "def load(path):\n    return 2\n"
