@@ -67,7 +67,7 @@ def sampled_pairs(description: str, commits: int, seed: int) -> tuple[Path, str,
     parser = argparse.ArgumentParser(description=description.split("\n")[0])
     parser.add_argument("--repo", type=Path, help="another git repository (default: the click bundle)")
     parser.add_argument("--commits", type=int, default=commits, help="commit pairs sampled")
-    args = parser.parse_args()
+    args, _ = parser.parse_known_args()  # a benchmark may read flags of its own
     repo = args.repo or clone()
     pairs = list(itertools.pairwise(first_parent(repo)))
     sample = sorted(random.Random(seed).sample(range(len(pairs)), min(args.commits, len(pairs))))

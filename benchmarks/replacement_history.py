@@ -13,10 +13,16 @@ Expected for all three: ``replace``, the old definition's lines exactly, and the
 document with the old definition swapped for the new one. Definitions a commit added (the name absent from
 the old file's top level) are ``new`` cases on a blank line at the end of the file: expected ``insert``.
 Prints the table per placement, the failures with their reasons, and p50 analysis time. Asserts nothing.
+
+``--baseline REV`` also runs the Python adapter as it was at ``REV`` (say, before a change to scoping) on every
+case, interleaved with today's (the order alternates per case), and prints both tables and times.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -27,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.history import Blobs, Definition, changed_python, collect, definitions, sampled_pairs
 from benchmarks.syntax import pct
+from tether_lsp.handlers.replacement import engine
 from tether_lsp.handlers.replacement.engine import analyze
-from tether_lsp.handlers.replacement.model import Analysis, Options
+from tether_lsp.handlers.replacement.model import Adapter, Analysis, Options
 from tether_lsp.handlers.replacement.ranges import normalised
 from tether_lsp.server.syntax import parse_text
 
@@ -141,35 +148,84 @@ def verdict(case: Case, result: Analysis) -> str | None:
     return None if applied == case.expected_result else "the accepted edit leaves a different file"
 
 
-def main() -> None:
-    repo, name, sample = sampled_pairs(__doc__ or "", COMMITS, SEED)
-    cases = collect(repo, sample, cases_of_commit)
-    totals: Counter[str] = Counter()
-    passed: Counter[str] = Counter()
-    failures: dict[str, list[str]] = defaultdict(list)
-    times: list[float] = []
-    for case in cases:
+@dataclass
+class Tally:
+    """One adapter's results over the cases."""
+
+    totals: Counter[str]
+    passed: Counter[str]
+    failures: dict[str, list[str]]
+    times: list[float]
+
+    @classmethod
+    def empty(cls) -> Tally:
+        return cls(Counter(), Counter(), defaultdict(list), [])
+
+    def add(self, case: Case, adapter: Adapter) -> None:
         tree = parse_text("python", case.document)
+        engine.ADAPTERS["python"] = adapter
         t = time.perf_counter()
         result = analyze(case.document, tree, "python", case.cursor, case.completion, Options())
-        times.append((time.perf_counter() - t) * 1000)
-        totals[case.placement] += 1
+        self.times.append((time.perf_counter() - t) * 1000)
+        self.totals[case.placement] += 1
         wrong = verdict(case, result)
         if wrong is None:
-            passed[case.placement] += 1
+            self.passed[case.placement] += 1
         else:
-            failures[case.placement].append(f"{case.label}: {wrong}")
+            self.failures[case.placement].append(f"{case.label}: {wrong}")
+
+    def table(self, title: str) -> None:
+        print(f"{title}\n| placement | cases | exact (replace: range and result; new: insert) |\n| --- | --- | --- |")
+        for placement in (*PLACEMENTS, "new"):
+            n = self.totals[placement]
+            share = 100 * self.passed[placement] / n if n else 0.0
+            print(f"| {placement} | {n} | {self.passed[placement]} ({share:.1f}%) |")
+        print(f"  analysis p50 {pct(self.times, 50):.2f} ms, p99 {pct(self.times, 99):.2f} ms (n={len(self.times)})")
+
+
+def adapter_at(rev: str) -> Adapter:
+    """The Python adapter as it was at ``rev``, loaded beside today's (its relative imports are today's)."""
+    root = Path(__file__).resolve().parent.parent
+    source = subprocess.run(
+        ["git", "show", f"{rev}:handlers/replacement/python_adapter.py"], cwd=root, capture_output=True, check=True
+    ).stdout
+    name = "tether_lsp.handlers.replacement._baseline_python_adapter"
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "tether_lsp.handlers.replacement"
+    exec(compile(source, f"{rev}:python_adapter.py", "exec"), module.__dict__)
+    adapter: Adapter = module  # a module with the adapter's functions
+    return adapter
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--baseline", help="also run the Python adapter as it was at this revision, interleaved")
+    baseline_rev = parser.parse_known_args()[0].baseline
+    repo, name, sample = sampled_pairs(__doc__ or "", COMMITS, SEED)
+    cases = collect(repo, sample, cases_of_commit)
+    today, current = Tally.empty(), engine.ADAPTERS["python"]
+    baseline, old = (Tally.empty(), adapter_at(baseline_rev)) if baseline_rev else (None, None)
+    for k, case in enumerate(cases):
+        if baseline is None or old is None:
+            today.add(case, current)
+        elif k % 2:
+            today.add(case, current)
+            baseline.add(case, old)
+        else:
+            baseline.add(case, old)
+            today.add(case, current)
+    engine.ADAPTERS["python"] = current
     print(f"Replacement analysis on {name}'s history: {len(sample)} commit pairs (seed {SEED}), {len(cases)} cases")
-    print("| placement | cases | exact (replace: range and result; new: insert) |")
-    print("| --- | --- | --- |")
-    for placement in (*PLACEMENTS, "new"):
-        n = totals[placement]
-        share = 100 * passed[placement] / n if n else 0.0
-        print(f"| {placement} | {n} | {passed[placement]} ({share:.1f}%) |")
-    print(f"  analysis p50 {pct(times, 50):.2f} ms, p99 {pct(times, 99):.2f} ms (n={len(times)})")
+    today.table("Today's engine:")
+    if baseline is not None:
+        baseline.table(f"The Python adapter at {baseline_rev} (same cases, interleaved):")
+        ratio = pct(today.times, 50) / pct(baseline.times, 50)
+        print(f"  p50 today / p50 at {baseline_rev}: {ratio:.2f}")
     for why, count in SKIPPED.items():
         print(f"  not a case: {count} {why}")
-    for placement, lines in failures.items():
+    for placement, lines in today.failures.items():
         print(f"Failures, {placement} ({len(lines)}):")
         for line in lines[:40]:
             print(f"  {line}")
