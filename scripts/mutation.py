@@ -33,10 +33,14 @@ BIN = Path(sys.executable).parent
 #: Engine modules and the tests that are meant to catch their bugs.
 MODULES: dict[str, list[str]] = {
     "server/documents.py": ["tests/unit/test_documents.py"],
-    "server/positions.py": ["tests/unit/test_positions.py"],
+    "server/positions.py": ["tests/unit/test_positions_parts.py", "tests/unit/test_positions.py"],
     "server/linediff.py": ["tests/unit/test_linediff.py"],
     "server/settings.py": ["tests/unit/test_settings.py", "tests/unit/test_docs.py"],  # the docs hold the defaults
-    "handlers/markers/calculator.py": ["tests/unit/markers/test_calculator.py"],
+    "handlers/markers/calculator.py": [
+        "tests/unit/markers/test_calculator_parts.py",
+        "tests/unit/markers/test_calculator.py",
+        "tests/unit/markers/test_structure.py",
+    ],
     "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer.py"],
     "handlers/markers/structure.py": ["tests/unit/markers/test_structure.py"],
     "handlers/edits/locate.py": ["tests/unit/test_locate.py", "tests/unit/test_edits_resolve.py"],
