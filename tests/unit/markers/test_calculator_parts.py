@@ -90,6 +90,7 @@ def test_line_diff_folds_stray_equal_runs(old: list[str], new: list[str], expect
 def test_in_change_scores_of_short_and_long_lines() -> None:
     lm = LineMap(["x"], ["y"])
     assert lm._scores("ab", ["ab", "abc", "x"]) == [1.0, 0.0, 0.0]
+    assert lm._scores("abcd", ["abce", "abcd"]) == [0.75, 1.0]  # four characters are not short
     assert lm._scores("abcdef", ["abcdef", "abcdeg", "abc", "abcd"]) == pytest.approx([1.0, 1 - 2 / 12, 0.0, 0.8])
 
 
@@ -146,7 +147,8 @@ def test_block_text_on_one_line_and_across_lines() -> None:
 
 
 def test_the_flags_of_an_unchanged_text() -> None:
-    assert calculate("a\nb\n", "a\nb\n", {"m": L(1, 1, 2, 2)})["m"] == Calculated(L(1, 1, 2, 2))
+    same = calculate("a\nb\n", "a\nb\n", {"m": L(1, 1, 2, 2)})["m"]
+    assert same == Calculated(L(1, 1, 2, 2), False, False, False, False, False, None)
     result = calculate("a\nb\n", "a\nc\nb\n", {"m": L(1, 1, 1, 2)})["m"]
     assert result == Calculated(L(1, 1, 1, 2), False, False, False, False, False, None)
 
@@ -268,7 +270,8 @@ def test_a_new_line_owned_by_a_better_old_line_deletes_ours() -> None:
 
 
 def test_two_old_lines_equally_like_a_new_one_keep_it() -> None:
-    assert one(["x = value", "x = value"], [q(0), "x = value2", q(2)], L(12, 1, 12, 10)).location == L(12, 1, 12, 10)
+    result = one(["x = value", "x = value"], [q(0), "x = value2", q(2)], L(12, 1, 12, 10))
+    assert result == Calculated(L(12, 1, 12, 10), False, False, False, False, False, None)  # mapped, not moved
 
 
 def test_the_end_of_a_block_maps_after_its_start() -> None:
@@ -316,3 +319,58 @@ def test_a_deleted_end_is_trimmed_to_the_last_surviving_line(
     old: list[str], new: list[str], loc: Location, expected: Location
 ) -> None:
     assert one(old, new, loc) == Calculated(expected, False, True, False, True, False, None)
+
+
+def test_an_end_matching_before_the_start_is_not_taken() -> None:
+    result = one(
+        ["alpha_value = compute(1)", "beta_value = other(2)"],
+        ["beta_value = other(3)", "alpha_value = compute(4)"],
+        L(11, 1, 12, 22),
+    )
+    assert result == Calculated(L(12, 1, 12, 25), False, True, False, True, False, None)
+
+
+GROWN_OLD = ["deleted_first = 1", "keep_a = 2", "keep_b = 3", "keep_c = 4", "last_line = 5"]
+GROWN_NEW = [q(0), "keep_a = 2", "keep_b = 3", "keep_c = 4", "last_line = 5 + 1", q(7)]
+
+
+def test_a_grown_end_with_a_deleted_start() -> None:
+    # the block ended with its line: it ends with the last new line of the Change
+    grown = one(GROWN_OLD, GROWN_NEW, L(11, 1, 15, 14))
+    assert grown == Calculated(L(11, 1, 16, 35), True, False, False, True, False, None)
+    # it ended a character before: that column is mapped onto the new last line
+    assert one(GROWN_OLD, GROWN_NEW, L(11, 1, 15, 13)).location == L(11, 1, 16, 23)
+
+
+def test_a_grown_head_with_a_deleted_end() -> None:
+    old = ["first_line = 1", "keep_a = 2", "keep_b = 3", "keep_c = 4", "deleted_last = 5"]
+    new = [q(8), "first_line = 1 + 1", "keep_a = 2", "keep_b = 3", "keep_c = 4", q(0)]
+    assert one(old, new, L(11, 1, 15, 17)) == Calculated(L(11, 1, 16, 35), False, True, False, True, False, None)
+
+
+def test_a_block_rewritten_whole_maps_line_by_line() -> None:
+    old = ["value_one = compute(1)", "value_two = compute(2)"]
+    new = ["value_one = compute(10)", "value_two = compute(20)", q(3)]
+    assert one(old, new, L(11, 1, 12, 23)) == Calculated(L(11, 1, 12, 24), False, False, False, True, False, None)
+
+
+def test_a_moved_block_whose_last_line_changed_ends_after_the_change() -> None:
+    result = calculate(FILLER + B, B.replace("return x", "return y") + "\n" + FILLER, {"m": L(25, 1, 27, 13)})["m"]
+    assert result == Calculated(L(1, 1, 3, 13), True, True, False, True, True, None)
+
+
+def test_a_moved_block_starting_with_a_blank_line() -> None:
+    result = calculate(FILLER + "\n" + B, "\n" + B + "\n" + FILLER, {"m": L(25, 1, 28, 13)})["m"]
+    assert result == Calculated(L(1, 1, 4, 13), True, True, False, False, True, None)
+
+
+def test_of_two_identical_move_windows_the_first() -> None:
+    result = calculate(FILLER + B, B + "\n" + B + "\n" + FILLER, {"m": L(25, 1, 27, 13)})["m"]
+    assert result.location == L(1, 1, 3, 13)
+
+
+def test_an_anchor_hit_that_cannot_hold_the_block_does_not_end_the_search() -> None:
+    old = "x1 = 1\nx2 = 2\n" + FILLER + B
+    new = "x1 = 1\ndef b():\nx2 = 2\n" + B + "\n" + FILLER  # an added "def b():" followed by unchanged lines
+    result = calculate(old, new, {"m": L(27, 1, 29, 13)})["m"]
+    assert result == Calculated(L(4, 1, 6, 13), True, True, False, False, True, None)
