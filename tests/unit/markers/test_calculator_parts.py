@@ -123,6 +123,8 @@ def test_map_column_on_long_lines_with_repeated_characters() -> None:
     new = " " * 250 + "value = 12"
     assert map_column(old, new, 251) == 251
     assert map_column(old, new, 260, end=True) == 260
+    # over 200 characters, difflib's "autojunk" would drop the frequent space and align nothing before "end"
+    assert map_column("x " * 150 + "end", "y " * 150 + "end", 8) == 8
 
 
 @pytest.mark.parametrize(
@@ -135,10 +137,15 @@ def test_map_column_on_long_lines_with_repeated_characters() -> None:
         (L(2, 1, 2, 1), L(2, 1, 2, 1)),  # the last line itself
         (L(2, 5, 2, 1), L(2, 3, 2, 3)),  # never inverted
         (L(1, 0, 1, 0), L(1, 1, 1, 1)),
+        (L(1, 1, 2, 0), L(1, 1, 2, 1)),
     ],
 )
 def test_clamping_to_the_text(loc: Location, expected: Location | None) -> None:
     assert _clamp_to(["abc", "de"], loc) == expected
+
+
+def test_clamping_a_longer_last_line() -> None:
+    assert _clamp_to(["ab", "abcdef"], L(1, 1, 9, 9)) == L(1, 1, 2, 7)
 
 
 def test_block_text_on_one_line_and_across_lines() -> None:
@@ -374,3 +381,28 @@ def test_an_anchor_hit_that_cannot_hold_the_block_does_not_end_the_search() -> N
     new = "x1 = 1\ndef b():\nx2 = 2\n" + B + "\n" + FILLER  # an added "def b():" followed by unchanged lines
     result = calculate(old, new, {"m": L(27, 1, 29, 13)})["m"]
     assert result == Calculated(L(4, 1, 6, 13), True, True, False, False, True, None)
+
+
+def test_a_move_window_must_fit_in_the_file() -> None:
+    result = calculate(B + FILLER, FILLER + "def b():\n    x = 2", {"m": L(1, 1, 3, 13)})["m"]
+    assert result.reason == "codeBlockDeleted"
+
+
+def test_a_moved_block_is_found_by_its_first_line_even_when_its_last_changed_beyond_recognition() -> None:
+    block = "def b():\n    x = 2\n    y = 3\n    z = 4\n    w = 5\n    return x\n"
+    moved = block.replace("    return x", "    yield from something_else_entirely()")
+    result = calculate(FILLER + block, moved + "\n" + FILLER, {"m": L(25, 1, 30, 13)})["m"]
+    assert result == Calculated(L(1, 1, 6, 41), True, True, False, True, True, None)
+
+
+def test_a_block_whose_deleted_first_line_leaves_it_at_the_top_of_the_file() -> None:
+    old = "xdeleted_line_here = 1\nkept_top_line = 2\n" + FILLER
+    result = calculate(old, "kept_top_line = 2\n" + FILLER, {"m": L(1, 1, 2, 18)})["m"]
+    assert result == Calculated(L(1, 1, 1, 18), True, False, False, True, False, None)
+
+
+def test_a_move_scoring_exactly_the_threshold_is_taken() -> None:
+    block = "def b():\n    x = 2\n    y = 3\n    z = 4\n    a\n"
+    moved = block.replace("    a\n", "    b\n")  # four identical lines and one short line changed: 4/5 = 0.8
+    result = calculate(FILLER + block, moved + "\n" + FILLER, {"m": L(25, 1, 29, 6)})["m"]
+    assert result == Calculated(L(1, 1, 5, 6), True, True, False, True, True, None)
