@@ -406,3 +406,16 @@ def test_a_move_scoring_exactly_the_threshold_is_taken() -> None:
     moved = block.replace("    a\n", "    b\n")  # four identical lines and one short line changed: 4/5 = 0.8
     result = calculate(FILLER + block, moved + "\n" + FILLER, {"m": L(25, 1, 29, 6)})["m"]
     assert result == Calculated(L(1, 1, 5, 6), True, True, False, True, True, None)
+
+
+def test_a_grown_head_when_the_end_was_deleted_with_lines_after_it() -> None:
+    old = ["first_line = 1", "keep_a = 2", "keep_b = 3", "keep_c = 4", "deleted_last = 5", "after_changed = 6"]
+    new = [q(8), "first_line = 1 + 1", "keep_a = 2", "keep_b = 3", "keep_c = 4", q(0), q(9)]
+    assert one(old, new, L(11, 1, 15, 17)) == Calculated(L(11, 1, 15, 11), False, True, False, True, False, None)
+
+
+def test_a_grown_end_ends_with_the_whole_new_last_line() -> None:
+    # the old last line maps to the first of two new lines; the block grows to the second, whole
+    old = ["deleted_first = 1", "keep_a = 2", "keep_b = 3", "keep_c = 4", "last_line = 5"]
+    new = [q(0), "keep_a = 2", "keep_b = 3", "keep_c = 4", "last_line = 5;", "last_line = 5;  # and more"]
+    assert one(old, new, L(11, 1, 15, 14)).location == L(11, 1, 16, 27)
