@@ -377,10 +377,10 @@ def test_of_two_identical_move_windows_the_first() -> None:
 
 
 def test_an_anchor_hit_that_cannot_hold_the_block_does_not_end_the_search() -> None:
-    old = "x1 = 1\nx2 = 2\n" + FILLER + B
-    new = "x1 = 1\ndef b():\nx2 = 2\n" + B + "\n" + FILLER  # an added "def b():" followed by unchanged lines
-    result = calculate(old, new, {"m": L(27, 1, 29, 13)})["m"]
-    assert result == Calculated(L(4, 1, 6, 13), True, True, False, False, True, None)
+    tail = "".join(f"def t{k}(x):\n    return x * {k}\n\n" for k in range(8))
+    # "def b():" added alone at the top (unchanged lines follow it), the block itself moved to the end
+    result = calculate(FILLER + B + tail, "def b():\n" + FILLER + tail + B, {"m": L(25, 1, 27, 13)})["m"]
+    assert result == Calculated(L(50, 1, 52, 13), True, True, False, False, True, None)
 
 
 def test_a_move_window_must_fit_in_the_file() -> None:
