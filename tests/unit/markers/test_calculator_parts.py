@@ -419,3 +419,10 @@ def test_a_grown_end_ends_with_the_whole_new_last_line() -> None:
     old = ["deleted_first = 1", "keep_a = 2", "keep_b = 3", "keep_c = 4", "last_line = 5"]
     new = [q(0), "keep_a = 2", "keep_b = 3", "keep_c = 4", "last_line = 5;", "last_line = 5;  # and more"]
     assert one(old, new, L(11, 1, 15, 14)).location == L(11, 1, 16, 27)
+
+
+def test_a_changed_first_line_of_the_file_maps_onto_the_new_first_line() -> None:
+    old = "alpha_value = compute(1)\n" + FILLER
+    new = "alpha_value = compute(2)\nqqqqqqqqqqqqqqqqqqqq = 0\n" + FILLER
+    result = calculate(old, new, {"m": L(1, 1, 1, 25)})["m"]
+    assert result == Calculated(L(1, 1, 1, 25), False, False, False, True, False, None)
