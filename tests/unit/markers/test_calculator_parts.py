@@ -426,3 +426,24 @@ def test_a_changed_first_line_of_the_file_maps_onto_the_new_first_line() -> None
     new = "alpha_value = compute(2)\nqqqqqqqqqqqqqqqqqqqq = 0\n" + FILLER
     result = calculate(old, new, {"m": L(1, 1, 1, 25)})["m"]
     assert result == Calculated(L(1, 1, 1, 25), False, False, False, True, False, None)
+
+
+# found by searching small rewrites for a difference (they pin the lower bounds of the end's search)
+
+
+def test_a_two_line_block_whose_lines_collapse_into_one() -> None:
+    result = one(["value = compute(1)", "value = compute(1)"], ["value = compute(12)"], L(11, 1, 12, 19))
+    assert result == Calculated(L(11, 1, 11, 20), False, True, False, True, False, None)
+
+
+def test_an_end_line_owned_by_another_old_line_is_not_retried_below_its_start() -> None:
+    old = ["value = compute(1)", "value = compute(12)", "value = compute(1)"]
+    new = ["value = compute(12)", "value = compute(1)", "value = compute(12)"]
+    result = one(old, new, L(11, 1, 13, 19))
+    assert result == Calculated(L(12, 1, 13, 20), False, True, False, True, False, None)
+
+
+def test_an_end_that_matches_better_than_the_next_line_is_kept() -> None:
+    old = ["value = compute(12)", "value = compute(1)"]
+    new = ["value = compute(123)", "value = compute(1)  # x"]
+    assert one(old, new, L(11, 1, 12, 19)).location == L(11, 1, 12, 19)
