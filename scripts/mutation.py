@@ -54,6 +54,7 @@ MODULES: dict[str, list[str]] = {
     ],
     "handlers/replacement/engine.py": ["tests/unit/test_replacement_engine.py", "tests/unit/test_replacement.py"],
     "handlers/selectors/vocabulary.py": [
+        "tests/unit/selectors/test_vocabulary_edges.py",
         "tests/unit/selectors/test_vocabulary_table.py",
         "tests/unit/selectors/test_engine.py",
     ],
