@@ -55,3 +55,9 @@ def test_the_default_pattern_length_limit_is_1000_characters() -> None:
 def test_select_by_type_skips_a_keyword_of_the_same_name() -> None:
     doc = Doc("python", "type X = int\ndef f(a: int) -> str: pass\n")
     assert doc.texts(("selectByType", "type")) == ["X", "int", "int", "str"]  # not the soft keyword `type`
+
+
+def test_the_default_repeat_limit_is_10000_copies() -> None:
+    validate("filterText", ["a{10000}"])
+    with pytest.raises(InvalidParams, match="10001 copies, over the limit of 10000"):
+        validate("filterText", ["a{10001}"])
