@@ -18,6 +18,8 @@ def test_the_next_sibling_of_a_top_level_statement_is_one_statement() -> None:
 
 def test_the_root_has_no_next_sibling_and_a_top_level_statement_has_siblings() -> None:
     assert PY.texts("selectNextSibling") == []
+    assert PY.texts("selectPrevSibling") == []
+    assert PY.texts("selectStatements", ("selectNth", 1), "selectPrevSibling") == ["a = 1"]
     assert PY.texts("selectStatements", ("selectNth", 0), "selectSiblings") == ["a = 1", "b = 2", "c = 3"]
 
 
