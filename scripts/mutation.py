@@ -32,7 +32,7 @@ BIN = Path(sys.executable).parent
 
 #: Engine modules and the tests that are meant to catch their bugs.
 MODULES: dict[str, list[str]] = {
-    "server/documents.py": ["tests/unit/test_documents.py"],
+    "server/documents.py": ["tests/unit/test_documents_parts.py", "tests/unit/test_documents.py"],
     "server/positions.py": ["tests/unit/test_positions_parts.py", "tests/unit/test_positions.py"],
     "server/linediff.py": ["tests/unit/test_linediff.py"],
     "server/settings.py": ["tests/unit/test_settings.py", "tests/unit/test_docs.py"],  # the docs hold the defaults

@@ -1,0 +1,72 @@
+"""documents.py at its edges: the history budget's defaults, replaying from a middle version, nested pins,
+and edits whose common prefix or suffix ends inside a character."""
+
+from __future__ import annotations
+
+from tether_lsp.server.documents import ContentChange, Document, HistoryBudget, diff_edits, minimal_edit
+from tether_lsp.server.positions import Encoding, LineIndex, Pos
+from tether_lsp.server.settings import LimitSettings
+
+
+def change(text: str, start: tuple[int, int], end: tuple[int, int] | None = None) -> ContentChange:
+    return ContentChange(text, (Pos(*start), Pos(*(end or start))))
+
+
+def test_the_history_budget_defaults_are_the_settings_defaults() -> None:
+    limits = LimitSettings()
+    assert HistoryBudget() == HistoryBudget(limits.historyBytes, limits.historySeconds)
+    assert HistoryBudget() == HistoryBudget(2 * 1024 * 1024, 600.0)
+
+
+def test_edits_since_a_middle_version_leave_out_its_own_edits() -> None:
+    doc = Document("file:///a.py", "python", 1, "one\ntwo\n")
+    doc.apply(2, [change("1", (0, 0), (0, 3))], Encoding.UTF16)
+    doc.apply(3, [change("zwei", (1, 0), (1, 3))], Encoding.UTF16)
+    base = doc.get(2)
+    assert base is not None
+    text = base.text
+    edits = list(doc.edits_since(2) or [])
+    assert len(edits) == 1
+    for edit in edits:
+        text = edit.apply(text)
+    assert text == doc.current.text == b"1\nzwei\n"
+
+
+def test_a_version_pinned_twice_stays_until_unpinned_twice() -> None:
+    now = [0.0]
+    doc = Document("file:///a.py", "python", 1, "base\n", HistoryBudget(seconds=10), lambda: now[0])
+    assert doc.pin(1) and doc.pin(1)
+    doc.unpin(1)
+    for v in range(2, 40):
+        now[0] += 1
+        doc.apply(v, [change(f"{v}\n", (0, 0))], Encoding.UTF16)
+    assert doc.get(1) is not None  # one pin is left
+    doc.unpin(1)
+    now[0] += 1
+    doc.apply(100, [change("z", (0, 0))], Encoding.UTF16)
+    assert doc.get(1) is None
+
+
+def test_a_common_suffix_inside_a_character_is_not_split() -> None:
+    old, new = "xé".encode(), "xũ".encode()  # C3 A9 and C5 A9 share their last byte
+    edit = minimal_edit(old, new, LineIndex(old))
+    assert (edit.start, edit.old_end, edit.new_text) == (1, 3, "ũ".encode())
+    old, new = "aé b\n".encode(), "aũ b\n".encode()
+    edit = minimal_edit(old, new, LineIndex(old))
+    assert (edit.start, edit.old_end, edit.new_text) == (1, 3, "ũ".encode())
+    assert edit.apply(old) == new
+
+
+def test_full_text_edits_keep_suffixes_on_character_boundaries() -> None:
+    old = "line one\nprix: 5é\nend\n".encode()
+    new = "line one\nprix: 6ũ\nend\n".encode()
+    (edit,) = diff_edits(old, new, LineIndex(old))
+    assert (edit.start, edit.old_end, edit.new_text) == (15, 18, "6ũ".encode())
+    assert edit.apply(old) == new
+
+
+def test_a_dropped_version_frees_its_bytes_once() -> None:
+    doc = Document("file:///a.py", "python", 1, "abc\n")
+    version = doc.current
+    assert version.dematerialise(lambda: b"abc\n") == 4
+    assert version.dematerialise(lambda: b"abc\n") == 0
