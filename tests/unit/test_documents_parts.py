@@ -3,7 +3,16 @@ and edits whose common prefix or suffix ends inside a character."""
 
 from __future__ import annotations
 
-from tether_lsp.server.documents import ContentChange, Document, HistoryBudget, diff_edits, minimal_edit
+import random
+
+from tether_lsp.server.documents import (
+    VERSION_OVERHEAD,
+    ContentChange,
+    Document,
+    HistoryBudget,
+    diff_edits,
+    minimal_edit,
+)
 from tether_lsp.server.positions import Encoding, LineIndex, Pos
 from tether_lsp.server.settings import LimitSettings
 
@@ -70,3 +79,40 @@ def test_a_dropped_version_frees_its_bytes_once() -> None:
     version = doc.current
     assert version.dematerialise(lambda: b"abc\n") == 4
     assert version.dematerialise(lambda: b"abc\n") == 0
+
+
+def test_a_version_pinned_while_current_stays_whole() -> None:
+    doc = Document("file:///a.py", "python", 1, "base\n")
+    assert doc.pin(1)
+    doc.apply(2, [change("x", (0, 0))], Encoding.UTF16)
+    old = doc.get(1)
+    assert old is not None and old.materialised
+
+
+def kept_cost(doc: Document) -> int:
+    """What the history should cost, summed over the kept versions."""
+    return sum(
+        len(v._text or b"") + sum(len(e.new_text) + len(e.old_text) + 64 for e in v.edits) + VERSION_OVERHEAD
+        for v in doc.versions()
+    )
+
+
+def test_the_running_cost_is_the_cost_of_the_kept_versions() -> None:
+    """Through typing, pins, and evictions by bytes and by time."""
+    now = [0.0]
+    doc = Document("file:///a.py", "python", 1, "start\n" * 50, HistoryBudget(bytes=6000, seconds=30), lambda: now[0])
+    rnd = random.Random(7)
+    for v in range(2, 400):
+        now[0] += rnd.choice((0.1, 0.5, 2.0))
+        if v == 50:
+            doc.pin(45)
+        if v == 200:
+            doc.unpin(45)
+        line = rnd.randrange(doc.current.text.count(b"\n"))
+        doc.apply(v, [change(rnd.choice(("x", "yy\n", "")), (line, 0), (line, rnd.randrange(2)))], Encoding.UTF16)
+        assert doc.history_bytes() == kept_cost(doc), v
+        if doc.oldest_version > 1:  # once evictions began the oldest is kept whole (rebuilding it is no chain)
+            assert doc.versions()[0].materialised
+        for version in doc.versions():
+            assert version.text is not None
+    assert doc.oldest_version > 45
