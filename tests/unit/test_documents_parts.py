@@ -90,10 +90,11 @@ def test_a_version_pinned_while_current_stays_whole() -> None:
 
 
 def kept_cost(doc: Document) -> int:
-    """What the history should cost, summed over the kept versions."""
+    """What the history should cost, summed over the kept versions: text, edits (64 bytes each beside their
+    texts) and 160 bytes per version."""
+    assert VERSION_OVERHEAD == 160
     return sum(
-        len(v._text or b"") + sum(len(e.new_text) + len(e.old_text) + 64 for e in v.edits) + VERSION_OVERHEAD
-        for v in doc.versions()
+        len(v._text or b"") + sum(len(e.new_text) + len(e.old_text) + 64 for e in v.edits) + 160 for v in doc.versions()
     )
 
 
@@ -116,3 +117,29 @@ def test_the_running_cost_is_the_cost_of_the_kept_versions() -> None:
         for version in doc.versions():
             assert version.text is not None
     assert doc.oldest_version > 45
+
+
+def typed(budget_bytes: int, seconds: float = 1000.0) -> Document:
+    """Versions 2 to 6 typed at 0, 9, 9, 9 and 10.5 s: with a 10 s window, only version 1 is ever outdated,
+    and only when version 6 arrives."""
+    times = iter((0.0, 9.0, 9.0, 9.0, 10.5))
+    now = [0.0]
+    doc = Document("file:///a.py", "python", 1, "abc\n", HistoryBudget(budget_bytes, seconds), lambda: now[0])
+    for v in range(2, 7):
+        now[0] = next(times)
+        doc.apply(v, [change("x", (0, 0))], Encoding.UTF16)
+    return doc
+
+
+def test_a_history_exactly_at_the_byte_budget_is_kept() -> None:
+    full = typed(10**9).history_bytes()
+    assert typed(full).oldest_version == 1
+    assert typed(full - 1).oldest_version > 1
+    assert "historyBytes" in (typed(full - 1).last_eviction or "")
+
+
+def test_an_eviction_at_exactly_the_byte_budget_names_the_time_window() -> None:
+    full = typed(10**9).history_bytes()
+    doc = typed(full, seconds=10)
+    assert doc.oldest_version == 2  # version 1 was superseded over 10 s ago
+    assert "historySeconds" in (doc.last_eviction or "")
