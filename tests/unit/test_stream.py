@@ -112,3 +112,29 @@ def test_next_write_appends_after_the_first_write() -> None:
     assert stream.next_write(b"new\n") is None
     assert stream.next_write(b"new\nmore\n") == Write(14, 14, b"more\n")
     assert stream.next_write(b"other\n") == Write(10, 14, b"other\n")
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "a shorter replace",  # skipped by its length
+        "an append elsewhere",  # same length change, other place
+        "a replace of the same length",  # same place and length, other text
+    ],
+)
+def test_a_later_pending_write_is_recognised_after_an_earlier_one_that_does_not_match(first: str) -> None:
+    """The editor reports only the second of two writes (it merged or dropped the first): still ours."""
+    doc = Document("file:///a.py", "python", 1, TEXT)
+    stream = streaming(doc)
+    second = Write(stream.start, stream.end, b"    total = 1\n")  # one byte longer than the target
+    earlier = {
+        "a shorter replace": Write(stream.start, stream.end, b"    t = 0\n"),
+        "an append elsewhere": Write(stream.end, stream.end, b"#"),
+        "a replace of the same length": Write(stream.start, stream.end, b"    total = 0\n"),
+    }[first]
+    stream.pending += [earlier, second]
+    echo(doc, second, "exact")
+    stream.follow(doc.versions())
+    assert stream.status == "streaming"
+    assert stream.pending == []
+    assert doc.current.text[stream.start : stream.end] == stream.written == b"    total = 1\n"
