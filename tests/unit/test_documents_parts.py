@@ -10,6 +10,8 @@ from tether_lsp.server.documents import (
     ContentChange,
     Document,
     HistoryBudget,
+    common_prefix,
+    common_suffix,
     diff_edits,
     minimal_edit,
 )
@@ -119,10 +121,10 @@ def test_the_running_cost_is_the_cost_of_the_kept_versions() -> None:
     assert doc.oldest_version > 45
 
 
-def typed(budget_bytes: int, seconds: float = 1000.0) -> Document:
-    """Versions 2 to 6 typed at 0, 9, 9, 9 and 10.5 s: with a 10 s window, only version 1 is ever outdated,
+def typed(budget_bytes: int, seconds: float = 1000.0, last: float = 10.5) -> Document:
+    """Versions 2 to 6 typed at 0, 9, 9, 9 and ``last`` s: with a 10 s window, only version 1 can be outdated,
     and only when version 6 arrives."""
-    times = iter((0.0, 9.0, 9.0, 9.0, 10.5))
+    times = iter((0.0, 9.0, 9.0, 9.0, last))
     now = [0.0]
     doc = Document("file:///a.py", "python", 1, "abc\n", HistoryBudget(budget_bytes, seconds), lambda: now[0])
     for v in range(2, 7):
@@ -143,3 +145,37 @@ def test_an_eviction_at_exactly_the_byte_budget_names_the_time_window() -> None:
     doc = typed(full, seconds=10)
     assert doc.oldest_version == 2  # version 1 was superseded over 10 s ago
     assert "historySeconds" in (doc.last_eviction or "")
+
+
+def test_a_version_superseded_exactly_a_window_ago_is_outdated() -> None:
+    assert typed(10**9, seconds=10, last=10.0).oldest_version == 2
+    assert typed(10**9, seconds=10, last=9.99).oldest_version == 1
+
+
+def test_common_prefix_and_suffix_lengths() -> None:
+    assert common_prefix(b"abc", b"axc") == 1
+    assert common_prefix(b"abcd", b"abcx") == 3
+    assert common_suffix(b"cba", b"cxa", 3) == 1
+    assert common_suffix(b"xbcd", b"ybcd", 4) == 3
+    assert common_suffix(b"abcd", b"abcd", 2) == 2
+
+
+def test_a_minimal_edit_never_overlaps_its_prefix_and_suffix() -> None:
+    edit = minimal_edit(b"aaa", b"aa", LineIndex(b"aaa"))
+    assert (edit.start, edit.old_end, edit.new_text) == (2, 3, b"")
+    assert edit.apply(b"aaa") == b"aa"
+
+
+def changed_lines(count: int) -> tuple[bytes, bytes]:
+    """Two texts differing on ``count`` lines, each change separated by three unchanged lines."""
+    old = b"".join(b"keep %d\nkeep %d\nkeep %d\nold %d\n" % (k, k, k, k) for k in range(count))
+    return old, old.replace(b"old ", b"new ")
+
+
+def test_a_full_text_change_of_up_to_64_regions_is_recorded_region_by_region() -> None:
+    old, new = changed_lines(64)
+    edits = diff_edits(old, new, LineIndex(old))
+    assert len(edits) == 64
+    old, new = changed_lines(65)
+    (edit,) = diff_edits(old, new, LineIndex(old))
+    assert edit.apply(old) == new
