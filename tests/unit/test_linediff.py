@@ -152,3 +152,49 @@ def test_indent_counts_leading_blanks_and_blank_lines_have_none(line: object, in
 )
 def test_cost_of_a_run(lines: list[str], first: int, size: int, cost: tuple[int, int, int]) -> None:
     assert _cost(lines, first, size) == cost
+
+
+# Found by comparing hunks() with variants of the slide's bounds over random small diffs: each pins where a
+# pure insertion or deletion may slide (never into the previous or the next hunk, comparing the right lines).
+SLIDE_BOUNDS = [
+    (
+        ["", "b", "    x", "}", "a", "}", "    x", "a"],
+        ["    x", "", "    x", "    x", "    x", "a", "c"],
+        [(0, 0, 0, 1), (1, 2, 2, 2), (3, 6, 3, 3), (7, 7, 4, 5), (8, 8, 6, 7)],
+    ),
+    (
+        ["    y", "    x", "", "a", "a", "b", "", "c"],
+        ["c", "    y", "    y", "c", "    y", "    x", "    x", "}"],
+        [(0, 0, 0, 1), (1, 1, 2, 5), (2, 8, 6, 8)],
+    ),
+    (
+        ["a", "b", "a", "a", "", "b", "    y", "a"],
+        ["c", "b", "a", "", "    x", "a"],
+        [(0, 1, 0, 1), (3, 4, 3, 3), (5, 7, 4, 5)],
+    ),
+    (
+        ["a", "}", "b", "a", "    x"],
+        ["c", "a", "}", "}", "b", "    y", "    y"],
+        [(0, 0, 0, 1), (2, 2, 3, 4), (3, 5, 5, 7)],
+    ),
+    (
+        ["a", "b", "}", "}", "", "a"],
+        ["c", "b", "}", "", "b", "}"],
+        [(0, 1, 0, 1), (3, 4, 3, 3), (5, 6, 4, 6)],
+    ),
+    (
+        ["c", "    y", "    x", "", "a", "", "    y", "b"],
+        ["", "c", "    x", "}", "    x", "}", ""],
+        [(0, 0, 0, 1), (1, 2, 2, 2), (3, 3, 3, 6), (4, 8, 7, 7)],
+    ),
+    (
+        ["    y", "    x", "", "", "b", "}"],
+        ["b", "b", "    x", "", "b"],
+        [(0, 1, 0, 2), (3, 4, 4, 4), (5, 6, 5, 5)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), SLIDE_BOUNDS)
+def test_slides_stay_between_their_neighbours(old: list[str], new: list[str], expected: list[tuple[int, ...]]) -> None:
+    assert hunks(old, new) == expected
