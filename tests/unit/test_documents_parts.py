@@ -179,3 +179,14 @@ def test_a_full_text_change_of_up_to_64_regions_is_recorded_region_by_region() -
     old, new = changed_lines(65)
     (edit,) = diff_edits(old, new, LineIndex(old))
     assert edit.apply(old) == new
+
+
+def test_an_edit_when_one_text_is_a_prefix_of_the_other() -> None:
+    edit = minimal_edit(b"ab", b"abc", LineIndex(b"ab"))
+    assert (edit.start, edit.old_end, edit.new_text) == (2, 2, b"c")
+
+
+def test_a_last_line_without_newline_keeps_its_suffix_on_a_character_boundary() -> None:
+    old, new = "line one\nprix: 5é".encode(), "line one\nprix: 6ũ".encode()
+    (edit,) = diff_edits(old, new, LineIndex(old))
+    assert (edit.start, edit.old_end, edit.new_text) == (15, 18, "6ũ".encode())
