@@ -3,10 +3,14 @@ scalars with escapes, and the default pattern length limit."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
+import regex
 
 from tests.unit.selectors.harness import Doc
 from tether_lsp.handlers.selectors.engine import validate
+from tether_lsp.handlers.selectors.vocabulary import Context, text_filter
 from tether_lsp.server.errors import InvalidParams
 
 PY = Doc("python", "a = 1\nb = 2\nc = 3\n")
@@ -63,3 +67,11 @@ def test_the_default_repeat_limit_is_10000_copies() -> None:
     validate("filterText", ["a{10000}"])
     with pytest.raises(InvalidParams, match="10001 copies, over the limit of 10000"):
         validate("filterText", ["a{10001}"])
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_text_filter_past_its_deadline_refuses_instead_of_answering(keep: bool) -> None:
+    """The budget ran out between two cursors (no search timed out): the request fails, whichever filter."""
+    ctx = Context(PY.index, PY.table, PY.tree, lambda line, ch: 0, "filterText", time.monotonic() - 0.5, 0.5)
+    with pytest.raises(InvalidParams, match="ran out of its 0.5 s budget"):
+        text_filter(keep)(ctx, [1, 2], regex.compile("a"))
