@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tether_lsp.server.linediff import _cost, _indent, _longest_increasing, _unique_anchors, hunks
+from tether_lsp.server.linediff import _cost, _indent, _longest_increasing, _merge, _unique_anchors, hunks
 
 
 def rebuilt(old: list[str], new: list[str]) -> list[str]:
@@ -198,3 +198,8 @@ SLIDE_BOUNDS = [
 @pytest.mark.parametrize(("old", "new", "expected"), SLIDE_BOUNDS)
 def test_slides_stay_between_their_neighbours(old: list[str], new: list[str], expected: list[tuple[int, ...]]) -> None:
     assert hunks(old, new) == expected
+
+
+def test_touching_hunks_are_merged_into_one() -> None:
+    assert _merge([(0, 2, 0, 1), (2, 3, 1, 1), (5, 5, 3, 4)]) == [(0, 3, 0, 1), (5, 5, 3, 4)]
+    assert _merge([(1, 1, 0, 2), (1, 2, 2, 2)]) == [(1, 2, 0, 2)]
