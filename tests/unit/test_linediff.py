@@ -195,6 +195,26 @@ SLIDE_BOUNDS = [
 ]
 
 
+SLIDE_BOUNDS += [
+    (
+        ["d", "a", "    y", "", "a", "    y", "d", "    x", "    y"],
+        ["    y", "d", "d", "    x", "    y", "}", "    x", "b", "c", "    y"],
+        [(0, 2, 0, 0), (3, 6, 1, 2), (9, 9, 5, 10)],
+    ),
+    (["", "", "c", "}"], ["", "c", "a", "}", "    x", "", "b", "}"], [(0, 1, 0, 0), (3, 3, 2, 7)]),
+    (
+        ["    y", "b", "    y", "c", "    x", "    y", "}", "b"],
+        ["a", "b", "    y", "}", "d", "b", "    x", "    x"],
+        [(0, 1, 0, 1), (3, 6, 3, 3), (7, 7, 4, 5), (8, 8, 6, 8)],
+    ),
+    (
+        ["    y", "    y", "    x", "", "    x"],
+        ["b", "    y", "    x", "    y", "    x", "    x", "    x", "", "    y"],
+        [(0, 0, 0, 1), (1, 1, 2, 3), (3, 3, 5, 7), (4, 5, 8, 9)],
+    ),
+]
+
+
 @pytest.mark.parametrize(("old", "new", "expected"), SLIDE_BOUNDS)
 def test_slides_stay_between_their_neighbours(old: list[str], new: list[str], expected: list[tuple[int, ...]]) -> None:
     assert hunks(old, new) == expected
