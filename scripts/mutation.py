@@ -41,7 +41,7 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/markers/test_calculator.py",
         "tests/unit/markers/test_structure.py",
     ],
-    "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer.py"],
+    "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer_parts.py", "tests/unit/markers/test_buffer.py"],
     "handlers/markers/structure.py": ["tests/unit/markers/test_structure.py"],
     "handlers/edits/locate.py": ["tests/unit/test_locate.py", "tests/unit/test_edits_resolve.py"],
     "handlers/edits/carry.py": ["tests/unit/test_edits_carry.py", "tests/unit/test_edits_resolve.py"],
