@@ -159,7 +159,7 @@ def snap(was: Covered, found: list[Unit], lines: list[str], mapped: Location | N
     if mapped is not None:
         anchor = mapped.line_start - 1
         holding = [u for u in same_kind if u.first <= anchor <= u.last]
-        holding.sort(key=lambda u: u.first - u.last)  # innermost (shortest) first
+        holding.sort(key=lambda u: u.last - u.first)  # innermost (shortest) first
         choice = next((u for u in holding if u.name == old.name and u.path == old.path), None)
     if choice is None:
         named = [u for u in same_kind if u.name == old.name and u.path == old.path]
@@ -169,7 +169,7 @@ def snap(was: Covered, found: list[Unit], lines: list[str], mapped: Location | N
         choice = next((u for u in holding if u.name == old.name), None)  # same name, another parent
     if choice is None and mapped is not None:
         anchor, mapped_last = mapped.line_start - 1, mapped.line_end - 1
-        for unit in sorted((u for u in same_kind if u.first <= anchor <= u.last), key=lambda u: u.first - u.last):
+        for unit in sorted((u for u in same_kind if u.first <= anchor <= u.last), key=lambda u: u.last - u.first):
             overlap = min(unit.last, mapped_last) - max(unit.first, anchor) + 1
             if 2 * overlap >= mapped_last - anchor + 1:
                 choice = unit

@@ -292,3 +292,36 @@ def test_the_grammar_limits_in_force_are_honoured() -> None:
     tight = GrammarLimits(max_tree_bytes=len(old.encode()) - 1)
     assert follow(old, new, {"m": loc}, "python", tight) == calculate(old, new, {"m": loc})
     assert units("python", old, tight) is None
+
+
+def test_a_renamed_inner_function_is_taken_before_the_function_around_it() -> None:
+    """The shortest unit holding the mapped lines wins (the sort once put the outermost first)."""
+    old = "def outer():\n    def inner():\n        return 1\n    return inner\n"
+    new = "def outer():\n    def renamed():\n        return 1\n    return renamed\n"
+    inner = next(u for u in units("python", old) or [] if u.name == "inner")
+    found = units("python", new)
+    assert found is not None
+    snapped = snap(Covered(inner, True, True, False), found, split_lines(new), Location(2, 1, 3, 17))
+    assert snapped is not None
+    assert snapped[1].name == "renamed"
+    assert snapped[0] == Location(2, 1, 3, 17)
+
+
+def test_a_marker_on_a_blocks_header_line_alone_covers_no_unit() -> None:
+    text = "if x:\n    y = 1\nz = 2\n"
+    found = units("python", text)
+    assert found is not None
+    assert covered(found, split_lines(text), Location(1, 1, 1, 6)) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("- a\n-\n  b: 1\n\n", [("- a", 0, 0), ("-", 1, 2), ("b", 2, 2)]),  # the item's node ends after "\n\n"
+        ("- a\n-\n  b\n\n\n", [("- a", 0, 0), ("-", 1, 2)]),
+    ],
+)
+def test_trailing_blank_lines_of_a_yaml_item_are_not_the_units(text: str, expected: list[tuple[str, int, int]]) -> None:
+    found = units("yaml", text)
+    assert found is not None
+    assert [(u.name, u.first, u.last) for u in found] == expected
