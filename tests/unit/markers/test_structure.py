@@ -325,3 +325,17 @@ def test_trailing_blank_lines_of_a_yaml_item_are_not_the_units(text: str, expect
     found = units("yaml", text)
     assert found is not None
     assert [(u.name, u.first, u.last) for u in found] == expected
+
+
+def test_a_marker_ending_at_the_start_of_the_last_line_keeps_that_shape() -> None:
+    text = "def f():\n    pass\n"  # lines: "def f():", "    pass", ""
+    found = units("python", text)
+    assert found is not None
+    snapped = snap(Covered(found[0], True, True, True), found, split_lines(text), Location(1, 1, 3, 1))
+    assert snapped is not None and snapped[0] == Location(1, 1, 3, 1)
+
+
+def test_a_yaml_pair_without_a_key_is_a_unit_with_an_empty_name() -> None:
+    found = units("yaml", ": v\nb: 1\n")
+    assert found is not None
+    assert [(u.name, u.first) for u in found] == [("", 0), ("b", 1)]
