@@ -339,3 +339,9 @@ def test_a_yaml_pair_without_a_key_is_a_unit_with_an_empty_name() -> None:
     found = units("yaml", ": v\nb: 1\n")
     assert found is not None
     assert [(u.name, u.first) for u in found] == [("", 0), ("b", 1)]
+
+
+def test_a_block_header_on_the_last_line_without_newline_is_whole() -> None:
+    found = units("python", "x = 1\nif x: pass")
+    assert found is not None
+    assert [u.name for u in found] == ["if x: pass"]
