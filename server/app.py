@@ -337,7 +337,8 @@ class TetherServer(LanguageServer):
     def register_settings(self, name: str, cls: type[Any]) -> None:
         """Declare a feature's settings section ``tether.<name>`` (its defaults apply until settings arrive)."""
         self.settings_schema.register(name, cls)
-        self.settings = self.settings_schema.parse()[0]
+        # keep what was applied; the new section reads as its defaults until the next settings arrive
+        self.settings = Settings(self.settings.values, self.settings_schema.sections())
 
     def sends(self, method: str, params: type[Any]) -> None:
         """Declare a custom server -> client notification (its params class documents its shape)."""

@@ -157,3 +157,13 @@ def test_a_wrong_value_does_not_hide_the_settings_after_it() -> None:
     settings, warnings = parse({"log": {"level": "loud"}, "limits": {"workers": 2}})
     assert settings.section(LimitSettings).workers == 2
     assert len(warnings) == 1
+
+
+def test_a_section_registered_late_keeps_the_settings_already_applied() -> None:
+    from tether_lsp.server.app import TetherServer
+
+    server = TetherServer("t", "0")
+    server.apply_settings({"log": {"level": "debug"}})
+    server.register_settings("demoFeature", DemoSettings)
+    assert server.settings.section(LogSettings).level == "debug"
+    assert server.settings.section(DemoSettings) == DemoSettings()
