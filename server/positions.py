@@ -18,11 +18,19 @@ from __future__ import annotations
 
 import bisect
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+
+from .lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")  # bulk conversions only: start-up does not pay for it
 
 
 class Encoding(enum.StrEnum):
@@ -83,7 +91,17 @@ class LineIndex:
     removes lines rebuilds the list with C-level slices.
     """
 
-    __slots__ = ("_ascii", "_base", "_delta", "_has_lone_cr", "_shift_line", "_starts", "_text", "_ts_starts")
+    __slots__ = (
+        "_arrays",
+        "_ascii",
+        "_base",
+        "_delta",
+        "_has_lone_cr",
+        "_shift_line",
+        "_starts",
+        "_text",
+        "_ts_starts",
+    )
 
     def __init__(self, text: bytes) -> None:
         self._text = text
@@ -93,6 +111,7 @@ class LineIndex:
         starts = [0, *accumulate(len(p) + 1 for p in parts[:-1])]
         self._has_lone_cr = b"\r" in text and text.count(b"\r") != text.count(b"\r\n")
         self._ts_starts: list[int] | None = None
+        self._arrays: tuple[Any, Any, Any] | None = None
         if self._has_lone_cr:
             self._ts_starts = starts
             starts = self._split_lone_cr(text)
@@ -105,6 +124,7 @@ class LineIndex:
     def _derived(cls, text: bytes, ascii_only: bool, base: list[int], shift_line: int, delta: int) -> LineIndex:
         index = cls.__new__(cls)
         index._text, index._ascii, index._has_lone_cr, index._ts_starts = text, ascii_only, False, None
+        index._arrays = None
         index._base, index._shift_line, index._delta = base, shift_line, delta
         index._starts = base if shift_line < 0 or delta == 0 else None
         if index._starts is not None:
@@ -245,6 +265,54 @@ class LineIndex:
         p = self._slow_position(offset, encoding)
         return p.line, p.character
 
+    def line_characters(self, offsets: Sequence[int], encoding: Encoding) -> tuple[list[int], list[int]]:
+        """:meth:`line_character` of many offsets at once (lines, characters): results with thousands of ranges.
+
+        One ``searchsorted`` finds every line; a column is the bytes since the line's start, less the UTF-8
+        continuation bytes among them (UTF-16 and UTF-32), plus one per 4-byte character (UTF-16: a surrogate
+        pair). The offsets that need rounding or clamping (inside a character, a CRLF's middle, the text's ends)
+        take the one-at-a-time path, so both give the same answers on any text that arrived as JSON.
+        """
+        if not offsets:
+            return [], []
+        starts, continuation, wide = self._bulk_arrays()
+        text = self._text
+        at = np.asarray(offsets, dtype=np.int64)
+        lines = np.searchsorted(starts, at, side="right") - 1
+        line_starts = starts[lines]
+        characters = at - line_starts
+        careful = (at <= 0) | (at >= len(text))
+        view = np.frombuffer(text, dtype=np.uint8)
+        if b"\r" in text and len(text) > 1:  # (shorter texts have no offset strictly inside)
+            inside = np.clip(at, 1, len(text) - 1)
+            careful |= (view[inside - 1] == 0x0D) & (view[inside] == 0x0A)
+        if continuation.size:
+            careful |= (view[np.clip(at, 0, len(text) - 1)] & 0xC0) == 0x80
+            if encoding is not Encoding.UTF8:
+                characters -= np.searchsorted(continuation, at) - np.searchsorted(continuation, line_starts)
+            if encoding is Encoding.UTF16 and wide.size:
+                characters += np.searchsorted(wide, at) - np.searchsorted(wide, line_starts)
+        line_list, character_list = lines.tolist(), characters.tolist()
+        for k in np.flatnonzero(careful).tolist():
+            line_list[k], character_list[k] = self.line_character(offsets[k], encoding)
+        return line_list, character_list
+
+    def _bulk_arrays(self) -> tuple[Any, Any, Any]:
+        """Line starts, UTF-8 continuation bytes and 4-byte lead bytes as numpy arrays (once per text)."""
+        if self._arrays is None:
+            view = np.frombuffer(self._text, dtype=np.uint8)
+            if self._has_lone_cr:
+                starts = np.asarray(self.starts, dtype=np.int64)
+            else:  # lines start after each "\n": one scan in C instead of a list of 10,000 ints
+                starts = np.concatenate(([0], np.flatnonzero(view == 0x0A) + 1))
+            if self._ascii:
+                continuation = wide = np.empty(0, dtype=np.int64)
+            else:
+                continuation = np.flatnonzero((view & 0xC0) == 0x80)
+                wide = np.flatnonzero(view >= 0xF0)
+            self._arrays = (starts, continuation, wide)
+        return self._arrays
+
     def _slow_position(self, offset: int, encoding: Encoding) -> Pos:
         offset = max(0, min(offset, len(self._text)))
         line = self.line_of(offset)
@@ -325,12 +393,16 @@ def _lsp_position(index: LineIndex, offset: int, encoding: Encoding) -> types.Po
     return types.Position(line=p.line, character=p.character)
 
 
-def json_range(index: LineIndex, start: int, end: int, encoding: Encoding) -> dict[str, dict[str, int]]:
-    """A byte span as a plain-JSON LSP range: for results with thousands of ranges, where building
-    lsprotocol objects would cost more than the conversion itself."""
-    sl, sc = index.line_character(start, encoding)
-    el, ec = index.line_character(end, encoding)
-    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+def json_ranges(
+    index: LineIndex, spans: Sequence[tuple[int, int]], encoding: Encoding
+) -> list[dict[str, dict[str, int]]]:
+    """Byte spans as plain-JSON LSP ranges, converted in bulk (:meth:`LineIndex.line_characters`): for results
+    with thousands of ranges, where building lsprotocol objects would cost more than the conversion itself."""
+    lines, characters = index.line_characters([offset for span in spans for offset in span], encoding)
+    return [
+        {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+        for sl, sc, el, ec in zip(lines[0::2], characters[0::2], lines[1::2], characters[1::2], strict=True)
+    ]
 
 
 def lsp_range(index: LineIndex, start: int, end: int, encoding: Encoding) -> types.Range:

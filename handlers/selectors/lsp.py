@@ -12,7 +12,7 @@ from lsprotocol import types
 from tree_sitter import Tree
 
 from tether_lsp.server.nodes import descendant_index
-from tether_lsp.server.positions import Pos, json_range, lsp_offset, lsp_range
+from tether_lsp.server.positions import Pos, json_ranges, lsp_offset, lsp_range
 from tether_lsp.server.settings import LimitSettings, setting
 from tether_lsp.server.syntax import Snapshot, language_for
 
@@ -41,7 +41,7 @@ class ApplySelectorParams:
 
 @attrs.define
 class ApplySelectorResult:
-    #: LSP ranges as plain JSON (``json_range``): results can hold thousands of them.
+    #: LSP ranges as plain JSON (``json_ranges``): results can hold thousands of them.
     ranges: list[dict[str, dict[str, int]]] = attrs.field(metadata={"plain_json": True})
     cursor_node_ids: list[int] = attrs.field(metadata={"plain_json": True})
 
@@ -160,7 +160,7 @@ def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelect
     )
     base = snapshot.ids.base
     return ApplySelectorResult(
-        ranges=[json_range(text_index, *index.span(i), encoding) for i in out],
+        ranges=json_ranges(text_index, [index.span(i) for i in out], encoding),
         cursor_node_ids=[base + i for i in out],
     )
 

@@ -121,3 +121,12 @@ def test_a_failed_initialize_leaves_the_server_waiting_for_a_good_one(raw: RawSe
     raw.initialize()
     assert_alive(raw)
     assert b"Traceback" not in raw.stderr
+
+
+def test_an_id_past_64_bits_is_answered_with_that_id(ready: RawServer) -> None:
+    """JSON numbers have no size limit: the fast encoder refuses such an integer, the answer still goes out."""
+    huge = 2**70 + 1
+    ready.send({"id": huge, "method": "tether/listSelectors", "params": {}})
+    answer = ready.wait_for(lambda m: m.get("id") == huge)
+    assert answer["result"]["selectors"]
+    assert_alive(ready)

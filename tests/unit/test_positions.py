@@ -13,6 +13,7 @@ from tether_lsp.server.positions import (
     PositionOutOfRange,
     char_point,
     choose_encoding,
+    json_ranges,
     line_starts,
     point_after,
     point_at,
@@ -154,6 +155,32 @@ def test_fast_bulk_path_agrees_with_the_careful_one(text: str, encoding: Encodin
         assert index.line_character(offset, encoding) == (careful.line, careful.character)
 
 
+@given(texts, encodings, st.lists(st.integers(min_value=-2, max_value=220), max_size=40))
+def test_bulk_conversion_agrees_with_one_at_a_time(text: str, encoding: Encoding, extra: list[int]) -> None:
+    """``line_characters`` (numpy, in bulk) answers exactly like ``line_character`` for every offset: inside
+    characters, in a CRLF, at and past both ends, in any order and repeated."""
+    data = text.encode()
+    index = LineIndex(data)
+    offsets = [*range(len(data) + 1), *extra]
+    lines, characters = index.line_characters(offsets, encoding)
+    assert list(zip(lines, characters, strict=True)) == [index.line_character(o, encoding) for o in offsets]
+
+
+def test_bulk_ranges_in_every_encoding() -> None:
+    text = "é東🚀 x\r\n\tdef f(): pass\rlast 🚀"
+    index = LineIndex(text.encode())
+    start = text.encode().index(b"def")
+    spans = [(start, start + 3), (0, len(text.encode())), (2, 3)]
+    assert json_ranges(index, spans, Encoding.UTF16) == [
+        {"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 4}},
+        {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 7}},
+        {"start": {"line": 0, "character": 1}, "end": {"line": 0, "character": 1}},  # inside 東: rounded down
+    ]
+    assert json_ranges(index, spans[1:2], Encoding.UTF8)[0]["end"] == {"line": 2, "character": 9}
+    assert json_ranges(index, spans[1:2], Encoding.UTF32)[0]["end"] == {"line": 2, "character": 6}
+    assert json_ranges(index, [], Encoding.UTF16) == []
+
+
 EDIT_PIECES = ["a", "é", "東", "🚀", "\n", "\r\n", "\r", " ", "xyz", "\n\n"]
 
 
@@ -182,6 +209,8 @@ def test_an_edited_index_answers_like_a_fresh_one(start: list[str], edits: list[
             assert index.point_of(offset) == fresh.point_of(offset)
             for encoding in Encoding:
                 assert index.line_character(offset, encoding) == fresh.line_character(offset, encoding)
+        every = range(len(text) + 1)
+        assert index.line_characters(every, Encoding.UTF16) == fresh.line_characters(every, Encoding.UTF16)
         for line in range(fresh.line_count + 1):
             if line < fresh.line_count:
                 assert index.line_bounds(line) == fresh.line_bounds(line)
