@@ -99,6 +99,23 @@ def detect(
     return []
 
 
+#: What an update needs from a whole-tree walk: the version's prompts and its first syntax error.
+Detected = tuple[list[Prompt], str | None]
+
+
+def scan(
+    language: str,
+    tree: Tree,
+    text: bytes,
+    keywords: Sequence[str] | None = None,
+    yaml_keys: Sequence[str] | None = None,
+) -> Detected:
+    """The part of :meth:`Playground.update` that walks the whole tree (50-90 ms for 10,000 lines): pure, so a
+    worker can run it on a tree of its own while the loop goes on."""
+    parsed = detect(language, tree, text, keywords, yaml_keys)
+    return parsed, first_error(tree.root_node) if tree.root_node.has_error else None
+
+
 def shift_span(span: tuple[int, int], edits: Sequence[ByteEdit]) -> tuple[int, int]:
     """A byte span carried through edits (each relative to the text the previous one left)."""
     start, end = span
@@ -147,10 +164,11 @@ class Playground:
         tree: Tree,
         edits_since: Callable[[int], Sequence[ByteEdit] | None],
         renamed_from: str | None = None,
+        detected: Detected | None = None,
     ) -> None:
-        """Parse the prompts of a document version and resolve their ids in the map."""
-        parsed = detect(language, tree, text, self.keywords, self.yaml_keys)
-        error = first_error(tree.root_node) if tree.root_node.has_error else None
+        """Parse the prompts of a document version (unless ``detected`` already holds them, :func:`scan` of this
+        version) and resolve their ids in the map."""
+        parsed, error = detected if detected is not None else scan(language, tree, text, self.keywords, self.yaml_keys)
         previous = self.views.get(uri)
         if not parsed and previous is None and self.pmap.by_uri(uri) is None and renamed_from is None:
             self.views[uri] = FileView(uri, language_id, version, text, [], error)  # no map entry for no prompts

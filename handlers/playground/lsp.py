@@ -1,8 +1,9 @@
 """LSP edge of the prompt playground (PROTOCOL.md §3): editor notifications, state requests, pin, settings,
 ``workspace/didRenameFiles`` and ``tether/playground/didChangeState``.
 
-Document changes are processed after a short pause (``DEBOUNCE_S``), or at once before any playground
-message, so every request sees every change while typing does not pay for the playground. The engine and
+Document changes are processed after a short pause (``DEBOUNCE_S``), their prompts found in a worker (a walk
+over the whole tree), or at once before any playground message, so every request sees every change while
+typing does not pay for the playground. The engine and
 the editor positions belong to the event loop. The database is only touched in the worker pool: the map is
 loaded once (every playground message waits for it), written ``FLUSH_DELAY_S`` after its last change, one
 write after the other, and at shutdown.
@@ -27,7 +28,7 @@ from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Pos, lsp_range
 
 from . import lsp_run
-from .engine import Item, Playground, State
+from .engine import Detected, Item, Playground, State, scan
 from .model import MapFile, PlaygroundMap
 from .settings import PlaygroundSettings
 
@@ -256,8 +257,9 @@ class Session:
         self._write(self._final)
         self._final = []
 
-    def update(self, uri: str) -> bool:
-        """Re-read an open document's prompts; False when it is not one Tether parses."""
+    def update(self, uri: str, detected: Detected | None = None) -> bool:
+        """Re-read an open document's prompts (``detected``: already found by a worker for its current version);
+        False when it is not one Tether parses."""
         snapshot = self.server.snapshot(uri)
         doc = self.server.document(uri)
         tree = snapshot.tree if snapshot is not None else None
@@ -268,7 +270,9 @@ class Session:
             found = doc.edits_since(version)
             return None if found is None else list(found)
 
-        self.engine.update(uri, doc.language_id, snapshot.language, snapshot.version, snapshot.text, tree, edits_since)
+        self.engine.update(
+            uri, doc.language_id, snapshot.language, snapshot.version, snapshot.text, tree, edits_since, None, detected
+        )
         return True
 
     def refresh_cursors(self) -> None:
@@ -296,9 +300,49 @@ class Session:
         if self._catch_up_handle is not None:
             self._catch_up_handle.cancel()
         try:
-            self._catch_up_handle = asyncio.get_running_loop().call_later(DEBOUNCE_S, self.catch_up)
+            self._catch_up_handle = asyncio.get_running_loop().call_later(DEBOUNCE_S, self.catch_up_in_background)
         except RuntimeError:
             self._catch_up_handle = None
+            self.catch_up()
+
+    def catch_up_in_background(self) -> None:
+        """Typing paused: find the changed documents' prompts in a worker (a walk over the whole tree, 50-90 ms
+        for 10,000 lines, that must not hold the loop), then apply them on the loop. A playground message
+        arriving meanwhile catches up at once; the worker's result is then dropped as already done."""
+        self._catch_up_handle = None
+        if self._loaded is None and self._engine is None:
+            self._start_loading_then_catch_up()
+            return
+        jobs = []
+        for uri, kind in self.pending.items():
+            snapshot = self.server.snapshot(uri) if kind == "change" else None
+            tree = snapshot.tree if snapshot is not None and snapshot.language is not None else None
+            if snapshot is not None and snapshot.language is not None and tree is not None:
+                jobs.append((uri, snapshot.version, snapshot.language, snapshot.text, tree.copy()))  # its own copy
+        if not jobs:
+            self.catch_up()
+            return
+        keywords, yaml_keys = self.engine.keywords, self.engine.yaml_keys
+
+        def detect_all() -> list[tuple[str, int, Detected]]:
+            return [(uri, v, scan(language, tree, text, keywords, yaml_keys)) for uri, v, language, text, tree in jobs]
+
+        async def detect_then_apply() -> None:
+            self.apply_detected(await self.server.run_blocking(detect_all))
+
+        self.server.spawn(detect_then_apply(), "playground: finding prompts")
+
+    def apply_detected(self, results: list[tuple[str, int, Detected]]) -> None:
+        """Loop: a worker's prompts for the versions still current and still pending (older ones are dropped:
+        the change that replaced them scheduled another catch-up); then the other pending events."""
+        for uri, version, detected in results:
+            snapshot = self.server.snapshot(uri)
+            if self.pending.get(uri) != "change" or snapshot is None or snapshot.version != version:
+                continue
+            del self.pending[uri]
+            if self.update(uri, detected) and (self.engine.pin is None or self.pinned_uri() == uri):
+                self.emit()
+        if self.pending and "change" not in self.pending.values():
             self.catch_up()
 
     def _start_loading_then_catch_up(self) -> None:

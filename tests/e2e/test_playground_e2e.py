@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +29,24 @@ class Editor:
         self.lsp, self.root = lsp, root
         self.versions: dict[str, int] = {}
         self.states: list[Any] = []
+        self.arrived = asyncio.Event()
 
         @lsp.feature("tether/playground/didChangeState")
         def on_state(params: Any) -> None:
             self.states.append(plain(params))
+            self.arrived.set()
+
+    async def state_where(self, predicate: Any, timeout: float = 10) -> dict[str, Any]:
+        """The first notified state (from now on) that ``predicate`` accepts, without asking for one."""
+        seen = len(self.states)
+        async with asyncio.timeout(timeout):
+            while True:
+                for state in self.states[seen:]:
+                    if predicate(state):
+                        return state  # type: ignore[no-any-return]
+                seen = len(self.states)
+                self.arrived.clear()
+                await self.arrived.wait()
 
     def uri(self, name: str) -> str:
         return (self.root / name).as_uri()
@@ -282,6 +297,19 @@ async def test_did_change_state_only_when_the_state_changes(editor: Editor) -> N
     await editor.state()
     assert len(editor.states) == count + 1
     assert editor.states[-1]["prompt"]["anchor"] == "B_PROMPT"
+
+
+async def test_typing_alone_updates_the_state_once_it_pauses(editor: Editor) -> None:
+    """No playground message after the edits: the prompts are found in a worker once typing pauses, and the
+    state a client shows follows (the last version only: the earlier ones were replaced before the pause)."""
+    uri = editor.open("t.py", module(("A_PROMPT", A)))
+    editor.focus(uri, 0, 12)
+    assert [p["anchor"] for p in (await editor.state())["prompts"]] == ["A_PROMPT"]
+    editor.edit(uri, module(("A_PROMPT", A), ("B_PROMPT", B)))
+    editor.edit(uri, module(("A_PROMPT", A), ("B_PROMPT", B), ("C_PROMPT", C)))
+    state = await editor.state_where(lambda s: len(s["prompts"]) > 1)
+    assert [p["anchor"] for p in state["prompts"]] == ["A_PROMPT", "B_PROMPT", "C_PROMPT"]
+    assert state["prompt"]["anchor"] == "A_PROMPT"
 
 
 async def test_bad_input(editor: Editor) -> None:
