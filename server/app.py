@@ -127,7 +127,9 @@ class TetherServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.documents = DocumentStore(budget=self._history_budget)
-        self.syntax = SyntaxCache(limits=self.grammar_limits)
+        self.syntax = SyntaxCache(
+            limits=self.grammar_limits, tree_budget=lambda: self.settings.section(LimitSettings).treeCacheBytes
+        )
         self.encoding = Encoding.UTF16
         #: The settings sections this server knows: the core's, then each feature's (``register_settings``).
         self.settings_schema = SettingsSchema()

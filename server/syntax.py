@@ -31,14 +31,15 @@ from .errors import RequestFailed
 from .grammar_limits import yaml_nesting_over
 from .nodes import NodeIdSpace, allocate
 from .positions import LineIndex
+from .settings import LimitSettings
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 #: Snapshots kept per uri (the current one and a few recent ones for in-flight requests).
 SNAPSHOTS_PER_URI = 4
-#: Source bytes of documents whose trees stay in memory (trees cost 35-50x that: ~150-200 MB).
-TREE_BUDGET_BYTES = 4 * 1024 * 1024
+#: Source bytes of documents whose trees stay in memory by default (``tether.limits.treeCacheBytes``).
+TREE_BUDGET_BYTES: int = LimitSettings().treeCacheBytes
 
 
 @dataclass(frozen=True)
@@ -259,7 +260,7 @@ class SyntaxCache:
     def __init__(
         self,
         keep: int = SNAPSHOTS_PER_URI,
-        tree_budget: int = TREE_BUDGET_BYTES,
+        tree_budget: int | Callable[[], int] = TREE_BUDGET_BYTES,
         limits: Callable[[], GrammarLimits] = GrammarLimits,
     ) -> None:
         self._keep = keep
@@ -291,7 +292,8 @@ class SyntaxCache:
         self._recent[uri] = size
         self._recent.move_to_end(uri)
         total = sum(self._recent.values())
-        while total > self._tree_budget and len(self._recent) > 1:
+        budget = self._tree_budget() if callable(self._tree_budget) else self._tree_budget
+        while total > budget and len(self._recent) > 1:
             victim, victim_size = next(iter(self._recent.items()))
             if victim == uri:
                 break

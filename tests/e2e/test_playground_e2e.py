@@ -43,7 +43,7 @@ class Editor:
             while True:
                 for state in self.states[seen:]:
                     if predicate(state):
-                        return state  # type: ignore[no-any-return]
+                        return state
                 seen = len(self.states)
                 self.arrived.clear()
                 await self.arrived.wait()

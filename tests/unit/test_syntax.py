@@ -176,6 +176,27 @@ def test_tree_budget_evicts_least_recently_used_and_refills_with_the_same_ids() 
     assert sexp(updated.tree) == sexp(parse_text("python", updated.text))
 
 
+def test_the_tree_budget_is_read_when_it_is_applied() -> None:
+    """``tether.limits.treeCacheBytes`` changes at run time: the next use applies the new budget."""
+    budget = [10 * len(PY.encode())]
+    cache = SyntaxCache(tree_budget=lambda: budget[0])
+    docs = [Document(f"file:///{name}.py", "python", 1, PY) for name in "abc"]
+    for doc in docs:
+        assert cache.open(doc).tree is not None
+    assert cache.resident_uris() == ["file:///a.py", "file:///b.py", "file:///c.py"]
+
+    def typed_into(doc: Document) -> None:
+        doc.apply(doc.version + 1, [ContentChange("x", (Pos(0, 0), Pos(0, 0)))], Encoding.UTF16)
+        assert cache.update(doc).tree is not None
+
+    budget[0] = len(PY.encode()) + 1  # one document's worth
+    typed_into(docs[0])  # its next parse applies the new budget: the others go
+    assert cache.resident_uris() == ["file:///a.py"]
+    budget[0] = 0
+    typed_into(docs[1])  # the document in use always keeps its tree
+    assert cache.resident_uris() == ["file:///b.py"]
+
+
 def test_a_burst_of_changes_costs_one_incremental_parse() -> None:
     cache = SyntaxCache()
     doc = Document("file:///burst.py", "python", 1, PY)
