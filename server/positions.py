@@ -273,8 +273,6 @@ class LineIndex:
         pair). The offsets that need rounding or clamping (inside a character, a CRLF's middle, the text's ends)
         take the one-at-a-time path, so both give the same answers on any text that arrived as JSON.
         """
-        if not offsets:
-            return [], []
         starts, continuation, wide = self._bulk_arrays()
         text = self._text
         at = np.asarray(offsets, dtype=np.int64)
