@@ -105,7 +105,7 @@ function M.add(tether, first_line_nr, last_line_nr, note, kind)
     range = { start = { line = first_line_nr - 1, character = 0 }, ['end'] = { line = last_line_nr - 1, character = end_char } },
     note = note,
     kind = kind or 'comment',
-  })
+  }, 15000) -- the first marker of a session opens (and may migrate) the database: seconds on a busy machine
   if err then
     vim.notify('Tether: the marker was not added: ' .. (err.message or tostring(err)), vim.log.levels.WARN)
   end
