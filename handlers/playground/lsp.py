@@ -3,10 +3,9 @@
 
 Document changes are processed after a short pause (``DEBOUNCE_S``), their prompts found in a worker (a walk
 over the whole tree), or at once before any playground message, so every request sees every change while
-typing does not pay for the playground. The engine and
-the editor positions belong to the event loop. The database is only touched in the worker pool: the map is
-loaded once (every playground message waits for it), written ``FLUSH_DELAY_S`` after its last change, one
-write after the other, and at shutdown.
+typing does not pay for the playground. The engine and the editor positions belong to the event loop. The
+database is only touched in the worker pool: the map is loaded once (every playground message waits for it),
+written ``FLUSH_DELAY_S`` after its last change, one write after the other, and at shutdown.
 """
 
 from __future__ import annotations
@@ -271,7 +270,14 @@ class Session:
             return None if found is None else list(found)
 
         self.engine.update(
-            uri, doc.language_id, snapshot.language, snapshot.version, snapshot.text, tree, edits_since, None, detected
+            uri,
+            doc.language_id,
+            snapshot.language,
+            snapshot.version,
+            snapshot.text,
+            tree,
+            edits_since,
+            detected=detected,
         )
         return True
 
@@ -316,8 +322,10 @@ class Session:
         jobs = []
         for uri, kind in self.pending.items():
             snapshot = self.server.snapshot(uri) if kind == "change" else None
-            tree = snapshot.tree if snapshot is not None and snapshot.language is not None else None
-            if snapshot is not None and snapshot.language is not None and tree is not None:
+            if snapshot is None or snapshot.language is None:
+                continue
+            tree = snapshot.tree
+            if tree is not None:
                 jobs.append((uri, snapshot.version, snapshot.language, snapshot.text, tree.copy()))  # its own copy
         if not jobs:
             self.catch_up()
