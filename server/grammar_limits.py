@@ -8,6 +8,10 @@ about 1,000 levels). A crash takes every open document with it, so a YAML text w
 exceed the limit is never parsed: the document is held as text only. The measure is an upper bound of
 the scanner's stack: every line pushes its indentation column, and each ``- ``, ``? `` or ``: `` that
 opens a compact block on the same line pushes one more.
+
+The same scanner keeps row numbers in 16 bits, so a YAML text of more than 32,768 lines does not crash but
+parses as garbage (one ERROR node over its first 32,768 lines): such a text is held as text only too, with a
+reason, rather than offering features that would silently answer nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ else:
 
 #: tree-sitter-yaml 0.7 crashes at 254 nested block levels; the setting cannot go above this.
 YAML_NESTING_CEILING = 240
+#: tree-sitter-yaml 0.7 counts rows in 16 bits: past this many lines its rows wrap and everything up to the
+#: wrap parses as one ERROR node (measured: 32,768 lines of ``k: v`` parse cleanly, 32,769 do not).
+YAML_MAX_LINES = 32_768
 _COMPACT = (b"- ", b"? ", b": ")
 
 
@@ -53,6 +60,12 @@ def yaml_nesting_over(text: bytes, limit: int) -> int | None:
         if deepest > limit:
             return deepest
     return None
+
+
+def yaml_lines_over(text: bytes) -> int | None:
+    """The number of lines of a YAML text when tree-sitter-yaml cannot parse that many (else None)."""
+    lines = text.count(b"\n") + (0 if text.endswith(b"\n") or not text else 1)
+    return lines if lines > YAML_MAX_LINES else None
 
 
 def longest_line(text: bytes) -> int:

@@ -28,7 +28,7 @@ from tree_sitter import Language, Parser, Point, Tree
 
 from .documents import Document, TextVersion
 from .errors import RequestFailed
-from .grammar_limits import yaml_nesting_over
+from .grammar_limits import YAML_MAX_LINES, yaml_lines_over, yaml_nesting_over
 from .nodes import NodeIdSpace, allocate
 from .positions import LineIndex
 from .settings import LimitSettings
@@ -193,6 +193,12 @@ class GrammarLimits:
                 "documentTooLarge",
                 f"the document has {len(text)} bytes, over tether.limits.maxTreeBytes ({self.max_tree_bytes}): "
                 "it is held as text only",
+            )
+        if language == "yaml" and (lines := yaml_lines_over(text)) is not None:
+            return TextOnly(
+                "documentTooLarge",
+                f"the YAML document has {lines} lines, over the {YAML_MAX_LINES} that tree-sitter-yaml can number "
+                "(it counts lines in 16 bits): it is held as text only",
             )
         if language == "yaml" and (depth := yaml_nesting_over(text, self.yaml_max_nesting)) is not None:
             return TextOnly(

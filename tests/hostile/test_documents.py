@@ -64,6 +64,23 @@ def test_yaml_within_the_limit_is_parsed(ready: RawServer) -> None:
     assert len(answer["result"]["ranges"]) == 150
 
 
+def test_yaml_longer_than_the_grammar_can_number_is_text_only_until_it_is_shorter(ready: RawServer) -> None:
+    uri = "file:///long.yaml"
+    open_doc(ready, uri, "k: v\n" * 40_000, "yaml")
+    held = info(ready, uri)
+    assert "40000 lines" in held["textOnlyReason"]  # type: ignore[operator]
+    answer = ready.request("tether/applySelector", {"uri": uri, "selector": "selectPairs", "cursorNodeIds": []})
+    assert answer["error"]["code"] == -32803
+    assert answer["error"]["data"]["kind"] == "documentTooLarge"
+    ready.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "k: v\n" * 100}]},
+    )
+    assert info(ready, uri)["textOnlyReason"] is None
+    answer = ready.request("tether/applySelector", {"uri": uri, "selector": "selectPairs", "cursorNodeIds": []})
+    assert len(answer["result"]["ranges"]) == 100
+
+
 def test_a_completion_nested_past_the_limit_is_analysed_without_reaching_the_grammar(ready: RawServer) -> None:
     uri = "file:///tasks.yaml"
     open_doc(ready, uri, "- name: build\n  shell: make\n\n", "yaml")

@@ -1,10 +1,17 @@
-"""What may reach a grammar: the longest-line shortcut and the YAML block-nesting bound."""
+"""What may reach a grammar: the longest-line shortcut, the YAML block-nesting bound and the YAML line ceiling."""
 
 from __future__ import annotations
 
 import pytest
 
-from tether_lsp.server.grammar_limits import YAML_NESTING_CEILING, longest_line, yaml_nesting_over
+from tether_lsp.server.grammar_limits import (
+    YAML_MAX_LINES,
+    YAML_NESTING_CEILING,
+    longest_line,
+    yaml_lines_over,
+    yaml_nesting_over,
+)
+from tether_lsp.server.syntax import GrammarLimits
 
 
 @pytest.mark.parametrize(
@@ -38,3 +45,36 @@ def test_a_text_without_a_line_as_long_as_the_limit_is_not_scanned() -> None:
 
 def test_the_ceiling_caps_any_setting() -> None:
     assert yaml_nesting_over(nested(YAML_NESTING_CEILING), 10_000) == YAML_NESTING_CEILING + 1
+
+
+@pytest.mark.parametrize(
+    ("text", "over"),
+    [
+        (b"", None),
+        (b"k: v", None),
+        (b"k: v\n" * YAML_MAX_LINES, None),
+        (b"k: v\n" * (YAML_MAX_LINES - 1) + b"k: v", None),  # the last line without its newline
+        (b"k: v\n" * YAML_MAX_LINES + b"k: v", YAML_MAX_LINES + 1),
+        (b"k: v\n" * (YAML_MAX_LINES + 1), YAML_MAX_LINES + 1),
+        (b"\n" * (YAML_MAX_LINES + 5), YAML_MAX_LINES + 5),
+    ],
+)
+def test_lines_are_counted_as_an_editor_numbers_them(text: bytes, over: int | None) -> None:
+    assert yaml_lines_over(text) == over
+
+
+def test_the_line_ceiling_is_where_tree_sitter_yaml_stops_parsing() -> None:
+    """If a new grammar numbers rows past 16 bits, this fails: raise or drop YAML_MAX_LINES then."""
+    import tree_sitter
+    import tree_sitter_yaml
+
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_yaml.language()))
+    assert not parser.parse(b"k: v\n" * YAML_MAX_LINES).root_node.has_error
+    assert parser.parse(b"k: v\n" * (YAML_MAX_LINES + 1)).root_node.has_error
+
+
+def test_only_yaml_has_the_line_ceiling() -> None:
+    many = b"k = 1\n" * (YAML_MAX_LINES + 1)
+    assert GrammarLimits().check("python", many) is None
+    held = GrammarLimits().check("yaml", b"k: v\n" * (YAML_MAX_LINES + 1))
+    assert held is not None and held.kind == "documentTooLarge" and f"{YAML_MAX_LINES + 1} lines" in held.reason
