@@ -7,7 +7,9 @@ On a 10,000-line Python file (and, Tether only, a 10,000-line YAML file), each r
   ``selectDocuments``, a request whose answer is small, so the figure is what typing costs and not the
   encoding of 10,000 ranges; the peers: ``textDocument/documentSymbol``, what a user asks to find functions);
 * 60 characters sent back to back (a client that does not debounce), then the same request;
-* Tether only: ``tether/documentInfo`` after one typed character.
+* Tether only: ``tether/documentInfo`` after one typed character (and, on YAML, after one typed inside a
+  mapping key a few lines further down: tree-sitter-yaml re-parses the rest of the file after such an edit,
+  where an edit in a comment costs no parse at all).
 
 Times run from the first change sent to the answer received. Then spawn -> ``initialize`` result for the
 three servers, interleaved, and Tether's RSS with 50 open 10,000-line files (opened, then each queried).
@@ -18,6 +20,7 @@ spawn -> initialize p50 <= jedi-language-server's; RSS <= 250 MB. Prints figures
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import tempfile
 import time
@@ -51,16 +54,16 @@ class System:
     request: Callable[[str], Awaitable[Any]]
     docs: dict[str, str]  # language -> uri
     version: dict[str, int] = field(default_factory=dict)
-    column: dict[str, int] = field(default_factory=dict)
+    column: dict[tuple[int, int], int] = field(default_factory=dict)  # where typing started -> where it is
     figures: dict[str, list[float]] = field(default_factory=dict)
 
     def type_chars(self, language: str, count: int, where: tuple[int, int]) -> None:
         uri = self.docs[language]
         for _ in range(count):
             self.version[language] = self.version.get(language, 1) + 1
-            column = self.column.get(language, where[1])
+            column = self.column.get(where, where[1])
             edit(self.client, uri, self.version[language], where[0], column, "x")
-            self.column[language] = column + 1
+            self.column[where] = column + 1
 
     def record(self, label: str, ms: float) -> None:
         self.figures.setdefault(label, []).append(ms)
@@ -77,13 +80,22 @@ def comment_line(text: str, language: str) -> tuple[str, tuple[int, int]]:
     return "\n".join(lines), (middle, len(indent) + 2)
 
 
+def inside_a_key(text: str, after: int) -> tuple[int, int]:
+    """Where typing goes into a mapping key (after its first letter), on the first such line after ``after``."""
+    lines = text.split("\n")
+    line = after + 1
+    while not re.match(r"\s*[a-z]{3,}:", lines[line]):
+        line += 1
+    return line, len(lines[line]) - len(lines[line].lstrip()) + 1
+
+
 async def timed(action: Callable[[], Awaitable[Any]]) -> float:
     started = time.perf_counter()
     await action()
     return (time.perf_counter() - started) * 1000
 
 
-async def one_round(system: System, language: str, line: tuple[int, int]) -> None:
+async def one_round(system: System, language: str, line: tuple[int, int], key: tuple[int, int] | None = None) -> None:
     uri = system.docs[language]
 
     async def one() -> None:
@@ -103,6 +115,13 @@ async def one_round(system: System, language: str, line: tuple[int, int]) -> Non
             await raw_request(system.client, "tether/documentInfo", {"textDocument": {"uri": uri}})
 
         system.record(f"{language}: 1 change, then tether/documentInfo", await timed(info))
+        if key is not None:
+
+            async def info_after_key() -> None:
+                system.type_chars(language, 1, key)
+                await raw_request(system.client, "tether/documentInfo", {"textDocument": {"uri": uri}})
+
+            system.record(f"{language}: 1 change inside a key, then tether/documentInfo", await timed(info_after_key))
 
 
 async def start_system(name: str, command: list[str], root: Path, texts: dict[str, str]) -> System:
@@ -135,6 +154,7 @@ async def bench_typing(root: Path, bin_dir: Path) -> None:
     python, py_where = comment_line(python_file(), "python")
     yaml, yaml_where = comment_line(yaml_file(), "yaml")
     lines = {"python": py_where, "yaml": yaml_where}
+    keys = {"yaml": inside_a_key(yaml, yaml_where[0])}
     systems = [
         await start_system("Tether", TETHER, root, {"python": python, "yaml": yaml}),
         await start_system("pylsp", [str(bin_dir / "pylsp")], root, {"python": python}),
@@ -145,7 +165,7 @@ async def bench_typing(root: Path, bin_dir: Path) -> None:
             order = systems[r % len(systems) :] + systems[: r % len(systems)]
             for system in order:
                 for language in system.docs:
-                    await one_round(system, language, lines[language])
+                    await one_round(system, language, lines[language], keys.get(language))
     finally:
         for system in systems:
             await stop(system.client)

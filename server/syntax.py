@@ -9,6 +9,7 @@ parse from the latest tree parsed for that document across all the edits in betw
 keystrokes costs one parse, paid by the first request that needs a tree. Each parsed version gets its own
 fresh ids; an intermediate version that was never parsed simply never had ids. The latest parsed tree is
 kept per document (edited on a *copy*, so older snapshots keep theirs), and a few recent snapshots per uri.
+YAML edits that stay inside comments skip even that parse (``comment_edits`` says why and when).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from urllib.parse import urlparse
 
 import tree_sitter_python
 import tree_sitter_yaml
-from tree_sitter import Language, Parser, Point, Tree
+from tree_sitter import Language, Parser, Tree
 
+from . import comment_edits
 from .documents import Document, TextVersion
 from .errors import RequestFailed
 from .grammar_limits import YAML_MAX_LINES, yaml_lines_over, yaml_nesting_over
@@ -336,7 +338,11 @@ class SyntaxCache:
                     self._warned.add(uri)
                     log.warning("%s: %s", uri, text_only.reason)
                 return Parsed(None, None, 0.0, text_only)
-            tree, ms = self._parse(uri, spec, current.text, self._edited_base(doc, current.version))
+            base = self._edited_base(doc, current.version, spec.name)
+            if base is not None and base[1]:  # edits inside comments only: the edited tree is the new one
+                tree, ms = base[0], 0.0
+            else:
+                tree, ms = self._parse(uri, spec, current.text, base[0] if base else None)
             ids = allocate(tree)
             if self._latest_parsed.get(uri, (-1, tree))[0] <= current.version:
                 self._latest_parsed[uri] = (current.version, tree)
@@ -356,8 +362,9 @@ class SyntaxCache:
         slot._build = build
         return self._store(Snapshot(uri, current, spec.name, slot))
 
-    def _edited_base(self, doc: Document, version: int) -> Tree | None:
-        """The latest parsed tree of the document, copied and edited up to ``version`` (None: parse afresh)."""
+    def _edited_base(self, doc: Document, version: int, language: str) -> tuple[Tree, bool] | None:
+        """The latest parsed tree of the document, copied and edited up to ``version`` (None: parse afresh),
+        and whether that tree needs no parse (every edit stayed inside a comment: see ``comment_edits``)."""
         latest = self._latest_parsed.get(doc.uri)
         if latest is None or latest[0] >= version:
             return None
@@ -367,16 +374,11 @@ class SyntaxCache:
         if base_version not in kept or version not in kept:
             return None
         old = base.copy()
+        if language in comment_edits.LANGUAGES:
+            return old, comment_edits.edit_comments(old, edits)
         for edit in edits:
-            old.edit(
-                start_byte=edit.start,
-                old_end_byte=edit.old_end,
-                new_end_byte=edit.new_end,
-                start_point=Point(*edit.start_point),
-                old_end_point=Point(*edit.old_end_point),
-                new_end_point=Point(*edit.new_end_point),
-            )
-        return old
+            comment_edits.edit_tree(old, edit)
+        return old, False
 
     def _newest_version(self, uri: str) -> int:
         kept = self._by_uri.get(uri)
