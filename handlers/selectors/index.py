@@ -21,6 +21,7 @@ to the full walk; a property test checks spliced indexes against full walks node
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,15 @@ COLUMNS = (
     ("subtree_end", "I", "uint32"),
     ("error", "B", "uint8"),  # the subtree holds an ERROR or MISSING node
 )
+
+
+@functools.cache
+def _whitespace_table() -> Any:
+    """A 256-entry lookup: is this byte whitespace (``spans.WHITESPACE``)?"""
+    table = np.zeros(256, dtype=bool)
+    table[list(WHITESPACE)] = True
+    return table
+
 
 #: A change touching more than this share of the old text is indexed by a full walk (cheaper than matching).
 SPLICE_MAX_CHANGED_SHARE = 0.5
@@ -240,6 +250,19 @@ class TreeIndex:
         while e > s and text[e - 1] in WHITESPACE:
             e -= 1
         return s, e
+
+    def spans(self, rows: list[int]) -> list[tuple[int, int]]:
+        """:meth:`span` of many rows: only the few ending in whitespace are trimmed one by one."""
+        if not rows or not self.text:
+            return [self.span(i) for i in rows]
+        ends = np.frombuffer(self.end, dtype=np.uint32)[rows]
+        before = np.frombuffer(self.text, dtype=np.uint8)[np.maximum(ends.astype(np.int64) - 1, 0)]
+        trim = np.flatnonzero(_whitespace_table()[before]).tolist()
+        starts = np.frombuffer(self.start, dtype=np.uint32)[rows]
+        out = list(zip(starts.tolist(), ends.tolist(), strict=True))
+        for k in trim:
+            out[k] = self.span(rows[k])
+        return out
 
     def node_text(self, i: int) -> str:
         s, e = self.span(i)

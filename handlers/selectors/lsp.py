@@ -160,7 +160,7 @@ def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelect
     )
     base = snapshot.ids.base
     return ApplySelectorResult(
-        ranges=json_ranges(text_index, [index.span(i) for i in out], encoding),
+        ranges=json_ranges(text_index, index.spans(out), encoding),
         cursor_node_ids=[base + i for i in out],
     )
 

@@ -133,3 +133,16 @@ def naive_changed_bytes(old: bytes, new: bytes) -> tuple[int, int]:
 def test_changed_bytes_is_what_lies_between_the_common_ends(head: bytes, a: bytes, b: bytes, tail: bytes) -> None:
     old, new = head + a + tail, head + b + tail
     assert changed_bytes(old, new) == naive_changed_bytes(old, new)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["x = 1", "def f():", "    return 2  ", "\t", "", "# c ", "y = [1,\r", " 2]"]), max_size=12
+    )
+)
+def test_spans_in_bulk_are_the_spans_one_by_one(lines: list[str]) -> None:
+    text = "\n".join(lines).encode()
+    index = TreeIndex(parse_text("python", text), text)
+    rows = list(range(len(index)))
+    assert index.spans(rows) == [index.span(i) for i in rows]
+    assert index.spans([]) == []
