@@ -1,11 +1,12 @@
 """LSP edge of the prompt playground (PROTOCOL.md §3): editor notifications, state requests, pin, settings,
 ``workspace/didRenameFiles`` and ``tether/playground/didChangeState``.
 
-Document changes are processed after a short pause (``DEBOUNCE_S``), their prompts found in a worker (a walk
-over the whole tree), or at once before any playground message, so every request sees every change while
-typing does not pay for the playground. The engine and the editor positions belong to the event loop. The
-database is only touched in the worker pool: the map is loaded once (every playground message waits for it),
-written ``FLUSH_DELAY_S`` after its last change, one write after the other, and at shutdown.
+Document changes are processed after a short pause (``DEBOUNCE_S``) or before any playground message, their
+prompts found in a worker (a walk over the whole tree: 50-90 ms for 10,000 lines, never on the loop), so
+every message sees every change while typing does not pay for the playground. The engine and the editor
+positions belong to the event loop. The database is only touched in the worker pool: the map is loaded once
+(every playground message waits for it), written ``FLUSH_DELAY_S`` after its last change, one write after the
+other, and at shutdown.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ FLUSH_DELAY_S = 0.5
 #: Document changes are processed this long after the last one (typing does not pay for the playground),
 #: and at once before any playground request or notification, so those always see every change.
 DEBOUNCE_S = 0.1
+#: Worker detections a message waits for before the last round runs on the loop (typing outpaces detection).
+MAX_WORKER_ROUNDS = 3
 
 
 @attrs.define
@@ -146,6 +149,7 @@ class Session:
         self._dirty: dict[str, MapFile] = {}
         self.pending: dict[str, str] = {}  # uri -> "change" | "save", not processed yet
         self._catch_up_handle: asyncio.TimerHandle | None = None
+        self._detecting: asyncio.Future[None] | None = None  # the newest detection running in a worker
         self._flush_handle: asyncio.TimerHandle | None = None
         self._loading: asyncio.Future[PlaygroundMap] | None = None
         self._loaded: PlaygroundMap | None = None
@@ -313,12 +317,32 @@ class Session:
 
     def catch_up_in_background(self) -> None:
         """Typing paused: find the changed documents' prompts in a worker (a walk over the whole tree, 50-90 ms
-        for 10,000 lines, that must not hold the loop), then apply them on the loop. A playground message
-        arriving meanwhile catches up at once; the worker's result is then dropped as already done."""
+        for 10,000 lines, that must not hold the loop), then apply them on the loop."""
         self._catch_up_handle = None
         if self._loaded is None and self._engine is None:
             self._start_loading_then_catch_up()
             return
+        if self._start_detection() is None:
+            self.catch_up()
+
+    async def caught_up(self) -> None:
+        """Messages: wait until the pending document events are processed, their prompts found in a worker.
+
+        A message waits for a detection already running rather than starting another. A change that arrives
+        meanwhile makes the answer stale (it is dropped) and starts one more round; past
+        ``MAX_WORKER_ROUNDS`` (typing faster than detection) the last round runs on the loop so the message
+        is answered.
+        """
+        await self.ready()
+        for _ in range(MAX_WORKER_ROUNDS):
+            running = self._detecting if self._detecting is not None else self._start_detection()
+            if running is None:
+                break
+            await asyncio.shield(running)  # a cancelled message must not cancel the others' detection
+        self.catch_up()  # what is left is cheap: saves, documents without a tree (or, rarely, a last round)
+
+    def _start_detection(self) -> asyncio.Future[None] | None:
+        """Loop: hand the pending changes' trees to a worker (None: no pending change has a tree)."""
         jobs = []
         for uri, kind in self.pending.items():
             snapshot = self.server.snapshot(uri) if kind == "change" else None
@@ -328,17 +352,22 @@ class Session:
             if tree is not None:
                 jobs.append((uri, snapshot.version, snapshot.language, snapshot.text, tree.copy()))  # its own copy
         if not jobs:
-            self.catch_up()
-            return
+            return None
         keywords, yaml_keys = self.engine.keywords, self.engine.yaml_keys
 
         def detect_all() -> list[tuple[str, int, Detected]]:
             return [(uri, v, scan(language, tree, text, keywords, yaml_keys)) for uri, v, language, text, tree in jobs]
 
         async def detect_then_apply() -> None:
-            self.apply_detected(await self.server.run_blocking(detect_all))
+            try:
+                self.apply_detected(await self.server.run_blocking(detect_all))
+            finally:
+                if self._detecting is running:
+                    self._detecting = None
 
-        self.server.spawn(detect_then_apply(), "playground: finding prompts")
+        running = self._detecting = asyncio.ensure_future(detect_then_apply())
+        self.server.spawn(running, "playground: finding prompts")
+        return running
 
     def apply_detected(self, results: list[tuple[str, int, Detected]]) -> None:
         """Loop: a worker's prompts for the versions still current and still pending (older ones are dropped:
@@ -358,7 +387,8 @@ class Session:
 
         async def load_then_catch_up() -> None:
             await self.ready()
-            self.catch_up()
+            if self._start_detection() is None:
+                self.catch_up()
 
         if self._loading is None or self._loading.done():
             self.server.spawn(load_then_catch_up(), "playground: loading the map")
@@ -448,8 +478,7 @@ class Requests:
 
     async def active_editor(self, ls: TetherServer, params: ActiveEditorParams) -> None:
         """The editor the user looks at changed (null: none)."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         uri = params.text_document.uri if params.text_document else None
         self.session.engine.active = uri
         if uri is not None and params.position is not None:
@@ -459,16 +488,14 @@ class Requests:
 
     async def cursor(self, ls: TetherServer, params: CursorParams) -> None:
         """The cursor moved (clients debounce)."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         self.session.positions[params.text_document.uri] = params.position
         if self.session.engine.pin is None:
             self.session.emit()
 
     async def get_state(self, ls: TetherServer, params: Empty) -> PlaygroundState:
         """What the playground shows now: the file, its prompts, the selected prompt and why."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         engine = self.session.engine
         if engine.sent is None or engine.pin is None:
             self.session.refresh_cursors()
@@ -477,8 +504,7 @@ class Requests:
 
     async def pin(self, ls: TetherServer, params: PinParams) -> PlaygroundState:
         """Keep showing this prompt whatever the cursor does."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         engine = self.session.engine
         if not any(f.id == params.file_id for f in engine.pmap.files.values()):
             raise InvalidParams("fileId", f"no file with id {params.file_id!r}", kind="unknownPrompt")
@@ -490,16 +516,14 @@ class Requests:
 
     async def unpin(self, ls: TetherServer, params: Empty) -> PlaygroundState:
         """Follow the active editor and cursor again."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         self.session.engine.pin = None
         self.session.emit()
         return self.session.wire(self.session.engine.state())
 
     async def set_settings(self, ls: TetherServer, params: SetSettingsParams) -> None:
         """Store a playground's inputs for a prompt (kept with the prompt's identity)."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         if not isinstance(params.settings, dict):
             raise InvalidParams("settings", f"expected a JSON object, got {type(params.settings).__name__}")
         self.known_prompt(params.prompt_id)
@@ -515,8 +539,7 @@ class Requests:
 
     async def get_settings(self, ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
         """The inputs stored for a prompt, or null."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         self.known_prompt(params.prompt_id)
 
         def read_them() -> dict[str, Any] | None:
@@ -527,8 +550,7 @@ class Requests:
 
     async def renamed(self, ls: TetherServer, params: types.RenameFilesParams) -> None:
         """Files were renamed: their prompts keep their ids."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         for change in params.files:
             self.session.engine.renamed(change.old_uri, change.new_uri)
             if change.old_uri in self.session.positions:

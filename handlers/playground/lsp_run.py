@@ -204,8 +204,7 @@ class Runs:
 
     async def run(self, ls: TetherServer, params: PlaygroundRunParams) -> PlaygroundRunResult:
         """Send a prompt to the model with its variables; the answer streams as `didRunOutput` first."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         prompt = self.prompt(params.prompt_id)
         saved = await self.saved(ls, params.prompt_id)
         values = _strings_or_none(saved.get("variables")) | _strings(params.variables, "variables")
@@ -296,8 +295,7 @@ class Runs:
 
     async def runs(self, ls: TetherServer, params: RunsParams) -> list[StoredRun]:
         """The prompt's latest runs, newest first (they follow the prompt's id across edits and renames)."""
-        await self.session.ready()
-        self.session.catch_up()
+        await self.session.caught_up()
         self.prompt(params.prompt_id)
         limit = DEFAULT_LIMIT if params.limit is None else _count(params.limit, "limit", 1, MAX_LIMIT)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from tether_lsp.handlers.playground.lsp import Session
+from tether_lsp.handlers.playground.lsp import MAX_WORKER_ROUNDS, Session
 from tether_lsp.handlers.playground.model import PlaygroundMap
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
 from tether_lsp.server.app import TetherServer, did_change, did_open
@@ -28,14 +28,20 @@ LITERALS = {line.split(" = ")[0]: line.split(" = ")[1].strip() for line in (A, B
 
 
 class Gate:
-    """Stands in for the worker pool: each job waits until the test opens the gate."""
+    """Stands in for the worker pool: each job waits until the test opens the gate (``before_each`` runs as
+    each job is handed over: what happens on the loop while that job runs)."""
 
     def __init__(self) -> None:
         self.queued = asyncio.Event()
         self.open = asyncio.Event()
+        self.jobs = 0
+        self.before_each: Callable[[], None] | None = None
 
     async def run_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
+        self.jobs += 1
         self.queued.set()
+        if self.before_each is not None:
+            self.before_each()
         await self.open.wait()
         return fn(*args)
 
@@ -84,24 +90,56 @@ async def finished(server: TetherServer) -> None:
     await asyncio.gather(*server._background)
 
 
-async def test_a_message_during_detection_catches_up_and_the_worker_s_answer_is_dropped() -> None:
+async def test_a_message_during_detection_waits_for_it_and_a_stale_answer_is_dropped() -> None:
     server, session, gate, _ = await started(A)
     change(server, session, 2, A + B)
     await gate.queued.wait()  # the worker has the version-2 tree
-    session.catch_up()  # a playground message arrives: it catches up at once
-    assert prompts(session)[0] == 2
+    message = asyncio.ensure_future(session.caught_up())  # a playground message arrives meanwhile
+    # One turn of the loop, no time: the message runs up to its first wait. Nothing else is ready to run
+    # (the worker's job waits for the gate), so this orders steps; it does not guess at durations.
+    await asyncio.sleep(0)
+    assert gate.jobs == 1  # it waits for the running detection rather than starting another
     change(server, session, 3, C + A + B, pause=False)  # more typing: C lands above, moving their bytes
     gate.open.set()
-    await finished(server)
-    version, found = prompts(session)
-    assert version == 2  # the worker's version-2 prompts were not applied to version 3's text
-    assert [anchor for anchor, _ in found] == ["A_PROMPT", "B_PROMPT"]
-    assert all(text == LITERALS[anchor] for anchor, text in found)
-    session.catch_up()
+    await message
+    assert gate.jobs == 2  # version 2's answer was stale: the message had version 3's prompts found in a worker
     version, found = prompts(session)
     assert version == 3
     assert [anchor for anchor, _ in found] == ["C_PROMPT", "A_PROMPT", "B_PROMPT"]
+    assert all(text == LITERALS[anchor] for anchor, text in found)  # not version 2's spans on version 3's text
+    await finished(server)
+
+
+async def test_a_message_before_the_pause_finds_the_prompts_in_a_worker() -> None:
+    server, session, gate, _ = await started(A)
+    gate.open.set()
+    change(server, session, 2, B + A, pause=False)
+    await session.caught_up()
+    assert gate.jobs == 1  # not on the loop
+    version, found = prompts(session)
+    assert version == 2
+    assert [anchor for anchor, _ in found] == ["B_PROMPT", "A_PROMPT"]
     assert all(text == LITERALS[anchor] for anchor, text in found)
+
+
+async def test_typing_faster_than_detection_still_gets_the_message_answered() -> None:
+    server, session, gate, _ = await started(A)
+    texts = iter([B + A, C + B + A, A + C])
+
+    def typed_meanwhile() -> None:
+        if gate.jobs <= MAX_WORKER_ROUNDS:
+            change(server, session, gate.jobs + 2, next(texts), pause=False)
+
+    change(server, session, 2, A + B, pause=False)
+    gate.before_each = typed_meanwhile
+    gate.open.set()
+    await session.caught_up()
+    assert gate.jobs == MAX_WORKER_ROUNDS  # every worker answer was stale; the last round ran on the loop
+    version, found = prompts(session)
+    assert version == MAX_WORKER_ROUNDS + 2
+    assert [anchor for anchor, _ in found] == ["A_PROMPT", "C_PROMPT"]
+    assert all(text == LITERALS[anchor] for anchor, text in found)
+    await finished(server)
 
 
 async def test_the_worker_s_answer_applies_when_nothing_came_in_between() -> None:
@@ -127,3 +165,17 @@ async def test_an_answer_for_a_version_typed_over_is_dropped_and_the_next_pause_
     assert version == 3  # the second job's answer, not the first one's applied late
     assert [anchor for anchor, _ in found] == ["C_PROMPT", "A_PROMPT", "B_PROMPT"]
     assert all(text == LITERALS[anchor] for anchor, text in found)
+
+
+async def test_a_cancelled_message_does_not_cancel_the_detection() -> None:
+    server, session, gate, _ = await started(A)
+    change(server, session, 2, B + A)
+    message = asyncio.ensure_future(session.caught_up())
+    await asyncio.sleep(0)  # one turn of the loop, no time: the message reaches its wait
+    message.cancel()  # $/cancelRequest, say
+    gate.open.set()
+    await finished(server)
+    assert message.cancelled()
+    version, found = prompts(session)
+    assert version == 2
+    assert [anchor for anchor, _ in found] == ["B_PROMPT", "A_PROMPT"]
