@@ -64,6 +64,7 @@ bench: venv
 	$(PY) -m benchmarks.edits_history
 	$(PY) -m benchmarks.markers_history
 	$(PY) -m benchmarks.typing
+	$(PY) -m benchmarks.loop_stall
 	$(PY) -m benchmarks.playground
 	$(PY) -m benchmarks.prompt_detection
 	$(PY) -m benchmarks.edits
