@@ -170,6 +170,21 @@ def test_bulk_conversion_agrees_with_one_at_a_time(text: str, encoding: Encoding
     assert list(zip(lines, characters, strict=True)) == [index.line_character(o, encoding) for o in offsets]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["é", "x\r\n", "\r\n", "\r\nx", "a🚀b", "ｱb", "\ufeffx", "\r", "x\r", "é東🚀 x\r\n\tdef f(): pass\rlast 🚀"],
+)
+@pytest.mark.parametrize("encoding", list(Encoding))
+def test_bulk_conversion_agrees_on_texts_that_end_or_start_oddly(text: str, encoding: Encoding) -> None:
+    """The cases random texts may miss: a CRLF at either end, a multi-byte character last, a 4-byte character
+    (lead byte 0xF0) mid-line, a 3-byte one with lead byte 0xEF."""
+    data = text.encode()
+    index = LineIndex(data)
+    offsets = list(range(-1, len(data) + 2))
+    lines, characters = index.line_characters(offsets, encoding)
+    assert list(zip(lines, characters, strict=True)) == [index.line_character(o, encoding) for o in offsets]
+
+
 def test_bulk_ranges_in_every_encoding() -> None:
     text = "é東🚀 x\r\n\tdef f(): pass\rlast 🚀"
     index = LineIndex(text.encode())
