@@ -159,3 +159,13 @@ def test_a_derived_index_answers_as_a_fresh_one(text: bytes) -> None:
             fresh.line_bounds(k) for k in range(fresh.line_count)
         ]
         assert index.starts == fresh.starts
+
+
+def test_importing_positions_leaves_numpy_unloaded() -> None:
+    """numpy is for bulk conversions only: start-up (``initialize``) must not pay for importing it."""
+    import subprocess
+    import sys
+
+    probe = "import sys, tether_lsp.server.positions; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
