@@ -15,7 +15,9 @@ Why a ``LanguageServerProtocol`` subclass (STYLE.md 8):
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
+import itertools
 import json
 import logging
 import typing
@@ -209,6 +211,13 @@ class _Rejected:
     jsonrpc: str = "2.0"
 
 
+#: The arrival number of the message being dispatched (0: none, as in tests that call handlers directly).
+#: Set before each message's handler starts; a task takes a copy of the context when it is created, which
+#: is at dispatch, so an ``async`` handler still reads its own message's number after later messages were
+#: handled: it can tell the document events that arrived before it from those that came after.
+ARRIVAL: contextvars.ContextVar[int] = contextvars.ContextVar("tether_arrival", default=0)
+
+
 class TetherProtocol(LanguageServerProtocol):
     """pygls' LSP protocol with Tether's typed custom methods and strict, answering validation.
 
@@ -225,6 +234,7 @@ class TetherProtocol(LanguageServerProtocol):
         self.methods = MethodRegistry()
         self._initialized_ok = False
         self._writes: set[asyncio.Future[Any]] = set()  # pending WebSocket writes, kept alive until done
+        self._arrivals = itertools.count(1)
 
     def receive(self, body: bytes) -> None:
         """One message body off the wire: decoded, checked as JSON-RPC, then dispatched."""
@@ -366,6 +376,7 @@ class TetherProtocol(LanguageServerProtocol):
                 error=types.ResponseError(code=INVALID_REQUEST, message="the server is shutting down"),
             )
             return
+        ARRIVAL.set(next(self._arrivals))
         super().handle_message(message)
 
     # Position encoding: Tether's preference order, not the client's.

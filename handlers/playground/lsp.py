@@ -26,6 +26,7 @@ from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Pos, lsp_range
+from tether_lsp.server.protocol import ARRIVAL
 
 from . import lsp_run
 from .engine import Detected, Item, Playground, State, scan
@@ -33,6 +34,8 @@ from .model import MapFile, PlaygroundMap
 from .settings import PlaygroundSettings
 
 if TYPE_CHECKING:
+    from tree_sitter import Tree
+
     from tether_lsp.server.app import TetherServer
     from tether_lsp.server.storage import Migration
 
@@ -50,6 +53,9 @@ FLUSH_DELAY_S = 0.5
 DEBOUNCE_S = 0.1
 #: Worker detections a message waits for before the last round runs on the loop (typing outpaces detection).
 MAX_WORKER_ROUNDS = 3
+#: Source bytes of the documents one detection job takes: bounds the trees held for workers and the parsing
+#: that handing them over may cost the loop (about one 10,000-line file).
+DETECTION_BATCH_BYTES = 256 * 1024
 
 
 @attrs.define
@@ -148,8 +154,11 @@ class Session:
         self._wired: tuple[State, PlaygroundState] | None = None
         self._dirty: dict[str, MapFile] = {}
         self.pending: dict[str, str] = {}  # uri -> "change" | "save", not processed yet
+        self._since: dict[str, int] = {}  # uri -> arrival number of its first event not processed yet
         self._catch_up_handle: asyncio.TimerHandle | None = None
         self._detecting: asyncio.Future[None] | None = None  # the newest detection running in a worker
+        self._applied = 0  # documents whose worker-found prompts were applied (how a message sees progress)
+        self._in_order = asyncio.Lock()  # playground messages, one at a time, in arrival order (FIFO)
         self._flush_handle: asyncio.TimerHandle | None = None
         self._loading: asyncio.Future[PlaygroundMap] | None = None
         self._loaded: PlaygroundMap | None = None
@@ -307,6 +316,8 @@ class Session:
         timer back), or before any playground message."""
         previous = self.pending.pop(uri, None)
         self.pending[uri] = "change" if "change" in (kind, previous) or "open" in (kind, previous) else kind
+        if previous is None:
+            self._since[uri] = ARRIVAL.get()
         if self._catch_up_handle is not None:
             self._catch_up_handle.cancel()
         try:
@@ -326,31 +337,60 @@ class Session:
             self.catch_up()
 
     async def caught_up(self) -> None:
-        """Messages: wait until the pending document events are processed, their prompts found in a worker.
+        """Messages: wait until the document events that arrived before the message are processed, their
+        prompts found in a worker. Events that arrived after it wait for after it (a rename, then the renamed
+        file's ``didOpen``: the file must be read as renamed).
 
+        Messages take turns in the order they arrived, and each applies its own effect as soon as this returns
+        (with no wait in between), so a message never sees a state that an earlier one has yet to change.
         A message waits for a detection already running rather than starting another. A change that arrives
-        meanwhile makes the answer stale (it is dropped) and starts one more round; past
-        ``MAX_WORKER_ROUNDS`` (typing faster than detection) the last round runs on the loop so the message
-        is answered.
+        meanwhile makes that answer stale (it is dropped) and takes one more round; after
+        ``MAX_WORKER_ROUNDS`` rounds that found nothing current (typing faster than detection), what is left
+        runs on the loop so that the message is answered.
         """
-        await self.ready()
-        for _ in range(MAX_WORKER_ROUNDS):
-            running = self._detecting if self._detecting is not None else self._start_detection()
-            if running is None:
-                break
-            await asyncio.shield(running)  # a cancelled message must not cancel the others' detection
-        self.catch_up()  # what is left is cheap: saves, documents without a tree (or, rarely, a last round)
+        upto = ARRIVAL.get()  # this message's arrival number, kept by its task however late it runs
+        async with self._in_order:
+            await self.ready()
+            stale = 0
+            while stale < MAX_WORKER_ROUNDS and any(self._before(upto, "change")):
+                running = self._detecting if self._detecting is not None else self._start_detection(upto)
+                if running is None:
+                    break
+                applied = self._applied
+                await asyncio.shield(running)  # a cancelled message must not cancel the others' detection
+                stale += self._applied == applied
+            self.catch_up(upto)  # what is left is cheap: saves, documents without a tree (rarely, a last round)
 
-    def _start_detection(self) -> asyncio.Future[None] | None:
-        """Loop: hand the pending changes' trees to a worker (None: no pending change has a tree)."""
-        jobs = []
-        for uri, kind in self.pending.items():
-            snapshot = self.server.snapshot(uri) if kind == "change" else None
+    def _before(self, upto: int | None, kind: str | None = None) -> list[str]:
+        """Pending documents (of ``kind``) whose first unprocessed event arrived no later than ``upto`` (None:
+        all of them), in the order of their latest events."""
+        return [
+            uri
+            for uri, pending_kind in self.pending.items()
+            if (kind is None or pending_kind == kind) and (upto is None or self._since.get(uri, 0) <= upto)
+        ]
+
+    def _processed(self, uri: str) -> None:
+        del self.pending[uri]
+        self._since.pop(uri, None)
+
+    def _start_detection(self, upto: int | None = None) -> asyncio.Future[None] | None:
+        """Loop: hand pending changes' trees (those arrived by ``upto``) to a worker, about
+        ``DETECTION_BATCH_BYTES`` of documents at a time (their trees are parsed here if they must be, and
+        held until the worker is done); None when no such change has a tree. The next batch starts when this
+        one is applied."""
+        jobs: list[tuple[str, int, str, bytes, Tree]] = []
+        size = 0
+        for uri in self._before(upto, "change"):
+            snapshot = self.server.snapshot(uri)
             if snapshot is None or snapshot.language is None:
                 continue
+            if jobs and size + len(snapshot.text) > DETECTION_BATCH_BYTES:
+                break
             tree = snapshot.tree
             if tree is not None:
                 jobs.append((uri, snapshot.version, snapshot.language, snapshot.text, tree.copy()))  # its own copy
+                size += len(snapshot.text)
         if not jobs:
             return None
         keywords, yaml_keys = self.engine.keywords, self.engine.yaml_keys
@@ -360,10 +400,11 @@ class Session:
 
         async def detect_then_apply() -> None:
             try:
-                self.apply_detected(await self.server.run_blocking(detect_all))
+                results = await self.server.run_blocking(detect_all)
             finally:
                 if self._detecting is running:
                     self._detecting = None
+            self.apply_detected(results)
 
         running = self._detecting = asyncio.ensure_future(detect_then_apply())
         self.server.spawn(running, "playground: finding prompts")
@@ -371,14 +412,19 @@ class Session:
 
     def apply_detected(self, results: list[tuple[str, int, Detected]]) -> None:
         """Loop: a worker's prompts for the versions still current and still pending (older ones are dropped:
-        the change that replaced them scheduled another catch-up); then the other pending events."""
+        the change that replaced them scheduled another catch-up); then the next batch, or the other pending
+        events."""
+        applied = self._applied
         for uri, version, detected in results:
             snapshot = self.server.snapshot(uri)
             if self.pending.get(uri) != "change" or snapshot is None or snapshot.version != version:
                 continue
-            del self.pending[uri]
+            self._processed(uri)
+            self._applied += 1
             if self.update(uri, detected) and (self.engine.pin is None or self.pinned_uri() == uri):
                 self.emit()
+        if self._applied > applied and self._detecting is None and self._start_detection() is not None:
+            return  # the next batch (not after a stale answer: the change that made it stale set a timer)
         if self.pending and "change" not in self.pending.values():
             self.catch_up()
 
@@ -393,16 +439,18 @@ class Session:
         if self._loading is None or self._loading.done():
             self.server.spawn(load_then_catch_up(), "playground: loading the map")
 
-    def catch_up(self) -> None:
-        """Process the pending document events, in order (the map follows every change, pinned or not)."""
-        if self._catch_up_handle is not None:
+    def catch_up(self, upto: int | None = None) -> None:
+        """Process the pending document events (those arrived by ``upto``; None: all), in order (the map follows
+        every change, pinned or not)."""
+        if self._catch_up_handle is not None and upto is None:
             self._catch_up_handle.cancel()
             self._catch_up_handle = None
         if self._loaded is None and self._engine is None:
             self._start_loading_then_catch_up()
             return
-        pending, self.pending = self.pending, {}
-        for uri, kind in pending.items():
+        for uri in self._before(upto):
+            kind = self.pending[uri]
+            self._processed(uri)
             updated = self.update(uri) if kind == "change" else True
             if updated and (self.engine.pin is None or self.pinned_uri() == uri):
                 self.emit()

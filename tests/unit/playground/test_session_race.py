@@ -18,6 +18,7 @@ from tether_lsp.handlers.playground.lsp import MAX_WORKER_ROUNDS, Session
 from tether_lsp.handlers.playground.model import PlaygroundMap
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
 from tether_lsp.server.app import TetherServer, did_change, did_open
+from tether_lsp.server.protocol import ARRIVAL
 
 URI = "file:///race/prompts.py"
 A = 'A_PROMPT = "Summarise {text} in one line."\n'
@@ -82,7 +83,8 @@ async def started(text: str) -> tuple[TetherServer, Session, Gate, list[Any]]:
     session = Session(server)
     session._loaded = PlaygroundMap()  # no database in this test
     did_open(server, types.DidOpenTextDocumentParams(types.TextDocumentItem(URI, "python", 1, text)))
-    session.catch_up()
+    session.later(URI, "open")
+    session.catch_up()  # version 1 read at once (on the loop: no worker job counted)
     return server, session, gate, sent
 
 
@@ -179,3 +181,45 @@ async def test_a_cancelled_message_does_not_cancel_the_detection() -> None:
     version, found = prompts(session)
     assert version == 2
     assert [anchor for anchor, _ in found] == ["B_PROMPT", "A_PROMPT"]
+
+
+async def test_a_document_opened_after_a_message_waits_for_after_it() -> None:
+    """A rename, then the renamed file's didOpen (read before the rename's handler ran): the message must not
+    process the open, or the file would be read as a new one before the rename is known."""
+    server, session, gate, _ = await started(A)
+    gate.open.set()
+    ARRIVAL.set(10)
+    message = asyncio.ensure_future(session.caught_up())  # the message's task keeps arrival 10
+    ARRIVAL.set(11)
+    change(server, session, 2, B + A, pause=False)  # arrived after it, handled before its task started
+    await message
+    assert gate.jobs == 0 and URI in session.pending  # left for after the message
+    assert prompts(session)[0] == 1
+    ARRIVAL.set(12)
+    await session.caught_up()  # the next message processes it
+    assert gate.jobs == 1 and prompts(session)[0] == 2
+
+
+async def test_messages_apply_their_effects_in_the_order_they_arrived() -> None:
+    """The first message waits for a detection; the second arrives just as that detection is applied, before
+    the first has resumed (its wake-up is still queued): the second must still come second."""
+    server, session, gate, _ = await started(A)
+    change(server, session, 2, B + A, pause=False)
+    order: list[str] = []
+    later: list[asyncio.Future[None]] = []
+
+    async def message(name: str) -> None:
+        await session.caught_up()
+        order.append(name)
+
+    apply = session.apply_detected
+
+    def applied_then_second_arrives(results: Any) -> None:
+        apply(results)
+        later.append(asyncio.ensure_future(message("second")))  # starts before the first wakes up
+
+    session.apply_detected = applied_then_second_arrives  # type: ignore[method-assign]
+    gate.open.set()
+    await message("first")
+    await asyncio.gather(*later)
+    assert order == ["first", "second"]
