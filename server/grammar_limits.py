@@ -31,14 +31,17 @@ YAML_NESTING_CEILING = 240
 #: wrap parses as one ERROR node (measured: 32,768 lines of ``k: v`` parse cleanly, 32,769 do not).
 YAML_MAX_LINES = 32_768
 _COMPACT = (b"- ", b"? ", b": ")
+_PREFIX = b" -?:"
 
 
 def yaml_nesting_over(text: bytes, limit: int) -> int | None:
     """The block nesting bound of a YAML text when it exceeds ``limit`` (else None: safe to parse)."""
     limit = min(limit, YAML_NESTING_CEILING)
-    # The stack holds strictly increasing columns, so it is never deeper than the longest line is long:
-    # texts without a line of ``limit`` bytes (nearly all) need no closer look.
-    if longest_line(text) < limit:
+    # The stack holds strictly increasing columns, so it is never deeper than one more than the column pushed
+    # last, and a line pushes no column past its first byte that is not a space or part of a compact ``- ``,
+    # ``? `` or ``: ``: texts without such a prefix of ``limit`` bytes (nearly all, long lines included) need
+    # no closer look.
+    if deepest_prefix(text, at_least=limit) < limit:
         return None
     stack: list[int] = []
     deepest = 0
@@ -68,9 +71,12 @@ def yaml_lines_over(text: bytes) -> int | None:
     return lines if lines > YAML_MAX_LINES else None
 
 
-def longest_line(text: bytes) -> int:
-    """Bytes in the longest ``\n``-separated line: one scan in C (0.06 ms for 200 KB, where a regex took 3 ms
-    on every parse of a YAML document)."""
-    breaks = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 0x0A)
-    bounds = np.concatenate(([-1], breaks, [len(text)]))
-    return int(np.diff(bounds).max()) - 1
+def deepest_prefix(text: bytes, at_least: int = 0) -> int:
+    """The longest run of spaces, ``-``, ``?`` and ``:`` that starts a line, among lines of ``at_least`` bytes
+    or more: a bound on the column a line pushes. Lines are measured in one numpy pass; only the long ones
+    are looked at (splitting every line in Python took 7 ms for 200 KB, on every parse)."""
+    view = np.frombuffer(text, dtype=np.uint8)
+    bounds = np.concatenate(([-1], np.flatnonzero(view == 0x0A), [len(text)]))
+    long = np.flatnonzero(np.diff(bounds) - 1 >= at_least)
+    starts, ends = (bounds[long] + 1).tolist(), bounds[long + 1].tolist()
+    return max((e - s - len(text[s:e].lstrip(_PREFIX)) for s, e in zip(starts, ends, strict=True)), default=0)

@@ -1,13 +1,16 @@
-"""What may reach a grammar: the longest-line shortcut, the YAML block-nesting bound and the YAML line ceiling."""
+"""What may reach a grammar: the prefix shortcut, the YAML block-nesting bound and the YAML line ceiling."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from tether_lsp.server import grammar_limits
 from tether_lsp.server.grammar_limits import (
     YAML_MAX_LINES,
     YAML_NESTING_CEILING,
-    longest_line,
+    deepest_prefix,
     yaml_lines_over,
     yaml_nesting_over,
 )
@@ -15,11 +18,20 @@ from tether_lsp.server.syntax import GrammarLimits
 
 
 @pytest.mark.parametrize(
-    ("text", "longest"),
-    [(b"", 0), (b"a", 1), (b"a\n", 1), (b"ab\ncde\n", 3), (b"\n\n", 0), (b"abcd\nx", 4), (b"x\r\nyz", 2)],
+    ("text", "prefix"),
+    [
+        (b"", 0),
+        (b"a", 0),
+        (b"  a\n", 2),
+        (b"- - x\n  y\n", 4),
+        (b"k: " + b"v" * 500 + b"\n", 0),  # a long line with a short prefix
+        (b"a\n    ", 4),  # the last line holds only prefix bytes
+        (b"x\n\n? : - \n", 6),
+        (b"\t- x\n", 0),  # a tab is content
+    ],
 )
-def test_longest_line_counts_bytes_between_newlines(text: bytes, longest: int) -> None:
-    assert longest_line(text) == longest
+def test_deepest_prefix_is_the_longest_run_of_spaces_and_compact_markers(text: bytes, prefix: int) -> None:
+    assert deepest_prefix(text) == prefix
 
 
 def nested(depth: int) -> bytes:
@@ -78,3 +90,20 @@ def test_only_yaml_has_the_line_ceiling() -> None:
     assert GrammarLimits().check("python", many) is None
     held = GrammarLimits().check("yaml", b"k: v\n" * (YAML_MAX_LINES + 1))
     assert held is not None and held.kind == "documentTooLarge" and f"{YAML_MAX_LINES + 1} lines" in held.reason
+
+
+YAML_LINE = st.tuples(
+    st.integers(0, 12),
+    st.lists(st.sampled_from(["- ", "? ", ": ", "-", "?", " "]), max_size=4),
+    st.sampled_from(["k:", "x", "", "# c", "'q'"]),
+)
+
+
+@given(st.lists(YAML_LINE, max_size=30), st.integers(1, 12))
+def test_the_shortcut_never_hides_a_nesting_over_the_limit(lines: list[tuple[int, list[str], str]], limit: int) -> None:
+    """With the shortcut or without it, the answer is the same."""
+    text = "\n".join(" " * indent + "".join(markers) + rest for indent, markers, rest in lines).encode()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grammar_limits, "deepest_prefix", lambda _text, at_least: 10**9)  # always the full scan
+        full = yaml_nesting_over(text, limit)
+    assert yaml_nesting_over(text, limit) == full
