@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 #: The map is written this long after its last change (and at shutdown): not on every keystroke.
 FLUSH_DELAY_S = 0.5
 #: Document changes are processed this long after the last one (typing does not pay for the playground),
-#: and at once before any playground request or notification, so those always see every change.
+#: and before any playground request or notification, which sees every change that arrived before it.
 DEBOUNCE_S = 0.1
 #: Worker detections a message waits for before the last round runs on the loop (typing outpaces detection).
 MAX_WORKER_ROUNDS = 3
