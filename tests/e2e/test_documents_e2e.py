@@ -154,3 +154,29 @@ async def test_several_changes_per_did_change_utf16(utf16_client: LanguageClient
 @pytest.mark.parametrize("seed", range(3))
 async def test_several_changes_per_did_change_utf8(utf8_client: LanguageClient, seed: int) -> None:
     await multi_change_session(utf8_client, Encoding.UTF8, 400 + seed, 20)
+
+
+YAML_WITH_COMMENTS = "# café 東京\nspec:\n  # replicas 🚀\n  replicas: 3\n  image: app  # pinned\n"
+
+
+async def test_typing_in_yaml_comments_keeps_the_tree_a_fresh_parse_gets(utf16_client: LanguageClient) -> None:
+    """Edits inside YAML comments skip the parse: the server's tree must still be exactly a fresh parse's."""
+    client, uri = utf16_client, "file:///typed.yaml"
+    open_doc(client, uri, YAML_WITH_COMMENTS, "yaml")
+    first = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
+    # (line, start, end, text) in UTF-16 columns: typing at a comment's end, after an emoji, in a trailing
+    # comment, and deleting the "é" of the first one
+    typed = [(0, 9, 9, "x"), (2, 15, 15, "🚀é"), (4, 22, 22, " v2"), (0, 5, 6, "")]
+    lines = YAML_WITH_COMMENTS.split("\n")
+    for version, (line, start, end, inserted) in enumerate(typed, start=2):
+        change_doc(client, uri, version, inserted, (line, start), (line, end))
+        units = lines[line].encode("utf-16-le")
+        lines[line] = units[: 2 * start].decode("utf-16-le") + inserted + units[2 * end :].decode("utf-16-le")
+    fresh = "file:///fresh.yaml"
+    open_doc(client, fresh, "\n".join(lines), "yaml")
+    got = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
+    want = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": fresh}, "detail": True})
+    assert got["version"] == len(typed) + 1
+    assert got["textSha256"] == want["textSha256"]
+    assert got["treeSha256"] == want["treeSha256"]
+    assert got["parseCount"] == first["parseCount"]  # not one parse for those edits
