@@ -14,6 +14,7 @@ import contextlib
 import functools
 import gc
 import hashlib
+import importlib
 import inspect
 import logging
 import os
@@ -538,6 +539,11 @@ async def initialized(ls: TetherServer, _params: types.InitializedParams) -> Non
             await hook(ls)
         except Exception:  # one feature failing never fails another
             log.exception("initialized hook %r failed", hook)
+    # numpy (bulk positions, selector indexes, the YAML nesting check) is left out of start-up, but the first
+    # document needs it: import it now, in a worker, while the editor has yet to send one (76 ms that the
+    # first YAML documentInfo used to wait for). Then it is frozen with the rest below.
+    with contextlib.suppress(Exception):  # a worker pool already closed: the first use imports it instead
+        await ls.run_blocking(importlib.import_module, "numpy")
     # Everything loaded so far (modules, generated converters) lives as long as the process: keep it out
     # of the cyclic collector, whose full passes would otherwise walk it all (40-45 ms each, measured, a
     # stall for the loop and every worker alike).
