@@ -106,9 +106,9 @@ class LimitSettings:
         maximum=240,
     )
     treeCacheBytes: int = setting(
-        2 * 1024 * 1024,
+        3 * 512 * 1024,
         "Source bytes of open documents whose syntax trees stay in memory (a tree costs about 35 times its "
-        "text: 2 MiB holds eight 10,000-line files in about 80 MB). The trees of the documents used least "
+        "text: 1.5 MiB holds six 10,000-line files in about 60 MB). The trees of the documents used least "
         "recently beyond it are dropped and parsed again, with the same node ids, when next needed.",
         minimum=0,
     )
