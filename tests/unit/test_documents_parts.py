@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from tether_lsp.server.documents import (
     VERSION_OVERHEAD,
     ContentChange,
@@ -158,6 +161,23 @@ def test_common_prefix_and_suffix_lengths() -> None:
     assert common_suffix(b"cba", b"cxa", 3) == 1
     assert common_suffix(b"xbcd", b"ybcd", 4) == 3
     assert common_suffix(b"abcd", b"abcd", 2) == 2
+
+
+def naive_common_ends(a: bytes, b: bytes) -> tuple[int, int]:
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
+
+
+@given(st.binary(max_size=6), st.binary(max_size=12), st.binary(max_size=12), st.binary(max_size=6))
+def test_common_ends_are_the_longest_ones(head: bytes, middle_a: bytes, middle_b: bytes, tail: bytes) -> None:
+    a, b = head + middle_a + tail, head + middle_b + tail
+    prefix = common_prefix(a, b)
+    assert (prefix, common_suffix(a, b, min(len(a), len(b)) - prefix)) == naive_common_ends(a, b)
 
 
 def test_a_minimal_edit_never_overlaps_its_prefix_and_suffix() -> None:

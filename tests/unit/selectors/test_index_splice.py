@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tether_lsp.handlers.selectors.index import COLUMNS, TreeIndex, _Splice, changed_bytes
+from tether_lsp.handlers.selectors.index import COLUMNS, TreeIndex, _Splice
 from tether_lsp.server.syntax import parse_text
 
 PYTHON = '''import os
@@ -117,22 +117,6 @@ def test_a_different_language_or_a_wide_change_walks_afresh() -> None:
     other = YAML.encode()
     tree = parse_text("yaml", other)
     assert_same(TreeIndex.updated(old, tree, other), TreeIndex(tree, other))
-
-
-def naive_changed_bytes(old: bytes, new: bytes) -> tuple[int, int]:
-    prefix = 0
-    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
-    return prefix, len(old) - suffix
-
-
-@given(st.binary(max_size=6), st.binary(max_size=12), st.binary(max_size=12), st.binary(max_size=6))
-def test_changed_bytes_is_what_lies_between_the_common_ends(head: bytes, a: bytes, b: bytes, tail: bytes) -> None:
-    old, new = head + a + tail, head + b + tail
-    assert changed_bytes(old, new) == naive_changed_bytes(old, new)
 
 
 @given(
