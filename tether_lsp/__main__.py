@@ -1,7 +1,8 @@
 """``tether-lsp``: the language server (stdio by default, ``--tcp``, ``--ws``) and its subcommands.
 
 Nothing but the protocol is written to stdout when serving; logs go to stderr or ``--log-file``.
-Subcommands: ``tether-lsp demo [DIR]`` runs a scripted headless LSP session against a real server.
+Subcommands (each answers ``--help``): ``demo [DIR]`` runs a scripted headless LSP session against a real
+server, ``examples`` prints the folder of the shipped examples, and each feature's own (``select``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from .server import logs  # noqa: E402 - after the code cache, on purpose
 def _serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tether-lsp",
-        description="Tether language server (stdio unless --tcp/--ws). Subcommands: "
-        "demo [DIR] (a scripted LSP session over the examples), "
+        description="Tether language server (stdio unless --tcp/--ws). Subcommands (each has --help): "
+        "demo [DIR] (a scripted LSP session over the shipped examples, or DIR), "
+        "examples (print the folder of the shipped examples), "
         "select FILE SELECTOR[:ARG,...]... (run a selector chain on a file).",
     )
     transport = parser.add_mutually_exclusive_group()
@@ -57,6 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .demo import main as demo_main
 
         return demo_main(args[1:])
+    if args and args[0] == "examples":
+        from .demo import examples_main
+
+        return examples_main(args[1:])
     if args and not args[0].startswith("-"):
         from .handlers import commands
 

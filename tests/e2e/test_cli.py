@@ -87,3 +87,36 @@ def test_start_up_does_not_load_what_initialize_does_not_need() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=server_env())
     assert out.stdout.strip() == "[]"
+
+
+def test_every_subcommand_answers_help(tmp_path: Path) -> None:
+    top = tether("--help", cwd=tmp_path)
+    assert top.returncode == 0, top.stderr
+    subcommands = ("demo", "select", "examples")
+    for name in subcommands:
+        assert name in top.stdout
+        out = tether(name, "--help", cwd=tmp_path)
+        assert out.returncode == 0, f"{name}: {out.stderr}"
+        assert out.stdout.startswith(f"usage: tether-lsp {name}"), out.stdout
+        assert "is not a directory" not in out.stdout + out.stderr
+
+
+def test_demo_without_a_folder_runs_over_the_shipped_examples_from_anywhere(tmp_path: Path) -> None:
+    out = tether("demo", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Opening 5 files from the examples shipped with tether-lsp" in out.stdout
+    assert "selectFunctions → selectName: retry, decorate, wrapper" in out.stdout
+    assert out.stdout.rstrip().endswith("Session closed cleanly (shutdown, exit).")
+
+
+def test_examples_prints_the_shipped_folder_that_select_reads_from_anywhere(tmp_path: Path) -> None:
+    out = tether("examples", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    folder = Path(out.stdout.strip())
+    assert folder.is_absolute()
+    assert sorted(p.name for p in folder.glob("*.py")) == ["prompts.py", "service.py"]
+    assert (folder / "service.py").read_bytes() == (EXAMPLES / "service.py").read_bytes()
+    chain = ("selectClasses", "selectMethods", "selectFirst", "selectName")
+    selected = tether("select", str(folder / "service.py"), *chain, cwd=tmp_path)
+    assert selected.returncode == 0, selected.stderr
+    assert selected.stdout == tether("select", str(EXAMPLES / "service.py"), *chain).stdout

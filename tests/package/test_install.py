@@ -4,6 +4,7 @@ run from a folder that holds a ``server.py`` and a ``handlers/`` of its own (whi
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -62,6 +63,8 @@ def test_the_wheel_holds_one_import_package_with_every_source_file(dist: Path) -
     sources |= {f"tether_lsp/{p.name}" for p in (ROOT / "tether_lsp").glob("*.py")}
     assert sources <= names, sorted(sources - names)
     assert {"tether_lsp/server/py.typed", "tether_lsp/handlers/py.typed"} <= names
+    examples = {f"tether_lsp/examples/{p.relative_to(ROOT / 'examples')}" for p in (ROOT / "examples").rglob("*.*")}
+    assert examples and examples <= names, sorted(examples - names)
     assert f"tether_lsp-{__version__}.dist-info/licenses/LICENSE" in names
 
 
@@ -104,3 +107,34 @@ def test_the_demo_runs_from_a_hostile_folder(installed: Path, hostile: Path) -> 
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "HOSTILE" not in out.stdout + out.stderr
     assert "Session closed cleanly" in out.stdout
+
+
+def test_the_demo_without_a_folder_runs_over_the_shipped_examples(installed: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "unrelated"
+    elsewhere.mkdir()
+    out = run(installed / "tether-lsp", "demo", cwd=elsewhere, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "Opening 5 files from the examples shipped with tether-lsp" in out.stdout
+    assert "Session closed cleanly" in out.stdout
+    assert not list(elsewhere.iterdir())
+
+
+def test_every_subcommand_answers_help(installed: Path, hostile: Path) -> None:
+    top = run(installed / "tether-lsp", "--help", cwd=hostile)
+    assert top.returncode == 0, top.stderr
+    assert top.stdout.startswith("usage: tether-lsp")
+    for name in ("demo", "examples", "select"):
+        out = run(installed / "tether-lsp", name, "--help", cwd=hostile)
+        assert out.returncode == 0, f"{name}: {out.stderr}"
+        assert out.stdout.startswith(f"usage: tether-lsp {name}"), out.stdout
+
+
+def test_the_readmes_select_example_works_from_any_folder(installed: Path, hostile: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"^tether-lsp select .*?(?=\s+#|$)", readme, re.MULTILINE)
+    assert example, "README.md shows no `tether-lsp select` example"
+    env_path = f"{installed}{os.pathsep}{os.environ.get('PATH', '')}"
+    out = run("bash", "-c", f'PATH="{env_path}"; {example.group(0)}', cwd=hostile)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].endswith("identifier")
+    assert "HOSTILE" not in out.stdout + out.stderr
