@@ -15,14 +15,14 @@ import asyncio
 import functools
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 from lsprotocol import types
 
 from tether_lsp.server.app import DocumentEvent
-from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Pos, lsp_range
@@ -56,6 +56,17 @@ MAX_WORKER_ROUNDS = 3
 #: Source bytes of the documents one detection job takes: bounds the trees held for workers and the parsing
 #: that handing them over may cost the loop (about one 10,000-line file).
 DETECTION_BATCH_BYTES = 256 * 1024
+
+
+async def unless_shutting_down(work: Awaitable[Any], what: str) -> None:
+    """Background work, where the server refusing it because it is shutting down is an orderly end, not a
+    failure to tell the client about."""
+    try:
+        await work
+    except RequestFailed as exc:
+        if exc.data.get("kind") != "shuttingDown":
+            raise
+        log.debug("%s: stopped by the shutdown", what)
 
 
 @attrs.define
@@ -248,12 +259,17 @@ class Session:
                 except Exception as exc:
                     log.warning("playground: could not save the map of %s (%s)", entry.uri, exc)
 
+    def background(self, work: Awaitable[Any], what: str) -> None:
+        """Loop: run ``work`` in the background; a refusal because the server is shutting down is not logged as
+        a failure."""
+        self.server.spawn(unless_shutting_down(work, what), what)
+
     def flush(self) -> None:
         """Loop: hand the dirty entries to a worker."""
         self._flush_handle = None
         items = self._take_dirty()
         if items:
-            self.server.spawn(self.server.run_blocking(self._write, items), "playground: writing the map")
+            self.background(self.server.run_blocking(self._write, items), "playground: writing the map")
 
     def prepare_shutdown(self) -> None:
         """Loop (or no loop at all): process what is pending and set aside what shutdown must write."""
@@ -407,7 +423,7 @@ class Session:
             self.apply_detected(results)
 
         running = self._detecting = asyncio.ensure_future(detect_then_apply())
-        self.server.spawn(running, "playground: finding prompts")
+        self.background(running, "playground: finding prompts")
         return running
 
     def apply_detected(self, results: list[tuple[str, int, Detected]]) -> None:
@@ -437,7 +453,7 @@ class Session:
                 self.catch_up()
 
         if self._loading is None or self._loading.done():
-            self.server.spawn(load_then_catch_up(), "playground: loading the map")
+            self.background(load_then_catch_up(), "playground: loading the map")
 
     def catch_up(self, upto: int | None = None) -> None:
         """Process the pending document events (those arrived by ``upto``; None: all), in order (the map follows
