@@ -17,14 +17,5 @@ if [ ${#need[@]} -eq 0 ]; then
 fi
 
 echo "system deps: installing ${need[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
-    echo "system deps: not root and no sudo; install these Debian packages by hand: ${need[*]}" >&2
-    exit 1
-  fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+bash "$(dirname "$0")/apt-install.sh" "system deps" "${need[@]}"
 echo "system deps: installed ${need[*]}"

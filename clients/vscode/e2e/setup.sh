@@ -15,8 +15,7 @@ dpkg -s libkrb5-dev >/dev/null 2>&1 || need+=(libkrb5-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ ${#need[@]} -gt 0 ]; then
   echo "vscode e2e: installing ${need[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  bash "$root/scripts/apt-install.sh" "vscode e2e" "${need[@]}"
 fi
 
 if [ ! -f "$stamp" ]; then
