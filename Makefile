@@ -55,6 +55,8 @@ dist: venv
 	rm -rf dist
 	$(PY) -m build --outdir dist .
 
+# The history benchmarks replay the click project's commits from ../shared/data/click.bundle (TETHER_BENCH_BUNDLE
+# names another bundle); without it they replay this checkout's own git history, and say so.
 bench: venv
 	$(PY) -m benchmarks.syntax
 	$(PY) -m benchmarks.selectors
@@ -68,7 +70,6 @@ bench: venv
 	$(PY) -m benchmarks.playground
 	$(PY) -m benchmarks.prompt_detection
 	$(PY) -m benchmarks.edits
-	$(PY) -m benchmarks.loop_stall
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis dist build

@@ -1,8 +1,10 @@
-"""Real history for benchmarks: the click project's git bundle (``../shared/data/click.bundle``).
+"""Real history for benchmarks: the click project's git bundle (``../shared/data/click.bundle``, or the
+bundle ``TETHER_BENCH_BUNDLE`` names), or this checkout's own git history when there is no bundle.
 
-Clones the bundle once into ``.cache/click`` (ignored), lists first-parent commits, reads files at commits
-through one ``git cat-file --batch`` and finds Python definitions by qualified name with tree-sitter, so the
-replacement, inline-edit and markers benchmarks build their cases from the same code.
+Clones the bundle once into ``.cache/<bundle name>`` (ignored; ``TETHER_BENCH_CACHE`` moves it), lists
+first-parent commits, reads files at commits through one ``git cat-file --batch`` and finds Python
+definitions by qualified name with tree-sitter, so the replacement, inline-edit and markers benchmarks build
+their cases from the same code.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import itertools
+import os
 import random
 import subprocess
 from collections import Counter
@@ -24,17 +27,26 @@ from tether_lsp.server.syntax import parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT.parent / "shared" / "data" / "click.bundle"
-CLONE = ROOT / ".cache" / "click"
 
 
 def clone() -> Path:
-    """The bundle cloned (detached HEAD); the clone is reused across runs."""
-    if not (CLONE / ".git").exists():
-        if not BUNDLE.exists():
-            raise SystemExit(f"{BUNDLE} is missing: the benchmark needs the shared data folder beside the checkout")
-        CLONE.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "clone", "-q", str(BUNDLE), str(CLONE)], check=True)
-    return CLONE
+    """The repository whose history the benchmarks replay, said on stdout: the bundle cloned (reused across
+    runs), else an earlier clone of it, else this checkout's own history."""
+    bundle = Path(os.environ.get("TETHER_BENCH_BUNDLE") or BUNDLE)
+    target = Path(os.environ.get("TETHER_BENCH_CACHE") or ROOT / ".cache") / bundle.stem
+    if bundle.exists() or (target / ".git").exists():
+        if not (target / ".git").exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(
+                ["git", "-c", "advice.detachedHead=false", "clone", "-q", str(bundle), str(target)], check=True
+            )
+        print(f"history: the bundle {bundle}" if bundle.exists() else f"history: the earlier clone {target}")
+        return target
+    own = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if own.returncode != 0 or Path(own.stdout.strip()).resolve() != ROOT:
+        raise SystemExit(f"{bundle} is missing and {ROOT} is not a git checkout: give a repository with --repo DIR")
+    print(f"history: this checkout's own git history ({ROOT}); {bundle} is missing")
+    return ROOT
 
 
 def git(repo: Path, *args: str) -> str:
@@ -65,13 +77,16 @@ def sampled_pairs(description: str, commits: int, seed: int) -> tuple[Path, str,
     """The command line of a history benchmark: the repository (``--repo``, default the click bundle), its
     name, and ``--commits`` commit pairs (B = A + 1 on the first-parent line) sampled with ``seed``."""
     parser = argparse.ArgumentParser(description=description.split("\n")[0])
-    parser.add_argument("--repo", type=Path, help="another git repository (default: the click bundle)")
+    parser.add_argument(
+        "--repo", type=Path, help="another git repository (default: the click bundle, else this checkout)"
+    )
     parser.add_argument("--commits", type=int, default=commits, help="commit pairs sampled")
     args, _ = parser.parse_known_args()  # a benchmark may read flags of its own
     repo = args.repo or clone()
     pairs = list(itertools.pairwise(first_parent(repo)))
     sample = sorted(random.Random(seed).sample(range(len(pairs)), min(args.commits, len(pairs))))
     name = repo.name if repo.name != "repo" else repo.parent.name  # a fetched mirror is .../owner+name/repo
+    name = "this checkout" if repo.resolve() == ROOT else name
     return repo, name, [pairs[k] for k in sample]
 
 
