@@ -55,8 +55,9 @@ dist: venv
 	rm -rf dist
 	$(PY) -m build --outdir dist .
 
-# The history benchmarks replay the click project's commits from ../shared/data/click.bundle (TETHER_BENCH_BUNDLE
-# names another bundle); without it they replay this checkout's own git history, and say so.
+# The history benchmarks replay the click project's commits from its git bundle beside the checkout
+# (TETHER_BENCH_BUNDLE names another; see benchmarks/history.py); without one they replay this checkout's own
+# git history, and say so.
 bench: venv
 	$(PY) -m benchmarks.syntax
 	$(PY) -m benchmarks.selectors
