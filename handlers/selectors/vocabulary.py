@@ -444,36 +444,37 @@ def _part(name: str) -> Callable[[Context, int], list[int]]:
     return run
 
 
+#: name -> (kind, what it selects as a plural noun phrase, an optional sentence that refines it)
 KIND_SELECTORS = {
-    "selectFunctions": ("function", "functions and async functions, decorators included"),
-    "selectMethods": ("method", "functions defined directly in a class body"),
-    "selectClasses": ("class", "classes, decorators included"),
-    "selectCalls": ("call", "calls"),
-    "selectStatements": ("statement", "simple and compound statements"),
-    "selectIfStatements": ("if", "if statements"),
-    "selectLoops": ("loop", "for and while loops"),
-    "selectImports": ("import", "import statements"),
-    "selectAssignments": ("assignment", "assignments and augmented assignments (the expression)"),
-    "selectReturns": ("return", "return statements"),
-    "selectLambdas": ("lambda", "lambdas"),
-    "selectComprehensions": ("comprehension", "list/set/dict comprehensions and generator expressions"),
-    "selectStrings": ("string", "strings (f-strings and docstrings too; YAML scalars that are not keys)"),
-    "selectComments": ("comment", "comments"),
-    "selectIdentifiers": ("identifier", "identifiers"),
-    "selectLists": ("list", "lists, tuples, sets; YAML sequences"),
-    "selectMaps": ("map", "dictionaries; YAML mappings"),
-    "selectPairs": ("pair", "dictionary entries; YAML key/value pairs"),
-    "selectDocuments": ("document", "YAML documents"),
+    "selectFunctions": ("function", "functions and async functions", "Decorated ones include their decorators."),
+    "selectMethods": ("method", "methods (functions defined directly in a class body)", ""),
+    "selectClasses": ("class", "classes", "Decorated ones include their decorators."),
+    "selectCalls": ("call", "calls", ""),
+    "selectStatements": ("statement", "simple and compound statements", ""),
+    "selectIfStatements": ("if", "if statements", ""),
+    "selectLoops": ("loop", "for and while loops", ""),
+    "selectImports": ("import", "import statements", ""),
+    "selectAssignments": ("assignment", "assignments and augmented assignments (the expressions)", ""),
+    "selectReturns": ("return", "return statements", ""),
+    "selectLambdas": ("lambda", "lambdas", ""),
+    "selectComprehensions": ("comprehension", "list, set and dict comprehensions and generator expressions", ""),
+    "selectStrings": ("string", "strings", "F-strings and docstrings count; in YAML, scalars that are not keys."),
+    "selectComments": ("comment", "comments", ""),
+    "selectIdentifiers": ("identifier", "identifiers", ""),
+    "selectLists": ("list", "lists, tuples and sets", "In YAML, sequences."),
+    "selectMaps": ("map", "dictionaries", "In YAML, mappings."),
+    "selectPairs": ("pair", "dictionary entries", "In YAML, key/value pairs."),
+    "selectDocuments": ("document", "YAML documents", ""),
 }
 
 PART_DESCRIPTIONS = {
     "selectName": "the name of each outermost function or class",
     "selectDecorators": "the decorators of each outermost function or class",
     "selectParameters": "the parameters of each outermost function or lambda (no bare * or /)",
-    "selectBody": "the body of each outermost function, class, if (its consequence), for, while, with, try",
+    "selectBody": "the body of each outermost function, class, if (its consequence), for, while, with or try",
     "selectArguments": "the arguments of each outermost call",
     "selectKey": "the key of each outermost pair",
-    "selectValue": "the value of each outermost pair, keyword argument, default, assignment, return, YAML item",
+    "selectValue": "the value of each outermost pair, keyword argument, default, assignment, return or YAML item",
     "selectItems": "the items of each outermost list or map",
     "selectCondition": "the condition of each outermost if, elif or while",
 }
@@ -481,10 +482,9 @@ PART_DESCRIPTIONS = {
 
 def _build() -> dict[str, Selector]:
     table: list[Selector] = []
-    for name, (kind_name, description) in KIND_SELECTORS.items():
-        table.append(
-            Selector(name, (), f"Every {description} inside each cursor (nested ones too).", _deep_kind(kind_name))
-        )
+    for name, (kind_name, plural, refinement) in KIND_SELECTORS.items():
+        description = " ".join(filter(None, [f"All {plural} inside each cursor, nested ones too.", refinement]))
+        table.append(Selector(name, (), description, _deep_kind(kind_name)))
     for name, description in PART_DESCRIPTIONS.items():
         table.append(Selector(name, (), f"Part: {description}.", _part(name)))
     table += [
@@ -521,8 +521,20 @@ def _build() -> dict[str, Selector]:
             select_nth,
             True,
         ),
-        Selector("selectAllButFirst", (), "Each group of siblings but its first.", ordinal(lambda g: g[1:]), True),
-        Selector("selectAllButLast", (), "Each group of siblings but its last.", ordinal(lambda g: g[:-1]), True),
+        Selector(
+            "selectAllButFirst",
+            (),
+            "Every cursor of each group of siblings but the first.",
+            ordinal(lambda g: g[1:]),
+            True,
+        ),
+        Selector(
+            "selectAllButLast",
+            (),
+            "Every cursor of each group of siblings but the last.",
+            ordinal(lambda g: g[:-1]),
+            True,
+        ),
         Selector(
             "filterText",
             (Arg("regex", "str"),),
