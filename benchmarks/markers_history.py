@@ -14,10 +14,15 @@ files followed with ``-M``); none when it is gone. In the same run, for the same
 
 Subsets: ``untouched`` (same text, same order among the file's definitions), ``changed`` (text changed),
 ``moved`` (its place among the other definitions changed), ``deleted`` (gone at B: it should be missing).
+``renamed file`` cuts across them: the definitions that exist at B in a file that the range renamed or moved
+(``git diff -M``, so renamed with edits too). Random pairs seldom cross a rename, so besides them every
+first-parent commit that renames a Python file gives pairs of its own (its parent to it, ten commits before to
+it, its parent to ten commits after): the five that rename the most files, then a sample of the others, at
+most ``--rename-pairs`` commits.
 ``exact`` = same first and last line as the truth; ``good`` = line IoU >= 0.8; ``wrong`` = IoU < 0.5.
 ``all`` counts the definitions that exist at B; ``deleted`` is reported apart (exact = reported missing).
 
-Usage: ``python -m benchmarks.markers_history [--repo PATH] [--pairs 160] [--seed 16]``
+Usage: ``python -m benchmarks.markers_history [--repo PATH] [--pairs 160] [--seed 16] [--rename-pairs 40]``
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from tether_lsp.server.lspclient import make_client, raw_request
 
 DISTANCES = (1, 10, 100)
 SUBSETS = ("untouched", "changed", "moved", "deleted")
+RENAMED = "renamed file"  # a row across the subsets: the file's path at B is not its path at A
 Lines = tuple[int, int] | None  # first and last 0-based line, None when missing
 
 
@@ -57,6 +63,7 @@ class Case:
     pair: tuple[str, str]
     path_a: str
     uri_b: str
+    renamed: bool
     truth: Lines
     marker: Lines
     tether: Lines = None
@@ -100,6 +107,8 @@ class Totals:
             self.scores[(system, case.subset)].add(got, case.truth)
             if case.truth is not None:  # "all": the definitions that still exist (the issue's table)
                 self.scores[(system, "all")].add(got, case.truth)
+                if case.renamed:
+                    self.scores[(system, RENAMED)].add(got, case.truth)
 
 
 def _iou(got: Lines, truth: Lines) -> float:
@@ -191,7 +200,9 @@ def pair_cases(blobs: Blobs, repo: Path, work: Path, a: str, b: str) -> list[Cas
                 same = data_b is not None and other.text(data_b) == d.text(data_a)
                 subset = "moved" if name in moved else "untouched" if same else "changed"
             first = _row(data_a, d.start)
-            cases.append(Case(subset, name, (a, b), path_a, (work / path_b).as_uri(), truth, (first, d.last_row)))
+            uri_b = (work / path_b).as_uri()
+            renamed = path_b != path_a
+            cases.append(Case(subset, name, (a, b), path_a, uri_b, renamed, truth, (first, d.last_row)))
     return cases
 
 
@@ -327,9 +338,33 @@ def sample(commits: list[str], pairs: int, seed: int) -> list[tuple[int, str, st
     return out
 
 
-async def run(repo: Path, name: str, pairs: int, seed: int, show: int) -> None:
+def rename_pairs(repo: Path, commits: list[str], limit: int, seed: int) -> list[tuple[int, str, str]]:
+    """Pairs across the first-parent commits that rename a Python file (at most ``limit`` of them, sampled):
+    parent -> commit, ten before -> commit, parent -> ten after. Distance 0 marks them in the report."""
+    renamed_files: dict[int, int] = {}
+    log = git(repo, "log", "--first-parent", "-M", "--diff-filter=R", "--name-status", "--format=@%H", "HEAD")
+    at = {c: k for k, c in enumerate(commits)}
+    current = -1
+    for line in log.splitlines():
+        if line.startswith("@"):
+            current = at.get(line[1:], -1)
+        elif line.startswith("R") and line.endswith(".py") and current > 0:
+            renamed_files[current] = renamed_files.get(current, 0) + 1
+    # the largest moves (a package under src/, a test suite moved) always, then a sample of the rest
+    biggest = sorted(renamed_files, key=lambda k: -renamed_files[k])[: min(5, limit)]
+    rest = sorted(set(renamed_files) - set(biggest))
+    renaming = sorted(biggest + random.Random(seed).sample(rest, min(len(rest), limit - len(biggest))))
+    found: list[tuple[int, str, str]] = []
+    for k in renaming:
+        for a, b in ((k - 1, k), (k - 10, k), (k - 1, k + 10)):
+            if 0 <= a < b < len(commits) and (0, commits[a], commits[b]) not in found:
+                found.append((0, commits[a], commits[b]))
+    return found
+
+
+async def run(repo: Path, name: str, pairs: int, seed: int, show: int, renames: int) -> None:
     commits = first_parent(repo)
-    chosen = sample(commits, pairs, seed)
+    chosen = sample(commits, pairs, seed) + rename_pairs(repo, commits, renames, seed)
     totals = Totals()
     failures: list[Case] = []
     per_distance: dict[int, Totals] = defaultdict(Totals)
@@ -358,8 +393,9 @@ async def run(repo: Path, name: str, pairs: int, seed: int, show: int) -> None:
     blobs.close()
     report(name, len(chosen), totals, per_distance)
     for case in failures[:show]:
+        renamed = " (renamed file)" if case.renamed else ""
         print(
-            f"  {case.subset}: {case.pair[0][:8]}..{case.pair[1][:8]} {case.path_a} {case.name} "
+            f"  {case.subset}{renamed}: {case.pair[0][:8]}..{case.pair[1][:8]} {case.path_a} {case.name} "
             f"marker {case.marker} truth {case.truth} tether {case.tether} git {case.baseline}"
         )
 
@@ -367,23 +403,32 @@ async def run(repo: Path, name: str, pairs: int, seed: int, show: int) -> None:
 def report(name: str, pairs: int, totals: Totals, per_distance: dict[int, Totals]) -> None:
     markers = sum(s.total for (system, subset), s in totals.scores.items() if system == "tether" and subset != "all")
     gone = totals.scores[("tether", "deleted")].total
-    print(f"Markers on {name}: {pairs} commit pairs (B = A+1/+10/+100, first parent), {markers:,} markers")
+    print(f"Markers on {name}: {pairs} commit pairs (B = A+1/+10/+100, first parent, and pairs across the")
+    print(f"  commits that rename a Python file), {markers:,} markers")
     print(f"  ({gone:,} on definitions whose qualified name is gone at B: row 'deleted', not in 'all'; a marker")
     print("   located there is counted wrong although many of those definitions were renamed or moved)")
     print("| subset | markers | Tether over LSP exact / good | lines only (engine) | `git diff -U0` mapper |")
     print("| --- | --- | --- | --- | --- |")
-    for subset in (*SUBSETS, "all"):
+    for subset in (*SUBSETS, RENAMED, "all"):
         t = totals.scores[("tether", subset)]
         print(
             f"| {subset} | {t.total:,} | {t.cell()} | {totals.scores[('engine', subset)].cell()} | "
             f"{totals.scores[('baseline', subset)].cell()} |"
         )
-    for system in ("tether", "engine", "baseline"):
-        s = totals.scores[(system, "all")]
-        print(f"  wrong (IoU < 0.5) {system}: {s.wrong} of {s.total} ({100 * s.wrong / max(1, s.total):.2f}%)")
+    for subset in ("all", RENAMED):
+        for system in ("tether", "engine", "baseline"):
+            s = totals.scores[(system, subset)]
+            share = 100 * s.wrong / max(1, s.total)
+            print(f"  wrong (IoU < 0.5) {system}, {subset}: {s.wrong} of {s.total} ({share:.2f}%)")
+    t, g = totals.scores[("tether", RENAMED)], totals.scores[("baseline", RENAMED)]
+    print(
+        f"  renamed file, Tether against the git diff -M mapper: exact {t.exact} / {g.exact} "
+        f"({100 * t.exact / max(1, g.exact):.1f}%), good {t.good} / {g.good} ({100 * t.good / max(1, g.good):.1f}%)"
+    )
     for d, sub in sorted(per_distance.items()):
         t, g = sub.scores[("tether", "all")], sub.scores[("baseline", "all")]
-        print(f"  B = A+{d}: Tether {t.cell()}   git diff {g.cell()}   ({t.total:,} markers)")
+        label = "pairs across renames" if d == 0 else f"B = A+{d}"
+        print(f"  {label}: Tether {t.cell()}   git diff {g.cell()}   ({t.total:,} markers)")
     spent = sum(ms for ms, _ in totals.head_ms)
     count = sum(n for _, n in totals.head_ms)
     print(f"  HEAD change -> didChange: {spent / max(1, count):.2f} ms per marker ({count:,} markers, {spent:.0f} ms)")
@@ -395,10 +440,11 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=160)
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--show", type=int, default=0, help="print this many cases Tether got wrong")
+    parser.add_argument("--rename-pairs", type=int, default=40, help="commits that rename a file, at most")
     args = parser.parse_args()
     repo = args.repo or clone()
     name = repo.name if repo.name != "repo" else repo.parent.name
-    asyncio.run(run(repo, name, args.pairs, args.seed, args.show))
+    asyncio.run(run(repo, name, args.pairs, args.seed, args.show, args.rename_pairs))
 
 
 if __name__ == "__main__":

@@ -283,6 +283,10 @@ class GitView:
     def uri(self, path: str) -> str:
         return (self.root / path).as_uri()
 
+    def exists(self, path: str) -> bool:
+        """Whether the working tree has the file (a committed path may be gone from it: a staged rename)."""
+        return (self.root / path).is_file()
+
     def text(self, commit: str, path: str) -> str | None:
         key = (commit, path)
         if key not in self._texts:

@@ -221,7 +221,7 @@ async def list_workspace(ls: TetherServer, state: MarkersState, params: Workspac
     if not root.startswith("file:"):
         raise InvalidParams("under", f"expected a file: uri, got {root[:80]!r}")
     prefix = root.rstrip("/") + "/"
-    uris = await ls.run_blocking(lambda: state.markers().uris_under(prefix))
+    uris = await ls.run_blocking(state.files_with_markers, prefix)
     files = []
     for uri in sorted(uris):
         listed = await list_markers(ls, state, ListParams(types.TextDocumentIdentifier(uri)))

@@ -16,6 +16,7 @@ meanwhile are coalesced into one more run.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import threading
@@ -28,7 +29,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.errors import InvalidParams, StorageError
 from tether_lsp.server.files import FileRefused, read_text, uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding
@@ -171,6 +172,8 @@ class MarkersState:
             moved: list[str] | None = None
             try:
                 moved = await self.server.run_blocking(self.sync_repo, root, reporter.report)
+            except StorageError as exc:  # already in the log, where it happened; the next trigger tries again
+                log.debug("markers: recalculating %s failed: %s", root, exc)
             except Exception as exc:  # the next trigger tries again; requests keep answering meanwhile
                 log.warning("markers: recalculating %s failed: %s", root, exc)
             finally:
@@ -274,7 +277,25 @@ class MarkersState:
         return service.create(self.markers(), where, note, kind, author, self.local()), where.text
 
     def get(self, marker_id: str) -> MarkerRecord:
-        return service.require(self.markers(), marker_id)
+        return self._here(service.require(self.markers(), marker_id))
+
+    def _here(self, record: MarkerRecord) -> MarkerRecord:
+        """The marker with the file it is in at this clone's HEAD (see :func:`tracking.file_at_head`)."""
+        repo = self.repo_of(record.uri) if record.commit_hash_when_created else None
+        head = self.head_to_use(repo) if repo is not None else None
+        if repo is None or head is None:
+            return record
+        stored = self.locations().at(head, [record.id]).get(record.id)
+        if stored is None:
+            view = git.GitView(self.git, repo.root, head)
+            try:
+                limits = self.server.grammar_limits()
+                result = tracking.at_head([record], self.markers(), self.locations(), view, limits=limits)
+            finally:
+                view.close()
+            stored = result.stored.get(record.id)
+        where = tracking.file_at_head(record, stored, _exists)
+        return record if where == record.uri else dataclasses.replace(record, uri=where)
 
     def update(
         self, marker_id: str, note: str | None, kind: str | None, placing: MarkersState.Placing | None
@@ -283,14 +304,15 @@ class MarkersState:
         before = service.require(markers, marker_id)
         placed = self.place(placing) if placing is not None else None
         record = service.update(markers, marker_id, note=note, kind=kind, placed=placed, local=self.local())
-        return before, record
+        return self._here(before), self._here(record)
 
     def delete(self, marker_id: str) -> MarkerRecord:
         markers = self.markers()
         record = service.require(markers, marker_id)
+        here = self._here(record)
         service.delete(markers, marker_id)
         self.local().remove(marker_id)
-        return record
+        return here
 
     def _recalculate(self, root: Path, head: str, progress: tracking.Progress | None) -> list[str]:
         """Flush uncommitted locations, then store every committed marker's location at ``head``."""
@@ -313,7 +335,8 @@ class MarkersState:
             view.close()
         if result.computed:
             log.info("markers: %d location(s) computed at %s", result.computed, head[:12])
-        return sorted({r.uri for r in records} | {r.uri for r in result.moved})
+        at_head = {s.uri for s in result.stored.values()}  # a checkout back: files markers return to
+        return sorted({r.uri for r in records} | {r.uri for r in result.moved} | at_head)
 
     def committed_text(self, repo: git.FileInRepo, head: str) -> str | None:
         """A file's text at a commit (a few recent ones cached: creating many markers reads it once)."""
@@ -360,9 +383,11 @@ class MarkersState:
     def locate(
         self, uri: str, text: str | None, repo: git.FileInRepo | None, head: str | None
     ) -> list[service.Located]:
-        """Every marker of ``uri`` located in ``text`` from its best reference (MARKERS.md)."""
+        """Every marker of ``uri`` located in ``text`` from its best reference."""
         markers = self.markers()
         records = markers.for_uri(uri)
+        if repo is not None and head is not None:
+            records = self._in_file_at_head(uri, head, records, markers)
         if not records:
             return []
         refs: dict[str, service.Reference | str] = {}
@@ -380,6 +405,34 @@ class MarkersState:
             else:
                 refs.update(self._committed_references(repo.root, head, committed, markers))
         return service.locate_all(records, text, refs, self.server.grammar_limits())
+
+    def _in_file_at_head(
+        self, uri: str, head: str, records: list[MarkerRecord], markers: MarkerStore
+    ) -> list[MarkerRecord]:
+        """The markers in ``uri`` at ``head``: its own ones, and those whose location stored at ``head`` is in
+        it (a checkout back before a rename, a rename undone), minus those stored in another file there."""
+        locations = self.locations()
+        spellings = sorted({uri, *_canonical(uri)})
+        known = {r.id for r in records}
+        arrived = [i for i in locations.ids_in_files(head, spellings) if i not in known]
+        candidates = records + (markers.get_many(arrived) if arrived else [])
+        stored = locations.at(head, [r.id for r in candidates if r.commit_hash_when_created])
+        inside = []
+        for record in candidates:
+            where = tracking.file_at_head(record, stored.get(record.id), _exists)
+            if where in spellings or _same_file(where, uri):
+                inside.append(record if record.uri == uri else dataclasses.replace(record, uri=uri))
+        return inside
+
+    def files_with_markers(self, prefix: str) -> list[str]:
+        """Worker: the files under ``prefix`` that may hold markers now: the markers' own files and the files
+        their locations at the repository's HEAD are in (``list`` on each decides)."""
+        uris = set(self.markers().uris_under(prefix))
+        repo = self.repo_of(prefix + "x")
+        head = self.head_to_use(repo) if repo is not None else None
+        if head is not None:
+            uris.update(u for u in self.locations().files_under(head, prefix) if _exists(u))
+        return sorted(uris)
 
     def _committed_references(
         self, root: Path, head: str, records: list[MarkerRecord], markers: MarkerStore
@@ -417,8 +470,11 @@ class MarkersState:
         """In team mode, markers changed by another server reach this one's clients as didChange."""
         try:
             db = await self.server.run_blocking(self.server.database)
-        except Exception as exc:  # the requests will report it; nothing to listen to
-            log.info("markers: no database to listen to (%s)", exc)
+        except StorageError as exc:  # already in the log, where it happened; the requests answer it
+            log.debug("markers: no database to listen to (%s)", exc)
+            return
+        except Exception as exc:
+            log.warning("markers: no database to listen to (%s)", exc)
             return
         if db.dialect != "postgresql":
             return
@@ -486,3 +542,15 @@ class MarkersState:
 def _exists(uri: str) -> bool:
     path = uri_to_path(uri)
     return path is not None and path.exists()
+
+
+def _canonical(uri: str) -> list[str]:
+    """The spelling git's paths give a file uri (``Path.as_uri``), when the client spelled it otherwise."""
+    path = uri_to_path(uri)
+    return [path.as_uri()] if path is not None and path.is_absolute() else []
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Two uris of one file, whatever their percent-encoding (clients and ``Path.as_uri`` differ)."""
+    pa, pb = uri_to_path(a), uri_to_path(b)
+    return pa is not None and pa == pb

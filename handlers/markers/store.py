@@ -83,10 +83,18 @@ def _create_locations(conn: Connection) -> None:
     uncommitted_table.create(conn)
 
 
+def _index_locations_by_file(conn: Connection) -> None:
+    """Which markers are in a file at a commit (a file that a commit renamed gets its markers this way)."""
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_tether_marker_locations_commit_uri ON tether_marker_locations (commit_hash, uri)"
+    )
+
+
 #: The markers component's schema steps (the server runs them; see ``register_storage``).
 MIGRATIONS = [
     Migration(1, "markers with their base text and location", _create),
     Migration(2, "stored locations per commit; local uncommitted locations", _create_locations),
+    Migration(3, "stored locations found by commit and file", _index_locations_by_file),
 ]
 
 
@@ -159,14 +167,14 @@ class MarkerStore:
 
     def insert(self, record: MarkerRecord, origin: StoredLocation | None = None) -> None:
         """Store a new marker, with its location at its creation commit, in one transaction."""
-        with self.db.transaction() as conn:
+        with self.db.transaction(write_lock=True) as conn:
             conn.execute(markers_table.insert().values(**_row(record)))
             if origin is not None:
                 conn.execute(locations_table.insert().values(**_location_row(origin)))
             self._announce(conn, record.uri)
 
     def insert_many(self, records: list[tuple[MarkerRecord, StoredLocation | None]]) -> None:
-        with self.db.transaction() as conn:
+        with self.db.transaction(write_lock=True) as conn:
             conn.execute(markers_table.insert(), [_row(r) for r, _ in records])
             origins = [_location_row(o) for _, o in records if o is not None]
             if origins:
@@ -176,6 +184,14 @@ class MarkerStore:
         with self.db.transaction() as conn:
             row = conn.execute(select(markers_table).where(markers_table.c.id == marker_id)).first()
         return None if row is None else _record(row)
+
+    def get_many(self, marker_ids: list[str]) -> list[MarkerRecord]:
+        found: list[MarkerRecord] = []
+        with self.db.transaction() as conn:
+            for k in range(0, len(marker_ids), 500):
+                rows = conn.execute(select(markers_table).where(markers_table.c.id.in_(marker_ids[k : k + 500])))
+                found += map(_record, rows)
+        return found
 
     def for_uri(self, uri: str) -> list[MarkerRecord]:
         with self.db.transaction() as conn:
@@ -206,7 +222,7 @@ class MarkerStore:
         from the old place.
         """
         mutable = {k: v for k, v in _row(record).items() if k not in IMMUTABLE}
-        with self.db.transaction() as conn:
+        with self.db.transaction(write_lock=True) as conn:
             old = conn.execute(select(markers_table.c.uri).where(markers_table.c.id == record.id)).scalar()
             conn.execute(update(markers_table).where(markers_table.c.id == record.id).values(**mutable))
             if origin is not None:
@@ -221,7 +237,7 @@ class MarkerStore:
 
     def set_commit(self, marker_id: str, commit: str | None) -> None:
         """A marker on uncommitted code whose code got committed (flush), or placed on uncommitted code."""
-        with self.db.transaction() as conn:
+        with self.db.transaction(write_lock=True) as conn:
             conn.execute(
                 update(markers_table).where(markers_table.c.id == marker_id).values(commit_hash_when_created=commit)
             )
@@ -229,7 +245,7 @@ class MarkerStore:
                 conn.execute(delete(locations_table).where(locations_table.c.marker_id == marker_id))
 
     def delete(self, marker_id: str) -> bool:
-        with self.db.transaction() as conn:
+        with self.db.transaction(write_lock=True) as conn:
             old = conn.execute(select(markers_table.c.uri).where(markers_table.c.id == marker_id)).scalar()
             result = conn.execute(delete(markers_table).where(markers_table.c.id == marker_id))
             conn.execute(delete(locations_table).where(locations_table.c.marker_id == marker_id))
@@ -298,6 +314,28 @@ class LocationStore:
                 ).all()
                 found.update((s.marker_id, s) for s in map(_stored, rows))
         return found
+
+    def ids_in_files(self, commit: str, uris: list[str]) -> list[str]:
+        """Markers whose current-algorithm location at ``commit`` is in one of these files."""
+        t = locations_table
+        with self.db.transaction() as conn:
+            rows = conn.execute(
+                select(t.c.marker_id).where(
+                    t.c.commit_hash == commit, t.c.uri.in_(uris), t.c.algorithm_version == ALGORITHM_VERSION
+                )
+            )
+            return [row[0] for row in rows]
+
+    def files_under(self, commit: str, uri_prefix: str) -> list[str]:
+        """The distinct files under a folder that hold a location stored at ``commit``."""
+        t = locations_table
+        with self.db.transaction() as conn:
+            rows = conn.execute(
+                select(t.c.uri)
+                .distinct()
+                .where(t.c.commit_hash == commit, t.c.uri.startswith(uri_prefix, autoescape=True))
+            )
+            return [row[0] for row in rows]
 
     def origin(self, marker_ids: list[str], commits: dict[str, str]) -> dict[str, StoredLocation]:
         """Each marker's location at the commit given for it (its creation commit), whatever the algorithm."""
@@ -371,5 +409,5 @@ class UncommittedStore:
         return list(self.get([row[0] for row in rows]).values())
 
     def remove(self, marker_id: str) -> None:
-        with self.db.transaction() as conn:
+        with self.db.transaction(write_lock=True) as conn:
             conn.execute(delete(uncommitted_table).where(uncommitted_table.c.marker_id == marker_id))

@@ -110,8 +110,9 @@ def _group_at_head(
         locations = {r.id: _origin_location(origins[r.id]) for r in group}
         results = follow(old, new, locations, language_of(new_path), limits)
         stored_uri = view.uri(new_path)  # the committed file the location is in
-        # a committed rename moves the marker; its old name at HEAD (a staged rename since) does not
-        goes_to = stored_uri if new_path not in (path, origin_path) else uri
+        # a committed rename moves the marker, a rename undone by a later commit too; a committed name that
+        # is gone from the working tree (a staged rename since) does not
+        goes_to = stored_uri if new_path != path and view.exists(new_path) else uri
     out = []
     old_lines: list[str] = []
     for record in group:
@@ -127,6 +128,18 @@ def _group_at_head(
             moved.append(replace(record, uri=target))
         out.append(StoredLocation(record.id, view.head, at, result.location, result.reason, commit))
     return out
+
+
+def file_at_head(record: MarkerRecord, stored: StoredLocation | None, exists: Callable[[str], bool]) -> str:
+    """The file a marker is in for a clone at a commit: where its location stored at that commit is, while
+    that file is in the working tree; else the marker's own file (a rename not committed yet, a block gone).
+
+    The stored location decides, not the marker's file alone: a checkout back to before a rename, or a
+    teammate at another commit, finds the marker where the code is at their HEAD.
+    """
+    if stored is None or stored.location is None or stored.uri == record.uri:
+        return record.uri
+    return stored.uri if exists(stored.uri) else record.uri
 
 
 def _origin_location(origin: StoredLocation) -> Location:
