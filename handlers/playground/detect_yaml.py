@@ -4,7 +4,13 @@ A prompt is a string scalar (plain — not a number, boolean or null —, quoted
 value of a key matching ``/prompt/i`` (Y1), of a key in the keyword list (Y2), the ``content`` of a mapping
 that also has ``role`` (Y3: GitHub's ``.prompt.yml`` ``messages``), of any key under a ``# @prompt`` comment
 (Y5), or an item of a list under a ``prompt`` key (Y6: promptfoo's ``prompts:``, strings or ``raw:``/
-``content:`` mappings; prose only, so ``file://…`` references are not prompts). An alias is not a prompt.
+``content:`` mappings; prose only, so ``file://…`` references are not prompts), or the value of a key ending in
+``_template``/``_instructions``/``_message`` or of any key of a ``templates:``/``prompts:`` mapping (Y7: agent
+configs' ``system_template: |``). An alias is not a prompt.
+
+Y2 and Y7 keys only suggest a prompt (``user: admin`` in a Kubernetes ConfigMap is a login), so their values
+must read as text (:func:`.text.is_text`); a ``_message`` also needs a variable, several lines or a role in its
+key, since one-line messages in configs are mostly commit or error messages.
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ from .model import YAML_KEYS, Prompt
 PROMPT_KEY = re.compile(r"prompt", re.IGNORECASE)
 PAIRS = ("block_mapping_pair", "flow_pair")
 MARK = "@prompt"
+#: Y7: key endings that suggest a prompt (``system_template``, ``agent_instructions``, ``retry_message``) ...
+SUGGESTIVE_ENDINGS = ("_template", "_instructions", "_message")
+#: ... and mappings whose every key names a prompt (``templates: {system_template: …}``, ``prompts: {triage: …}``).
+PROMPT_MAPPINGS = frozenset({"templates", "prompts"})
+ROLE_WORDS = {"system": "system", "developer": "system", "user": "user", "human": "user", "assistant": "assistant"}
+ROLE_WORDS |= {"ai": "assistant"}
 
 
 def _text(node: Node | None) -> str:
@@ -135,6 +147,38 @@ def _chat(chain: list[Node]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _owner_key(pair: Node) -> str | None:
+    """The key whose value is the mapping holding ``pair`` (``templates`` for ``templates: {system: …}``)."""
+    mapping = pair.parent
+    holder = mapping.parent if mapping is not None else None
+    owner = holder.parent if holder is not None and holder.type in ("block_node", "flow_node") else None
+    return key_of(owner) if owner is not None and owner.type in PAIRS else None
+
+
+def _suggestive(key: str, pair: Node) -> bool:
+    """Y7: a key ending in one of SUGGESTIVE_ENDINGS, or any key of a ``templates:``/``prompts:`` mapping."""
+    return key.lower().endswith(SUGGESTIVE_ENDINGS) or (_owner_key(pair) or "").lower() in PROMPT_MAPPINGS
+
+
+def _reads_as_prompt(key: str, content: str) -> bool:
+    """The value of a key that only suggests a prompt: text, and for a ``_message`` a variable, several lines or
+    a role in the key (``system_message``)."""
+    if not decode.is_text(content):
+        return False
+    if not key.lower().endswith("_message") or _role_of_key(key) is not None:
+        return True
+    return bool(decode.variables(content)) or "\n" in content.strip()
+
+
+def _role_of_key(key: str) -> str | None:
+    """``system``, ``user``, ``assistant`` and keys starting with a role (``system_template``, ``user_message``)."""
+    lower = key.lower()
+    if lower in ("system", "user", "assistant"):
+        return lower
+    first = lower.split("_", 1)[0]
+    return ROLE_WORDS.get(first) if lower.endswith(SUGGESTIVE_ENDINGS) else None
+
+
 def _walk(root: Node) -> Iterator[Node]:
     stack = [root]
     while stack:
@@ -169,7 +213,11 @@ def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list
                     _listed(document, node, value, prefix, found)
                 continue
             role_sibling = key == "content" and any(key_of(s) == "role" for s in _siblings(node))
-            if not (PROMPT_KEY.search(key) or key in keywords or role_sibling or _marked(node, text)):
+            strong = bool(PROMPT_KEY.search(key)) or role_sibling or _marked(node, text)
+            suggested = not strong and (key in keywords or _suggestive(key, node))
+            if not (strong or suggested):
+                continue
+            if suggested and not _reads_as_prompt(key, decoded(scalar)):
                 continue
             chain = lineage(document, node)
             if role_sibling:
@@ -178,7 +226,7 @@ def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list
                 role = decoded(role_scalar).strip() if role_scalar is not None else None
                 prompt = _prompt(prefix + _path(chain), scalar, role, _chat(chain))
             else:
-                prompt = _prompt(prefix + _path(chain), scalar, key if key in ("system", "user", "assistant") else None)
+                prompt = _prompt(prefix + _path(chain), scalar, _role_of_key(key))
             if prompt is not None and prompt.span not in found:
                 found[prompt.span] = prompt
     return sorted(found.values(), key=lambda p: p.span)

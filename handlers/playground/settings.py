@@ -18,7 +18,10 @@ class PlaygroundSettings:
         description="Python keyword arguments and dict keys whose string values are prompts.",
         factory=lambda: list(DEFAULT_KEYWORDS),
     )
-    yamlKeys: list[str] = setting(description="YAML keys whose values are prompts.", factory=lambda: list(YAML_KEYS))
+    yamlKeys: list[str] = setting(
+        description="YAML keys whose values are prompts when they read as text (not `user: admin`).",
+        factory=lambda: list(YAML_KEYS),
+    )
     similarityThreshold: float = setting(
         0.4, "Least similarity for a changed prompt to keep its identity.", minimum=0, maximum=1
     )

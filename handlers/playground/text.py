@@ -18,6 +18,8 @@ _SIMPLE |= {"r": "\r", "t": "\t", "v": "\v", "0": "\0"}
 FIELDS = re.compile(r"\{\{\s*\$?([A-Za-z_]\w*)[^{}]*\}\}|(?<!\{)\{([A-Za-z_]\w*)[^{}]*\}(?!\})|\$\{?([A-Za-z_]\w*)\}?")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _PUNCTUATION = ".,;:!?'\"«»()[]-—…*"
+#: Template expressions and tags, whatever is inside (``{{ .Values.name }}``, ``{% if x %}``).
+_EXPRESSIONS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 _CODE_START = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|DROP|ALTER)\b|\s*<", re.IGNORECASE)
 
 
@@ -102,6 +104,17 @@ def is_prose(text: str) -> bool:
         return True
     letters = [c for c in text if c.isalpha()]
     return len(letters) >= 4 and not any(c.isascii() for c in letters)
+
+
+def is_text(text: str) -> bool:
+    """Prose, or words or markup tags around a variable (``OBSERVATION: {{observation}}``,
+    ``<observation>{{observation}}</observation>``): what a config value under a key that only suggests a prompt
+    must be. A name, a path, a number, a secret or a lone variable is not."""
+    masked = FIELDS.sub("\x00", _EXPRESSIONS.sub("\x00", text))  # ``name={{ item }}``: no word of its own
+    if is_prose(masked):
+        return True
+    tokens = masked.split()
+    return bool(variables(text)) and any(_WORD.fullmatch(token.strip(_PUNCTUATION + "<>/")) for token in tokens)
 
 
 def is_template(text: str) -> bool:

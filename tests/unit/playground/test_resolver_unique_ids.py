@@ -38,7 +38,7 @@ class File:
         if self.language == "python":
             lines = [f'{name.upper()}_PROMPT = "{text}"\n' for name, text in self.prompts]
         else:
-            lines = [f'{name}_prompt: "{text}"\n' for name, text in self.prompts]
+            lines = ["agent:\n  templates:\n"] + [f'    {name}_template: "{text}"\n' for name, text in self.prompts]
         return "".join(lines).encode()
 
     def apply(self, operation: tuple[str, int, int]) -> None:
