@@ -52,6 +52,7 @@ from tether_lsp.server.lspclient import make_client, raw_request
 
 DISTANCES = (1, 10, 100)
 SUBSETS = ("untouched", "changed", "moved", "deleted")
+WATCH_HEAD = True  # --no-watch: like an editor that sends no watched-files notification for .git/HEAD
 RENAMED = "renamed file"  # a row across the subsets: the file's path at B is not its path at A
 Lines = tuple[int, int] | None  # first and last 0-based line, None when missing
 
@@ -247,14 +248,18 @@ async def tether_pair(work: Path, a: str, b: str, cases: list[Case], totals: Tot
                 ids[marker["id"]] = case
         git(work, "checkout", "-q", "--force", "--detach", b)
         t = time.perf_counter()
-        client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=(work / ".git" / "HEAD").as_uri(), type=types.FileChangeType.Changed)]
+        uris = {(work / c.path_a).as_uri() for c in cases} | {c.uri_b for c in cases}
+        if WATCH_HEAD:
+            client.workspace_did_change_watched_files(
+                types.DidChangeWatchedFilesParams(
+                    changes=[types.FileEvent(uri=(work / ".git" / "HEAD").as_uri(), type=types.FileChangeType.Changed)]
+                )
             )
-        )
+        else:  # an editor that does not watch .git/HEAD: the next requests notice the new HEAD
+            for uri in sorted(uris):
+                await raw_request(client, "tether/markers/list", {"textDocument": {"uri": uri}})
         await asyncio.wait_for(done, 300)
         totals.head_ms.append(((time.perf_counter() - t) * 1000, len(cases)))
-        uris = {(work / c.path_a).as_uri() for c in cases} | {c.uri_b for c in cases}
         for uri in sorted(uris):
             listed = await raw_request(client, "tether/markers/list", {"textDocument": {"uri": uri}})
             for marker in listed["markers"]:
@@ -441,7 +446,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--show", type=int, default=0, help="print this many cases Tether got wrong")
     parser.add_argument("--rename-pairs", type=int, default=40, help="commits that rename a file, at most")
+    parser.add_argument("--no-watch", action="store_true", help="no watched-files notification for .git/HEAD")
     args = parser.parse_args()
+    global WATCH_HEAD
+    WATCH_HEAD = not args.no_watch
     repo = args.repo or clone()
     name = repo.name if repo.name != "repo" else repo.parent.name
     asyncio.run(run(repo, name, args.pairs, args.seed, args.show, args.rename_pairs))
