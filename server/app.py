@@ -188,7 +188,11 @@ class TetherServer(LanguageServer):
 
         def done(finished: asyncio.Future[Any]) -> None:
             self._background.discard(finished)
-            if not finished.cancelled() and (exc := finished.exception()) is not None:
+            if finished.cancelled() or (exc := finished.exception()) is None:
+                return
+            if isinstance(exc, RequestFailed) and exc.data.get("kind") == "shuttingDown":
+                log.debug("%s: stopped by the shutdown", what)  # an orderly end, nothing to tell the client
+            else:
                 log.warning("%s failed: %s", what, exc)
 
         task.add_done_callback(done)

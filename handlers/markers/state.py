@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from tether_lsp.server.errors import InvalidParams, StorageError
+from tether_lsp.server.errors import InvalidParams, RequestFailed, StorageError
 from tether_lsp.server.files import FileRefused, read_text, uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding
@@ -175,6 +175,9 @@ class MarkersState:
             except StorageError as exc:  # already in the log, where it happened; the next trigger tries again
                 log.debug("markers: recalculating %s failed: %s", root, exc)
             except Exception as exc:  # the next trigger tries again; requests keep answering meanwhile
+                if _shutting_down(exc):
+                    log.debug("markers: recalculating %s stopped by the shutdown", root)
+                    return
                 log.warning("markers: recalculating %s failed: %s", root, exc)
             finally:
                 reporter.end("markers relocated")
@@ -474,7 +477,9 @@ class MarkersState:
             log.debug("markers: no database to listen to (%s)", exc)
             return
         except Exception as exc:
-            log.warning("markers: no database to listen to (%s)", exc)
+            log.log(
+                logging.DEBUG if _shutting_down(exc) else logging.WARNING, "markers: no database to listen to (%s)", exc
+            )
             return
         if db.dialect != "postgresql":
             return
@@ -554,3 +559,8 @@ def _same_file(a: str, b: str) -> bool:
     """Two uris of one file, whatever their percent-encoding (clients and ``Path.as_uri`` differ)."""
     pa, pb = uri_to_path(a), uri_to_path(b)
     return pa is not None and pa == pb
+
+
+def _shutting_down(exc: BaseException) -> bool:
+    """The server refused the work because it is shutting down: an orderly end, not a failure."""
+    return isinstance(exc, RequestFailed) and exc.data.get("kind") == "shuttingDown"
