@@ -15,8 +15,8 @@ pay on every new version. So a new version's index is **spliced** from the previ
 subtrees before and after them are copied as whole slices of the old arrays (C-level, with numpy shifting
 positions and parents), and only the changed subtrees are walked. Unchanged means: outside the changed
 bytes, free of syntax errors in both trees, same kind, same span (shifted) and same descendant count. A
-splice whose result does not have the new tree's node count, or a change too wide to be worth it, falls back
-to the full walk; a property test checks spliced indexes against full walks node for node.
+splice whose result does not have the new tree's node count, or a change too wide or too deep to be worth it,
+falls back to the full walk; a property test checks spliced indexes against full walks node for node.
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ def _whitespace_table() -> Any:
 
 #: A change touching more than this share of the old text is indexed by a full walk (cheaper than matching).
 SPLICE_MAX_CHANGED_SHARE = 0.5
+#: A change nested deeper than this is indexed by a full walk: each level of the path to it costs about 0.1 ms
+#: (a rows segment and a copy to assemble), so 128 levels cost what a full walk of a 3,000-line file does.
+SPLICE_MAX_DEPTH = 128
 
 
 class _Rows:
@@ -280,8 +283,7 @@ class _Splice:
         root = self.tree.root_node
         if root.kind_id != self.old.kind[0]:
             return None
-        self._visit(0, root, 0, -1)
-        if self.pos != root.descendant_count:
+        if not self._visit(0, root, 0, -1) or self.pos != root.descendant_count:
             return None
         return self._assemble()
 
@@ -300,42 +302,54 @@ class _Splice:
             found = self._fields[name] = self.tree.language.field_id_for_name(name) or 0
         return found
 
-    def _visit(self, oi: int, node: Node, field: int, parent: int) -> None:
-        rows, base = self._rows()
-        me = base + rows.add(node, field, parent)
-        self.pos = me + 1
+    def _visit(self, oi: int, node: Node, field: int, parent: int) -> bool:
+        """Rows for ``node`` (old row ``oi``) and its subtree: down the one changed child of each level in a loop,
+        then back up, each level ending with its aligned children after the change. False, with nothing done
+        right, for a change deeper than :data:`SPLICE_MAX_DEPTH`."""
         old, start, end, delta = self.old, self.changed_start, self.changed_end, self.delta
         o_kind, o_start, o_end = old.kind, old.start, old.end
-        olds = list(old.children(oi))
-        news = node.children
-        n_old, n_new = len(olds), len(news)
-        # Aligned children (same kind, same span shifted) before the changed bytes, then after them. A module
-        # has hundreds of children and this runs on every keystroke: plain loops over local names, no calls.
-        k = 0
-        while k < n_old and k < n_new:
-            c, child = olds[k], news[k]
-            if o_end[c] >= start or o_kind[c] != child.kind_id:
-                break
-            if o_start[c] != child.start_byte or o_end[c] != child.end_byte:
-                break
-            k += 1
-        m = 0
-        while m < n_old - k and m < n_new - k:
-            c, child = olds[n_old - 1 - m], news[n_new - 1 - m]
-            if o_start[c] <= end or o_kind[c] != child.kind_id:
-                break
-            if o_start[c] + delta != child.start_byte or o_end[c] + delta != child.end_byte:
-                break
-            m += 1
-        self._aligned_children(node, olds[:k], news[:k], 0, 0, oi, me)
-        middle_old, middle_new = olds[k : n_old - m], news[k : n_new - m]
-        if len(middle_old) == 1 and len(middle_new) == 1 and o_kind[middle_old[0]] == middle_new[0].kind_id:
-            self._visit(middle_old[0], middle_new[0], self._field(node, k), me)
-        else:
+        ends: list[tuple[Node, list[int], list[Node], int, int, int, _Rows, int]] = []
+        while True:
+            rows, base = self._rows()
+            me = base + rows.add(node, field, parent)
+            self.pos = me + 1
+            olds = list(old.children(oi))
+            news = node.children
+            n_old, n_new = len(olds), len(news)
+            # Aligned children (same kind, same span shifted) before the changed bytes, then after them. A module
+            # has hundreds of children and this runs on every keystroke: plain loops over local names, no calls.
+            k = 0
+            while k < n_old and k < n_new:
+                c, child = olds[k], news[k]
+                if o_end[c] >= start or o_kind[c] != child.kind_id:
+                    break
+                if o_start[c] != child.start_byte or o_end[c] != child.end_byte:
+                    break
+                k += 1
+            m = 0
+            while m < n_old - k and m < n_new - k:
+                c, child = olds[n_old - 1 - m], news[n_new - 1 - m]
+                if o_start[c] <= end or o_kind[c] != child.kind_id:
+                    break
+                if o_start[c] + delta != child.start_byte or o_end[c] + delta != child.end_byte:
+                    break
+                m += 1
+            self._aligned_children(node, olds[:k], news[:k], 0, 0, oi, me)
+            ends.append((node, olds[n_old - m :], news[n_new - m :], n_new - m, oi, me, rows, base))
+            middle_old, middle_new = olds[k : n_old - m], news[k : n_new - m]
+            if len(middle_old) == 1 and len(middle_new) == 1 and o_kind[middle_old[0]] == middle_new[0].kind_id:
+                if len(ends) > SPLICE_MAX_DEPTH:
+                    return False
+                oi, node, field, parent = middle_old[0], middle_new[0], self._field(node, k), me
+                continue
             for j, child in enumerate(middle_new):
                 self._walk(child, self._field(node, k + j), me)
-        self._aligned_children(node, olds[n_old - m :], news[n_new - m :], n_new - m, delta, oi, me)
-        self._set_subtree_end(me)
+            break
+        while ends:
+            node, olds_after, news_after, first, oi, me, rows, base = ends.pop()
+            self._aligned_children(node, olds_after, news_after, first, delta, oi, me)
+            rows.subtree_end[me - base] = self.pos  # the rows it was added to: no search through the segments
+        return True
 
     def _aligned_children(
         self, node: Node, olds: list[int], news: list[Node], first: int, shift: int, oi: int, me: int
@@ -365,14 +379,6 @@ class _Splice:
         rows, base = self._rows()
         rows.walk(child, field, parent, base)
         self.pos = base + len(rows)
-
-    def _set_subtree_end(self, me: int) -> None:
-        """Set the ``subtree_end`` of the row at global position ``me`` (held by the rows segment covering it)."""
-        for segment in reversed(self.segments):
-            if segment[0] == "rows" and segment[2] <= me < segment[2] + len(segment[1]):
-                segment[1].subtree_end[me - segment[2]] = self.pos
-                return
-        raise AssertionError(f"no rows segment holds row {me}")
 
     def _copy(self, lo: int, hi: int, byte_shift: int, old_parent: int, new_parent: int) -> None:
         segment = ("copy", lo, hi, self.pos - lo, byte_shift, old_parent, new_parent)

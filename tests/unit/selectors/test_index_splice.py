@@ -6,6 +6,7 @@ YAML sources; after every edit the spliced index is compared, column by column, 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -130,3 +131,19 @@ def test_spans_in_bulk_are_the_spans_one_by_one(lines: list[str]) -> None:
     rows = list(range(len(index)))
     assert index.spans(rows) == [index.span(i) for i in rows]
     assert index.spans([]) == []
+
+
+@pytest.mark.parametrize("depth", [100, 20_000])
+@pytest.mark.parametrize("language", ["python", "yaml"])
+def test_an_edit_at_the_bottom_of_deep_nesting_gives_the_index_of_a_full_walk(language: str, depth: int) -> None:
+    """No recursion down the path to the edit: 20,000 parentheses or YAML flow sequences deep."""
+    opening = ("x = " if language == "python" else "") + ("(" if language == "python" else "[") * depth
+    closing = (")" if language == "python" else "]") * depth
+    text = f"{opening}1{closing}\n".encode()
+    index = TreeIndex(parse_text(language, text), text)
+    for new in (f"{opening}2{closing}\n", f"{opening}22{closing}\n", f"{opening}[2]{closing}\n"):
+        new_text = new.encode()
+        tree = parse_text(language, new_text)
+        index = TreeIndex.updated(index, tree, new_text)
+        assert_same(index, TreeIndex(tree, new_text))
+        assert len(index) == tree.root_node.descendant_count
