@@ -250,6 +250,11 @@ class TetherServer(LanguageServer):
         self.stop_requested = True
         self.stop_serving()
 
+    @property
+    def stopping(self) -> bool:
+        """Shutting down: ``shutdown`` received, a signal, or the editor gone (what is cancelled now is no error)."""
+        return self._prepared or self.stop_requested or bool(self.protocol._shutdown)
+
     def exit_code(self) -> int:
         """LSP: 0 after ``shutdown``, 1 when the client left without it; 0 when told to stop (a signal, the
         editor process gone): those are orderly ends, not client errors."""

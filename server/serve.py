@@ -4,6 +4,12 @@ Each reads messages on the event loop and hands every body to ``protocol.receive
 the process through the same path as a vanished parent: the shutdown hooks run (pending writes are
 flushed), then the loop stops. The stdin reader runs in a daemon thread so that nothing waits on a
 blocked ``read`` at exit.
+
+A server process serves one client, as editors start one server each: over TCP and WebSocket the first
+connection is the session, later ones are closed at once (another client must not take over the writer),
+and the process ends when that client sends ``exit`` or disconnects. ``exit`` raises ``SystemExit`` inside
+``receive``; it ends the reading here, as the end of the stream does, so it never escapes a connection
+callback (where asyncio would log it as an unhandled error).
 """
 
 from __future__ import annotations
@@ -26,10 +32,19 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def _receive(server: TetherServer, body: bytes) -> bool:
+    """Hand one message to the protocol; False once the client has sent ``exit``."""
+    try:
+        server.protocol.receive(body)
+    except SystemExit:
+        return False
+    return True
+
+
 async def _read_until_closed(server: TetherServer, reader: LineReader) -> None:
     framing = Framing(reader, server.max_message_bytes)
-    while (body := await framing.next_body()) is not None:
-        server.protocol.receive(body)
+    while (body := await framing.next_body()) is not None and _receive(server, body):
+        pass
 
 
 def _run(server: TetherServer, main: Callable[[], Any]) -> None:
@@ -46,8 +61,21 @@ def _run(server: TetherServer, main: Callable[[], Any]) -> None:
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, server.exit_on_signal, signum)
+        stopped = False
+
+        def quiet_cancellations(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            # Stopping cancels what is still running (``shutdown`` cancels the jobs queued for workers, then
+            # asyncio.run cancels the tasks left, an ``initialized`` hook or a request in flight); pygls'
+            # callbacks then read the cancelled result. That is the server stopping, not an error to log.
+            if isinstance(context.get("exception"), asyncio.CancelledError) and (stopped or server.stopping):
+                log.debug("cancelled as the server stops: %s", context.get("message"))
+                return
+            loop.default_exception_handler(context)
+
+        loop.set_exception_handler(quiet_cancellations)
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        stopped = True
 
     try:
         asyncio.run(runner())
@@ -67,8 +95,15 @@ def serve_stdio(server: TetherServer) -> None:
 def serve_tcp(server: TetherServer, host: str, port: int) -> None:
     async def main() -> None:
         done = asyncio.Event()
+        taken = False
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal taken
+            if taken:
+                log.warning("refused a second connection from %s: this server serves one client", _peer(writer))
+                writer.close()
+                return
+            taken = True
             server.protocol.set_writer(writer)
             try:
                 await _read_until_closed(server, StreamReaderAdapter(reader))
@@ -78,9 +113,13 @@ def serve_tcp(server: TetherServer, host: str, port: int) -> None:
         listener = await asyncio.start_server(connection, host, port)
         log.info("serving on %s", ", ".join(str(s.getsockname()) for s in listener.sockets))
         async with listener:
-            await done.wait()  # one client per server, as editors start one server each
+            await done.wait()
 
     _run(server, main)
+
+
+def _peer(writer: asyncio.StreamWriter) -> object:
+    return writer.get_extra_info("peername")
 
 
 def serve_ws(server: TetherServer, host: str, port: int) -> None:
@@ -94,13 +133,21 @@ def serve_ws(server: TetherServer, host: str, port: int) -> None:
 
     async def main() -> None:
         done = asyncio.Event()
+        taken = False
 
         async def connection(websocket: ServerConnection) -> None:
+            nonlocal taken
+            if taken:
+                log.warning(
+                    "refused a second connection from %s: this server serves one client", websocket.remote_address
+                )
+                await websocket.close(1013, "this server serves one client")  # 1013: try again later
+                return
+            taken = True
             server.protocol.set_writer(WebSocketWriter(websocket), include_headers=False)
             try:
-                while True:
-                    data = await websocket.recv(decode=False)
-                    server.protocol.receive(data)
+                while _receive(server, await websocket.recv(decode=False)):
+                    pass
             except ConnectionClosed:
                 pass
             finally:

@@ -29,8 +29,14 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
-    transport.add_argument("--tcp", action="store_true", help="serve over TCP")
-    transport.add_argument("--ws", action="store_true", help="serve over WebSocket (needs tether-lsp[ws])")
+    transport.add_argument(
+        "--tcp", action="store_true", help="serve one client over TCP (the first to connect, until it exits)"
+    )
+    transport.add_argument(
+        "--ws",
+        action="store_true",
+        help="serve one client over WebSocket (the first to connect, until it exits; needs tether-lsp[ws])",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind for --tcp/--ws (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=2087, help="port for --tcp/--ws (default 2087)")
     parser.add_argument("--log-file", help="write logs to this file instead of stderr")

@@ -34,6 +34,10 @@ class Session:
         self.received: list[tuple[str, Any]] = []
         self.arrived = asyncio.Condition()
         self.tasks: set[asyncio.Future[Any]] = set()
+        #: For TCP and WebSocket, where the test starts the server: its port, then its exit code and stderr.
+        self.port = 0
+        self.returncode: int | None = None
+        self.stderr = b""
 
     async def wait_for(self, method: str, where: Any = lambda _p: True, timeout: float = 30) -> Any:
         async with self.arrived:
@@ -73,7 +77,7 @@ async def session(transport: str, root: Path, env: dict[str, str] | None = None,
     if transport == "stdio":
         await client.start_io(sys.executable, "-m", "tether_lsp", env=environment)
     else:
-        port = free_port()
+        port = me.port = free_port()
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -101,17 +105,17 @@ async def session(transport: str, root: Path, env: dict[str, str] | None = None,
         )
         client.initialized(types.InitializedParams())
         yield me
-        await client.shutdown_async(None)
+        await asyncio.wait_for(client.shutdown_async(None), 30)
         client.exit(None)
     finally:
         await client.stop()  # type: ignore[no-untyped-call]
         if proc is not None:
             try:
-                await asyncio.wait_for(proc.wait(), 10)
+                me.returncode = await asyncio.wait_for(proc.wait(), 10)
             except TimeoutError:
                 proc.kill()
         if drain is not None:
-            await drain
+            me.stderr = await drain
 
 
 @pytest.fixture
@@ -184,3 +188,48 @@ async def test_a_streamed_task_is_notified(transport: str, tmp_path: Path) -> No
             assert any(m == "tether/edits/didUpdate" for m, _ in me.received)
             ends = [p["value"] for m, p in me.received if m == "$/progress" and p["value"]["kind"] == "end"]
             assert ends and ends[-1]["message"] == "done"
+
+
+@pytest.mark.parametrize("transport", ["tcp", "ws"])
+async def test_exit_ends_the_server_cleanly(transport: str, tmp_path: Path) -> None:
+    """shutdown then exit over a socket: exit code 0 and nothing logged as an error (no traceback)."""
+    async with session(transport, tmp_path) as me:
+        uri = (tmp_path / "a.py").as_uri()
+        me.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="python", version=1, text="a\n")
+            )
+        )
+        assert (await raw_request(me.client, "tether/documentInfo", {"textDocument": {"uri": uri}}))["bytes"] == 2
+    assert me.returncode == 0
+    assert b"Traceback" not in me.stderr and b" ERROR " not in me.stderr, me.stderr.decode()
+
+
+@pytest.mark.parametrize("transport", ["tcp", "ws"])
+async def test_a_second_connection_is_refused_and_the_first_keeps_its_session(transport: str, tmp_path: Path) -> None:
+    """One client per server: a second connection is closed at once, and answers still reach the first."""
+    async with session(transport, tmp_path) as me:
+        if transport == "tcp":
+            reader, writer = await asyncio.open_connection("127.0.0.1", me.port)
+            try:
+                assert await asyncio.wait_for(reader.read(), 10) == b""  # closed by the server
+            finally:
+                writer.close()
+        else:
+            from websockets.asyncio.client import connect
+            from websockets.exceptions import ConnectionClosed
+
+            async with connect(f"ws://127.0.0.1:{me.port}") as ws:
+                with pytest.raises(ConnectionClosed) as closed:
+                    await asyncio.wait_for(ws.recv(), 10)
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+        uri = (tmp_path / "a.py").as_uri()
+        me.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="python", version=1, text="a\n")
+            )
+        )
+        info = await asyncio.wait_for(raw_request(me.client, "tether/documentInfo", {"textDocument": {"uri": uri}}), 10)
+        assert info["bytes"] == 2  # the answer reached the first client, not the second
+    assert me.returncode == 0
+    assert b"refused a second connection" in me.stderr
