@@ -8,6 +8,9 @@ becomes ``{its source}``, so it reads as a variable of the prompt, as an f-strin
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from tree_sitter import Node
 
 from . import text as decode
@@ -29,38 +32,72 @@ def callee(call: Node) -> str:
     return "".join(source(call.child_by_field_name("function")).split())
 
 
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """An S whose value is made of the values of ``parts`` (strings or None) by ``combine``."""
+
+    parts: list[Node]
+    combine: Callable[[list[str | None]], str | None]
+
+
 def value_of(node: Node) -> str | None:
-    """The decoded text of a string expression S, or None when ``node`` is not one."""
+    """The decoded text of a string expression S, or None when ``node`` is not one.
+
+    Evaluated with an explicit stack: a ``+`` chain or parentheses can nest deeper than Python's recursion limit.
+    """
+    first = _expand(node)
+    if not isinstance(first, _Step):
+        return first
+    stack: list[tuple[_Step, list[str | None]]] = [(first, [])]
+    while True:
+        step, values = stack[-1]
+        if len(values) < len(step.parts):
+            inner = _expand(step.parts[len(values)])
+            if isinstance(inner, _Step):
+                stack.append((inner, []))
+            else:
+                values.append(inner)
+            continue
+        stack.pop()
+        value = step.combine(values)
+        if not stack:
+            return value
+        stack[-1][1].append(value)
+
+
+def _first(values: list[str | None]) -> str | None:
+    return values[0]
+
+
+def _expand(node: Node) -> _Step | str | None:
+    """A literal's value, None when ``node`` is not S, or the parts S is made of."""
     kind = node.type
     if kind == "string":
         literal = decode.python_literal(source(node))
         return None if literal is None else literal[0]
     if kind == "concatenated_string":
-        parts = [value_of(child) for child in node.named_children]
-        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+        return _Step(node.named_children, lambda parts: None if None in parts else "".join(p or "" for p in parts))
     if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return value_of(node.named_children[0])
+        return _Step(node.named_children, _first)
     if kind == "binary_operator" and source(node.child_by_field_name("operator")) == "+":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None:
             return None
-        a, b = value_of(left), value_of(right)
-        if a is None and b is None:
-            return None
-        return _or_slot(left, a) + _or_slot(right, b)
+        return _Step([left, right], lambda v: None if v[0] is None and v[1] is None else _slots([left, right], v))
     if kind == "call":
         return _call_value(node)
     if kind == "attribute" and source(node.child_by_field_name("attribute")) == "format":
         target = node.child_by_field_name("object")  # `"…{x}…".format` kept to be called later: the template
-        return value_of(target) if target is not None else None
+        return _Step([target], _first) if target is not None else None
     return None
 
 
-def _or_slot(node: Node, value: str | None) -> str:
-    return value if value is not None else "{" + source(node) + "}"
+def _slots(nodes: list[Node], values: list[str | None], separator: str = "") -> str:
+    """The values joined, a part that is not S read as the variable ``{its source}``."""
+    return separator.join(v if v is not None else "{" + source(n) + "}" for n, v in zip(nodes, values, strict=True))
 
 
-def _call_value(node: Node) -> str | None:
+def _call_value(node: Node) -> _Step | None:
     args = node.child_by_field_name("arguments")
     function = node.child_by_field_name("function")
     if args is None or function is None:
@@ -68,8 +105,9 @@ def _call_value(node: Node) -> str | None:
     transform = TRANSFORMS.get(callee(node))
     positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
     if transform is not None:
-        inner = value_of(positional[0]) if len(positional) == 1 else None
-        return None if inner is None else transform(inner)
+        if len(positional) != 1:
+            return None
+        return _Step(positional, lambda v: None if v[0] is None else transform(v[0]))
     if function.type != "attribute":
         return None
     method = source(function.child_by_field_name("attribute"))
@@ -77,12 +115,15 @@ def _call_value(node: Node) -> str | None:
     if target is None:
         return None
     if method == "format":  # the template itself: its ``{name}`` fields are the variables
-        return value_of(target)
+        return _Step([target], _first)
     if method == "join" and len(positional) == 1 and positional[0].type in ("list", "tuple"):
-        separator = value_of(target)
         items = [c for c in positional[0].named_children if c.type != "comment"]
-        values = [value_of(item) for item in items]
-        if separator is None or all(v is None for v in values):
-            return None
-        return separator.join(_or_slot(item, v) for item, v in zip(items, values, strict=True))
+
+        def joined(values: list[str | None]) -> str | None:
+            separator, parts = values[0], values[1:]
+            if separator is None or all(v is None for v in parts):
+                return None
+            return _slots(items, parts, separator)
+
+        return _Step([target, *items], joined)
     return None

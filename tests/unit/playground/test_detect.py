@@ -230,3 +230,19 @@ def test_variables() -> None:
     data = b'P_PROMPT = f"Hi {name}, {{literal}} ${other} $third {name}"\n'
     (prompt,) = detect("python", parse_text("python", data), data)
     assert prompt.variables == ("name", "literal", "other", "third")
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("PROMPT = " + " + ".join(['"Say hi. "'] * 20_000) + "\n", "Say hi. " * 20_000),
+        ("PROMPT = " + " + ".join(["name"] + ['"x"'] * 20_000) + "\n", "{name}" + "x" * 20_000),
+        ("SYSTEM_PROMPT = " + "(" * 20_000 + '"Be terse."' + ")" * 20_000 + "\n", "Be terse."),
+        ("PROMPT = " + "dedent(" * 5_000 + '"  Be terse."' + ")" * 5_000 + "\n", "Be terse."),
+        ("PROMPT = " + '"Answer: {}".format(' * 5_000 + '"Be terse."' + ")" * 5_000 + "\n", "Answer: {}"),
+        ("PROMPT = " + '" ".join([' * 5_000 + '"Be terse."' + "])" * 5_000 + "\n", "Be terse."),
+    ],
+    ids=["plus-chain", "plus-chain-with-a-variable", "parentheses", "dedent", "format", "join"],
+)
+def test_python_values_nested_deeper_than_the_recursion_limit(source: str, expected: str) -> None:
+    assert found("python", source) == [("PROMPT" if source.startswith("PROMPT") else "SYSTEM_PROMPT", expected)]
