@@ -34,7 +34,7 @@ from tree_sitter import Tree
 
 from . import logs
 from .documents import ContentChange, Document, DocumentStore, HistoryBudget
-from .errors import INTERNAL_ERROR, InvalidParams, RequestFailed, TetherError, to_jsonrpc
+from .errors import INTERNAL_ERROR, InvalidParams, RequestFailed, StorageError, TetherError, to_jsonrpc
 from .files import uri_to_path
 from .loopwatch import LoopWatch
 from .nodes import preorder
@@ -152,6 +152,10 @@ class TetherServer(LanguageServer):
         self._migrated = 0  # how many components the open database was migrated with
         self._local_database: Database | None = None
         self._db_lock = threading.Lock()
+        #: The last failure to open the database that was logged (each failure is warned about once).
+        self._database_failure: str | None = None
+        #: The settings warnings of the last settings read (each bad value is warned about once).
+        self._settings_warnings: set[str] = set()
         self._reported_error = False
         self._closed = False
         self._prepared = False
@@ -372,19 +376,30 @@ class TetherServer(LanguageServer):
         with self._db_lock:
             if self._database is None:
                 url = self.settings.section(DatabaseSettings).url
-                db = open_database(url, self.workspace_root)
                 try:
-                    db.migrate(self._storage_migrations())
-                except Exception:
-                    db.close()
+                    db = open_database(url, self.workspace_root)
+                    try:
+                        db.migrate(self._storage_migrations())
+                    except Exception:
+                        db.close()
+                        raise
+                except StorageError as exc:
+                    self._report_database_failure(exc)
                     raise
                 log.info("storage: %s", db.redacted_url)
-                self._database, self._migrated = db, len(self._storage)
+                self._database, self._migrated, self._database_failure = db, len(self._storage), None
                 gc.freeze()  # SQLAlchemy, loaded just now, lives as long as the process (see `initialized`)
             elif self._migrated != len(self._storage):  # a component registered since the database opened
                 self._database.migrate(self._storage_migrations())
                 self._migrated = len(self._storage)
             return self._database
+
+    def _report_database_failure(self, error: StorageError) -> None:
+        """Warn once per failure, not once per request: every request that needs the database (markers and the
+        playground's alike) answers the error itself; the log says it once, at the same level for all."""
+        if error.message != self._database_failure:
+            self._database_failure = error.message
+            log.warning("%s; markers and the playground's saved inputs and runs are unavailable", error.message)
 
     def register_storage(self, component: str, migrations: Callable[[], Sequence[Migration]]) -> None:
         """Declare a feature's tables: ``migrations()`` returns its steps, called when a database opens (so
@@ -406,8 +421,12 @@ class TetherServer(LanguageServer):
             return shared
         with self._db_lock:
             if self._local_database is None:
-                db = Database.sqlite(default_sqlite_path(self.workspace_root))
-                db.migrate(self._storage_migrations())
+                try:
+                    db = Database.sqlite(default_sqlite_path(self.workspace_root))
+                    db.migrate(self._storage_migrations())
+                except StorageError as exc:
+                    self._report_database_failure(exc)
+                    raise
                 self._local_database = db
             return self._local_database
 
@@ -417,9 +436,12 @@ class TetherServer(LanguageServer):
         self.settings = settings
         logs.attach_client_handler(self.client_log, settings.section(LogSettings).level)
         for warning in warnings:
-            log.warning("%s", warning)
+            if warning not in self._settings_warnings:  # the same settings read again (pulled, re-read)
+                log.warning("%s", warning)
+        self._settings_warnings = set(warnings)
         if previous.section(DatabaseSettings) != settings.section(DatabaseSettings):
             with self._db_lock:
+                self._database_failure = None  # another database: its failure is news
                 if self._database is not None:
                     self._database.retire()  # a worker may be using it right now
                     self._database = None

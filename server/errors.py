@@ -50,11 +50,18 @@ class RequestFailed(TetherError):
     code = REQUEST_FAILED
 
 
-class StorageError(RequestFailed):
-    """The database could not do what was asked (locked, unreachable, corrupt); nothing was changed."""
+DATABASE_SETTING = "tether.database.url"
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"storage failed: {reason}", "storage", reason=reason)
+
+class StorageError(RequestFailed):
+    """The database could not do what was asked (cannot be opened, locked, unreachable, corrupt); nothing was
+    changed. The message names the setting that chooses the database, the way to fix most of these."""
+
+    def __init__(self, reason: str, *, setting: str = DATABASE_SETTING, database: str | None = None) -> None:
+        where = f"{database}, see {setting}" if database else f"see {setting}"
+        super().__init__(
+            f"storage failed: {reason} ({where})", "storage", reason=reason, setting=setting, database=database
+        )
 
 
 class ContentModified(TetherError):

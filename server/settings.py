@@ -15,6 +15,7 @@ These dataclasses are the one description of the settings: the JSON Schema, the 
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -256,6 +257,14 @@ def _check(value: Any, tp: Any) -> bool:
     return False
 
 
+def _json(value: Any) -> str:
+    """A value in the JSON words settings are written in (``null``, ``true``, ``"info"``), for warnings."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def _parse(
     sections: Mapping[str, type[Any]], sources: tuple[Mapping[str, Any] | None, ...]
 ) -> tuple[Settings, list[str]]:
@@ -277,7 +286,9 @@ def _parse(
         problem = f"expected {type_name(hint)}" if not _check(value, hint) else _out_of_range(value, info_of(f))
         if problem is not None:
             default = getattr(cls(), f.name)
-            warnings.append(f"setting tether.{key}: {problem}, got {value!r}; keeping the default {default!r}")
+            warnings.append(
+                f"setting tether.{key}: {problem}, got {_json(value)}; keeping the default {_json(default)}"
+            )
             continue
         given.setdefault(section, {})[f.name] = float(value) if hint is float else value
     values = {name: cls(**given.get(name, {})) for name, cls in sections.items()}

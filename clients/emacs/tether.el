@@ -381,16 +381,24 @@ its variables (e sets one, saved with the prompt), r runs it with the answer str
 (defun tether--playground-request (method params)
   (jsonrpc-request tether--playground-server method params))
 
+(defun tether--playground-stored (method params)
+  "METHOD's answer, or nil with the reason in the echo area (the server's database cannot be used)."
+  (condition-case err
+      (tether--playground-request method params)
+    (jsonrpc-error
+     (message "Tether: %s" (or (alist-get 'jsonrpc-error-message (cdr err)) (cadr err)))
+     nil)))
+
 (defun tether--playground-load ()
   "Read the selected prompt's saved variables and last runs from the server (once per prompt)."
   (let* ((p (tether--playground-prompt)) (id (plist-get p :promptId)))
     (when (and id (not (gethash id tether--playground-values)))
-      (let* ((saved (tether--playground-request :tether/playground/getSettings (list :promptId id)))
+      (let* ((saved (tether--playground-stored :tether/playground/getSettings (list :promptId id)))
              (vars (plist-get saved :variables)))
         (puthash id (cl-loop for (k v) on vars by #'cddr when (stringp v)
                              collect (cons (substring (symbol-name k) 1) v))
                  tether--playground-values)
-        (puthash id (tether--playground-request :tether/playground/runs (list :promptId id :limit 3))
+        (puthash id (tether--playground-stored :tether/playground/runs (list :promptId id :limit 3))
                  tether--playground-runs)))))
 
 (defun tether--playground-render ()

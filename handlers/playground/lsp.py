@@ -22,7 +22,7 @@ import attrs
 from lsprotocol import types
 
 from tether_lsp.server.app import DocumentEvent
-from tether_lsp.server.errors import InvalidParams, RequestFailed
+from tether_lsp.server.errors import InvalidParams, RequestFailed, StorageError
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Pos, lsp_range
@@ -178,25 +178,25 @@ class Session:
         self._written: dict[str, int] = {}  # file id -> the newest batch written for it (guarded)
         self._write_lock = threading.Lock()
 
-    def store(self) -> PlaygroundStore | None:
-        """The playground's tables (worker threads only: opening the database may migrate it). Two workers
-        racing here make two equivalent stores over the same database; one is kept."""
-        if self._store is None:
-            try:
-                stores = store.PlaygroundStore  # loads the store (its tables' migrations) before the database
-                self._store = stores(self.server.database())
-            except Exception as exc:
-                log.warning("playground: no storage (%s); prompt ids last for this session only", exc)
-                return None
-        return self._store
+    def store(self) -> PlaygroundStore:
+        """The playground's tables in the server's database of the moment (worker threads only: opening the
+        database may migrate it). Raises StorageError when it cannot be opened: the server warns about that
+        once, the requests that need the store answer it, the rest of the playground works without. Two
+        workers racing here make two equivalent stores over the same database; one is kept."""
+        stores = store.PlaygroundStore  # loads the store (its tables' migrations) before the database opens
+        database = self.server.database()
+        current = self._store
+        if current is None or current.db is not database:
+            current = self._store = stores(database)
+        return current
 
     def _load(self) -> PlaygroundMap:
-        store = self.store()
-        if store is not None:
-            try:
-                return store.load()
-            except Exception as exc:
-                log.warning("playground: could not load the map (%s)", exc)
+        try:
+            return self.store().load()
+        except StorageError as exc:  # already in the log, where it happened
+            log.debug("playground: no stored map (%s); prompt ids last for this session only", exc)
+        except Exception as exc:
+            log.warning("playground: could not load the map (%s)", exc)
         return PlaygroundMap()
 
     async def ready(self) -> None:
@@ -243,8 +243,10 @@ class Session:
     def _write(self, items: list[tuple[int, MapFile, bool]]) -> None:
         """Worker: write map entries; an entry older than one already written for its file is skipped, so
         writes that overtake each other in the pool never bring back an older map."""
-        store = self.store()
-        if store is None:
+        try:
+            store = self.store()
+        except StorageError as exc:  # already in the log, where it happened
+            log.debug("playground: the map is not saved (%s)", exc)
             return
         with self._write_lock:
             for taken, entry, keep in items:
@@ -594,10 +596,7 @@ class Requests:
         settings = params.settings
 
         def store_them() -> None:
-            store = self.session.store()
-            if store is None:
-                raise InvalidParams("settings", "no storage is available to keep them")
-            store.set_settings(params.prompt_id, settings)
+            self.session.store().set_settings(params.prompt_id, settings)
 
         await ls.run_blocking(store_them)
 
@@ -607,8 +606,7 @@ class Requests:
         self.known_prompt(params.prompt_id)
 
         def read_them() -> dict[str, Any] | None:
-            store = self.session.store()
-            return store.settings(params.prompt_id) if store is not None else None
+            return self.session.store().settings(params.prompt_id)
 
         return await ls.run_blocking(read_them)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from tether_lsp.server import chat, http
-from tether_lsp.server.errors import InvalidParams, RequestFailed
+from tether_lsp.server.errors import InvalidParams, RequestFailed, StorageError
 from tether_lsp.server.settings import LimitSettings
 
 from . import run as compose
@@ -193,11 +193,13 @@ class Runs:
         """The inputs ``setSettings`` stored for the prompt (``variables``, ``model``, ``options``), or nothing."""
 
         def read() -> dict[str, Any] | None:
-            store = self.session.store()
-            return store.settings(prompt_id) if store is not None else None
+            return self.session.store().settings(prompt_id)
 
         try:
             return await ls.run_blocking(read) or {}
+        except StorageError as exc:  # already in the log, where it happened; the run goes on without them
+            log.debug("playground: no saved inputs for %s (%s)", prompt_id, exc)
+            return {}
         except Exception as exc:
             log.warning("playground: could not read the saved inputs of %s (%s)", prompt_id, exc)
             return {}
@@ -283,13 +285,12 @@ class Runs:
         data = ls.protocol._converter.unstructure(run)  # the wire shape, camelCase, as `runs` returns it
 
         def write() -> None:
-            store = self.session.store()
-            if store is None:
-                raise RuntimeError("no storage")
-            store.add_run(run.prompt_id, run.run_id, created_at, data, keep)
+            self.session.store().add_run(run.prompt_id, run.run_id, created_at, data, keep)
 
         try:
             await ls.run_blocking(write)
+        except StorageError as exc:  # already in the log, where it happened; the answer is still given
+            log.debug("playground: run %s is not stored (%s)", run.run_id, exc)
         except Exception as exc:  # the answer is still given; only the history misses it
             log.warning("playground: could not store run %s (%s)", run.run_id, exc)
 
@@ -300,8 +301,7 @@ class Runs:
         limit = DEFAULT_LIMIT if params.limit is None else _count(params.limit, "limit", 1, MAX_LIMIT)
 
         def read() -> list[dict[str, Any]]:
-            store = self.session.store()
-            return store.runs(params.prompt_id, limit) if store is not None else []
+            return self.session.store().runs(params.prompt_id, limit)
 
         converter = ls.protocol._converter
         return [converter.structure(data, StoredRun) for data in await ls.run_blocking(read)]

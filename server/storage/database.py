@@ -7,13 +7,15 @@ missing inside one transaction, holding a lock so two servers starting at once d
 lock on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite). SQLite runs in WAL mode with a busy timeout; its
 transactions are real (``BEGIN`` is issued explicitly, DDL included). Driver errors become
 :class:`StorageError` (``-32803``) with the reason, so a locked or unreachable database is an answer, not a
-crash.
+crash; so do a URL that does not parse, an unknown driver and a folder that cannot be made, which are the
+user's setting to fix rather than the server's bug.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,13 +25,18 @@ from typing import Any
 import platformdirs
 from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, event, make_url, select
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.engine.url import URL
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import SingletonThreadPool
 
-from ..errors import StorageError
+from ..errors import DATABASE_SETTING, StorageError
 from ..offloop import assert_off_loop
 
 log = logging.getLogger(__name__)
+
+#: Where the database's URL comes from when the setting is null.
+DATABASE_ENV = "TETHER_DATABASE_URL"
+URL_EXAMPLES = "sqlite:////absolute/path.db, sqlite:///relative/path.db or postgresql+psycopg://user@host/db"
 
 metadata = MetaData()
 
@@ -83,6 +90,35 @@ def default_sqlite_path(workspace_root: Path | None) -> Path:
     return Path(platformdirs.user_data_dir("tether", appauthor=False)) / "tether.db"
 
 
+def _masked(url: str) -> str:
+    """A URL that did not parse, with what looks like its password hidden (it may still hold one)."""
+    return re.sub(r"(//[^/:@]*):[^/@]*@", r"\1:***@", url)
+
+
+def _parse(url: str | URL, setting: str) -> URL:
+    """The URL, with a leading ``~`` of a SQLite path expanded (the folder made and the file opened are then
+    the same); a URL that does not parse is the setting's fault, said so."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        shown = _masked(str(url))
+        raise StorageError(f"{shown!r} is not a database URL (expected {URL_EXAMPLES})", setting=setting) from None
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database.startswith("~"):
+        parsed = parsed.set(database=str(Path(parsed.database).expanduser()))
+    return parsed
+
+
+def _make_folder(folder: Path, setting: str, database: str) -> None:
+    """The database file's folder, made if missing (a failure names the folder and the OS's reason)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = exc.strerror or exc.__class__.__name__
+        if exc.filename is not None and Path(exc.filename) != folder:
+            why = f"{why}: {exc.filename}"
+        raise StorageError(f"cannot create the folder {folder} ({why})", setting=setting, database=database) from None
+
+
 def _describe(exc: BaseException) -> str:
     orig = getattr(exc, "orig", None)
     text = str(orig if orig is not None else exc).strip().splitlines()
@@ -92,19 +128,46 @@ def _describe(exc: BaseException) -> str:
 class Database:
     """A SQLAlchemy engine plus Tether's conventions (migrations, transactions, error mapping)."""
 
-    def __init__(self, url: str, *, busy_timeout_ms: int = 5000) -> None:
-        self.url = url
-        self.dialect = url.split(":", 1)[0].split("+", 1)[0]
+    def __init__(self, url: str | URL, *, busy_timeout_ms: int = 5000, setting: str = DATABASE_SETTING) -> None:
+        #: What chose this database (a setting or an environment variable), named by every storage error.
+        self.setting = setting
+        #: Whether a migration succeeded: until then a failure is the opener's to report (once), not each
+        #: transaction's.
+        self.opened = False
+        parsed = _parse(url, setting)
+        self.url = parsed.render_as_string(hide_password=False)
+        self.dialect = parsed.get_backend_name()
+        shown = parsed.render_as_string(hide_password=True)
         if self.dialect not in ("sqlite", "postgresql"):
-            raise StorageError(f"unsupported database URL scheme {self.dialect!r} (use sqlite or postgresql)")
-        self.engine: Engine = self._make_engine(url, busy_timeout_ms)
+            raise StorageError(
+                f"unsupported database URL scheme {self.dialect!r} (use sqlite or postgresql)",
+                setting=setting,
+                database=shown,
+            )
+        if self.dialect == "sqlite" and parsed.database and parsed.database != ":memory:":
+            _make_folder(Path(parsed.database).parent, setting, shown)
+        try:
+            self.engine: Engine = self._make_engine(parsed, busy_timeout_ms)
+        except NoSuchModuleError:
+            raise StorageError(
+                f"no database driver {parsed.drivername!r} (use sqlite or postgresql+psycopg)",
+                setting=setting,
+                database=shown,
+            ) from None
+        except ImportError as exc:
+            raise StorageError(
+                f"the driver of {parsed.drivername!r} is not installed ({exc}): pip install 'tether-lsp[postgres]'",
+                setting=setting,
+                database=shown,
+            ) from None
+        except (SQLAlchemyError, ValueError) as exc:
+            raise StorageError(_describe(exc), setting=setting, database=shown) from None
 
     @classmethod
     def sqlite(cls, path: Path) -> Database:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(f"sqlite:///{path}")
+        return cls(URL.create("sqlite", database=str(path)))
 
-    def _make_engine(self, url: str, busy_timeout_ms: int) -> Engine:
+    def _make_engine(self, url: URL, busy_timeout_ms: int) -> Engine:
         if self.dialect == "sqlite":
             # one connection per thread, kept: the PRAGMAs run once per thread, not once per transaction
             engine = create_engine(
@@ -130,12 +193,7 @@ class Database:
 
             return engine
         connect_args = {"connect_timeout": max(1, busy_timeout_ms // 1000)}
-        try:
-            return create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=4, connect_args=connect_args)
-        except (ImportError, NoSuchModuleError) as exc:
-            raise StorageError(
-                f"PostgreSQL support is not installed ({exc}): pip install 'tether-lsp[postgres]'"
-            ) from exc
+        return create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=4, connect_args=connect_args)
 
     @contextmanager
     def transaction(self, *, write_lock: bool = False) -> Iterator[Connection]:
@@ -154,8 +212,13 @@ class Database:
                 finally:
                     conn.info["tether_immediate"] = False
         except SQLAlchemyError as exc:
-            log.warning("storage error on %s: %s", self.redacted_url, _describe(exc))
-            raise StorageError(_describe(exc)) from exc
+            log.log(
+                logging.WARNING if self.opened else logging.DEBUG,
+                "storage error on %s: %s",
+                self.redacted_url,
+                _describe(exc),
+            )
+            raise StorageError(_describe(exc), setting=self.setting, database=self.redacted_url) from exc
 
     @property
     def redacted_url(self) -> str:
@@ -180,7 +243,9 @@ class Database:
                 latest = len(migrations)
                 if have > latest:
                     raise StorageError(
-                        f"the database's {component} schema is version {have}, newer than this server's {latest}"
+                        f"the database's {component} schema is version {have}, newer than this server's {latest}",
+                        setting=self.setting,
+                        database=self.redacted_url,
                     )
                 for migration in migrations[have:]:
                     log.info("migrating %s to version %d: %s", component, migration.version, migration.description)
@@ -193,7 +258,8 @@ class Database:
                             schema_table.update().where(schema_table.c.component == component).values(version=latest)
                         )
                     current[component] = latest
-            return current
+        self.opened = True
+        return current
 
     def close(self) -> None:
         """Close every connection (only when nothing uses the database any more: at shutdown)."""
@@ -206,11 +272,11 @@ class Database:
 
 
 def open_database(url: str | None, workspace_root: Path | None) -> Database:
-    """The database Tether should use: ``url`` when set (``TETHER_DATABASE_URL`` too), else the default file."""
-    url = url or os.environ.get("TETHER_DATABASE_URL") or None
+    """The database Tether should use: ``url`` when set (``TETHER_DATABASE_URL`` too), else the default file.
+    Raises StorageError, naming where the URL came from, when it cannot be opened."""
     if url:
-        database = make_url(url).database if url.startswith("sqlite") else None
-        if database and database != ":memory:":
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)  # like the default file
         return Database(url)
+    from_env = os.environ.get(DATABASE_ENV)
+    if from_env:
+        return Database(from_env, setting=DATABASE_ENV)
     return Database.sqlite(default_sqlite_path(workspace_root))

@@ -41,7 +41,7 @@ async def test_initialization_options_are_validated(client: LanguageClient) -> N
         )
     )
     warning = await wait_for_log(client, "tether.log.level")
-    assert "expected a string" in warning and "keeping the default 'info'" in warning
+    assert "expected a string" in warning and 'keeping the default "info"' in warning
     assert "tether.bogus.x" in await wait_for_log(client, "unknown settings")
     assert [m.type for m in client.log_messages if "unknown settings" in m.message] == [types.MessageType.Warning]
 

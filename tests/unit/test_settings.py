@@ -76,16 +76,17 @@ def test_later_sources_override_earlier_ones() -> None:
     ("raw", "message"),
     [
         ({"demoFeature": {"limit": 1.5}}, "tether.demoFeature.limit: expected an integer, got 1.5"),
-        ({"demoFeature": {"limit": True}}, "tether.demoFeature.limit: expected an integer, got True"),
+        ({"demoFeature": {"limit": True}}, "tether.demoFeature.limit: expected an integer, got true"),
         ({"demoFeature": {"threshold": "high"}}, "tether.demoFeature.threshold: expected a number"),
         ({"demoFeature": {"enabled": 1}}, "tether.demoFeature.enabled: expected a boolean"),
         ({"demoFeature": {"keywords": ["a", 2]}}, "tether.demoFeature.keywords: expected a list of a string or null"),
         ({"log": {"level": "loud"}}, "tether.log.level: expected one of debug, info, warning, error"),
-        ({"demoFeature": {"mode": "medium"}}, "tether.demoFeature.mode: expected one of fast, slow, got 'medium'"),
+        ({"demoFeature": {"mode": "medium"}}, 'tether.demoFeature.mode: expected one of fast, slow, got "medium"'),
         ({"demoFeature": {"threshold": 1.5}}, "tether.demoFeature.threshold: expected at most 1, got 1.5"),
         ({"demoFeature": {"threshold": -0.01}}, "tether.demoFeature.threshold: expected at least 0, got -0.01"),
         ({"demoFeature": {"limit": 0}}, "tether.demoFeature.limit: expected at least 1, got 0"),
-        ({"demoFeature": {"threshold": True}}, "tether.demoFeature.threshold: expected a number, got True"),
+        ({"demoFeature": {"threshold": True}}, "tether.demoFeature.threshold: expected a number, got true"),
+        ({"database": {"url": 5}}, "tether.database.url: expected a string or null, got 5; keeping the default null"),
     ],
 )
 def test_wrong_types_keep_the_default_with_one_warning(raw: dict[str, object], message: str) -> None:
