@@ -127,6 +127,20 @@ def test_map_column_on_long_lines_with_repeated_characters() -> None:
     assert map_column("x " * 150 + "end", "y " * 150 + "end", 8) == 8
 
 
+@pytest.mark.timeout(20)
+def test_map_column_on_lines_of_40000_repeated_characters_is_quick() -> None:
+    """Only the changed middle of two long lines is aligned (difflib took minutes on these)."""
+    old, new = "x = " + "(" * 20_000 + "1" + ")" * 20_000, "x = " + "(" * 20_000 + "22" + ")" * 20_000
+    assert map_column(old, new, 1) == 1
+    assert map_column(old, new, 20_005) == 20_005  # the start of the replaced "1"
+    assert map_column(old, new, 20_006, end=True) == 20_007  # after its replacement
+    assert map_column(old, new, len(old) + 1, end=True) == len(new) + 1
+    other = "x = " + ")" * 20_000 + "[" * 20_000  # nothing in common after "x = "
+    assert map_column(old, other, 3) == 3
+    assert map_column(old, other, 6) == 5  # in the replaced middle: its start
+    assert map_column(old, other, len(old), end=True) == len(other) + 1
+
+
 @pytest.mark.parametrize(
     ("loc", "expected"),
     [
