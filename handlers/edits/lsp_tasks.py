@@ -6,7 +6,8 @@ The prompt shows the model the current file and the context the instruction name
 — the ``baseVersion`` of the edits to it. The OpenAI-compatible chat completions stream is parsed
 incrementally; each change of an open document streams in through :class:`~handlers.edits.lsp.Streamer`,
 a change of a file that is not open is applied when complete, a new file is created. Everything is written
-down under ``.tether/sessions/<UTC timestamp>/``: ``raw.md`` (what the model got and said) and ``session.md``.
+down in Tether's data folder, ``sessions/<UTC timestamp>/``: ``raw.md`` (what the model got and said) and
+``session.md`` — in the clone's git directory, never in the worktree, where git would show it as untracked.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import platformdirs
 from lsprotocol import types
 
 from tether_lsp.server import chat, http
+from tether_lsp.server.datadir import data_folder
 from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.files import FileRefused, read_text, uri_to_path
 from tether_lsp.server.positions import lsp_range
@@ -416,7 +417,7 @@ class TaskRun:
             document_changes=[
                 types.TextDocumentEdit(
                     text_document=types.OptionalVersionedTextDocumentIdentifier(
-                        uri=change.uri, version=doc.version if doc is not None else None
+                        uri=change.uri, version=doc.client_version if doc is not None else None
                     ),
                     edits=[
                         types.TextEdit(range=lsp_range(index, *result.span, self.ls.encoding), new_text=result.new_text)
@@ -466,11 +467,9 @@ def _at(sl: int, sc: int, el: int, ec: int) -> types.Range:
 
 
 def session_folder(root: Path | None) -> Path:
+    """Worker (it looks for the clone's git directory): this run's folder in Tether's data folder."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    base = (
-        root / ".tether" / "sessions" if root is not None else Path(platformdirs.user_data_dir("tether")) / "sessions"
-    )
-    return base / stamp
+    return data_folder(root) / "sessions" / stamp
 
 
 def register(server: TetherServer, streamer: Streamer) -> None:
@@ -502,7 +501,7 @@ async def run_task(ls: TetherServer, streamer: Streamer, params: RunParams) -> R
         max_file_bytes=max_file_bytes,
     )
     await ls.run_blocking(gather, ctx, instruction)
-    folder = session_folder(ls.workspace_root)
+    folder = await ls.run_blocking(session_folder, ls.workspace_root)
     body = {"model": settings.model, "messages": messages(ctx, instruction, settings.maxFileChars), "stream": True}
     session = await _open_session(ls, folder, ctx, instruction, body)
     headers = {}

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, event, make_url, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.engine.url import URL
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import SingletonThreadPool
 
+from ..datadir import data_folder
 from ..errors import DATABASE_SETTING, StorageError
 from ..offloop import assert_off_loop
 
@@ -64,30 +64,9 @@ def check_migrations(component: str, migrations: Sequence[Migration]) -> None:
         raise ValueError(f"{component}: migrations must be numbered 1..n, got {versions}")
 
 
-def find_git_dir(start: Path) -> Path | None:
-    """The git directory shared by the clone containing ``start`` (worktrees resolve to the common dir)."""
-    for folder in (start, *start.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
-            return dot_git
-        if dot_git.is_file():
-            content = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-            if content.startswith("gitdir:"):
-                git_dir = (folder / content[len("gitdir:") :].strip()).resolve()
-                common = git_dir / "commondir"
-                if common.is_file():
-                    return (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
-                return git_dir
-    return None
-
-
 def default_sqlite_path(workspace_root: Path | None) -> Path:
     """``.git/tether/tether.db`` of the workspace's clone, else ``<user data dir>/tether.db``."""
-    if workspace_root is not None:
-        git_dir = find_git_dir(workspace_root)
-        if git_dir is not None:
-            return git_dir / "tether" / "tether.db"
-    return Path(platformdirs.user_data_dir("tether", appauthor=False)) / "tether.db"
+    return data_folder(workspace_root) / "tether.db"
 
 
 def _masked(url: str) -> str:

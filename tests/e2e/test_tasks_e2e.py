@@ -16,6 +16,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import JsonRPCRequestMessage
 
 from tests.e2e.test_edits_e2e import EditorModel
+from tests.e2e.test_markers_e2e import git
 from tests.fakemodel import Answer, FakeModel, RunningModel
 from tests.helpers import raw_notify, raw_request, server_config
 
@@ -106,18 +107,28 @@ class Workspace:
         return editor
 
 
-async def start(tmp_path: Path, model: FakeModel | None, **tasks: Any) -> tuple[Any, Workspace]:
-    lsp: Any = await server_config(TETHER_TEST_API_KEY="sk-secret-123").start()
-    workspace = Workspace(lsp, tmp_path)
+async def start(
+    tmp_path: Path, model: FakeModel | None, *, root: Path | None = None, **tasks: Any
+) -> tuple[Any, Workspace]:
+    """A server on the workspace ``root`` (``tmp_path`` when not given), its user data folder in ``tmp_path``."""
+    root = root or tmp_path
+    data = str(user_data(tmp_path).parent)
+    lsp: Any = await server_config(TETHER_TEST_API_KEY="sk-secret-123", XDG_DATA_HOME=data).start()
+    workspace = Workspace(lsp, root)
     settings = {"endpoint": model.url("/v1"), "apiKeyEnv": "TETHER_TEST_API_KEY", **tasks} if model else {}
     await lsp.initialize_session(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
-            root_uri=tmp_path.as_uri(),
+            root_uri=root.as_uri(),
             initialization_options={"tether": {"tasks": settings}},
         )
     )
     return lsp, workspace
+
+
+def user_data(tmp_path: Path) -> Path:
+    """Tether's folder in the user data folder of the servers ``start`` starts."""
+    return tmp_path / "user-data" / "tether"
 
 
 async def stop(lsp: Any) -> None:
@@ -170,7 +181,8 @@ async def test_a_streamed_task_changes_two_files_and_creates_a_third(tmp_path: P
     assert '<file path="calc.py">' in user
     assert '<file path="util.py">' in user
     session = Path(result["sessionUri"].removeprefix("file://"))
-    assert session.parent.parent == tmp_path / ".tether" / "sessions"
+    assert session.parent.parent == user_data(tmp_path) / "sessions"  # not a git clone: the user data folder
+    assert not (tmp_path / ".tether").exists()
     story = session.read_text(encoding="utf-8")
     assert "`calc.py`: applied" in story
     assert "`tests/test_calc.py`: created" in story
@@ -232,7 +244,7 @@ async def test_a_cancelled_run_leaves_documents_consistent(tmp_path: Path) -> No
         finally:
             await stop(lsp)
     assert calc.text == CALC  # the change being written was reverted exactly
-    sessions = list((tmp_path / ".tether" / "sessions").iterdir())
+    sessions = list((user_data(tmp_path) / "sessions").iterdir())
     assert "Cancelled by the user." in (sessions[0] / "session.md").read_text(encoding="utf-8")
 
 
@@ -284,3 +296,29 @@ async def test_a_line_without_an_instruction_is_refused(tmp_path: Path) -> None:
         finally:
             await stop(lsp)
     assert model.requests == []  # nothing was sent to the model
+
+
+async def test_session_logs_stay_out_of_the_worktree(tmp_path: Path) -> None:
+    """In a git clone the log goes to Tether's folder in the git directory (where the database is), so the
+    worktree shows nothing new."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "calc.py").write_text(CALC, encoding="utf-8")
+    (repo / "util.py").write_text(UTIL, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "init")
+    answer = "<description>nothing to change</description>\n"
+    with RunningModel(Answer(chunks=tokens(answer))) as model:
+        lsp, ws = await start(tmp_path, model, root=repo)
+        try:
+            calc = ws.open("calc.py", CALC)
+            result = await raw_request(lsp, "tether/tasks/run", run_params(calc))
+        finally:
+            await stop(lsp)
+    assert result["edits"] == []
+    assert git(repo, "status", "--porcelain", "--untracked-files=all", "--ignored") == ""
+    session = Path(result["sessionUri"].removeprefix("file://"))
+    assert session.parent.parent == repo / ".git" / "tether" / "sessions"
+    assert "nothing to change" in session.read_text(encoding="utf-8")
+    assert answer in (session.parent / "raw.md").read_text(encoding="utf-8")
