@@ -605,9 +605,17 @@ def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> N
     if doc is None:
         log.warning("didChange for %s, which is not open: ignored", uri)
         return
-    if doc.apply(version, _content_changes(params), ls.encoding) is None:
-        log.warning("didChange for %s version %d ignored: not newer than version %d", uri, version, doc.version)
-        return
+    previous = doc.client_version
+    doc.apply(version, _content_changes(params), ls.encoding)  # the client's text is the truth, whatever its number
+    if version <= previous and not doc.warned_out_of_order:
+        doc.warned_out_of_order = True
+        log.warning(
+            "didChange for %s has version %d, not newer than the document's version %d: applied all the same "
+            "(requests that name a version mean the latest text the client gave that number; warned once)",
+            uri,
+            version,
+            previous,
+        )
     snapshot = ls.syntax.update(doc)
     _emit(ls, DocumentEvent("change", uri, snapshot))
 
@@ -634,7 +642,7 @@ def document_info(ls: TetherServer, params: DocumentInfoParams) -> DocumentInfo:
     tree = snapshot.tree
     return DocumentInfo(
         uri=uri,
-        version=snapshot.version,
+        version=snapshot.client_version,
         language_id=doc.language_id,
         language=snapshot.language,
         bytes=len(snapshot.text),

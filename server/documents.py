@@ -8,8 +8,12 @@ reparsing, and features that place things across versions (markers, inline edits
 Rules:
 * Line endings are kept exactly as sent (CRLF stays CRLF).
 * A full-text change is recorded as the precise edits a line diff finds (see :func:`diff_edits`).
-* Versions never go backwards: a change whose version is not newer than the current one is ignored (the
-  caller logs a warning).
+* The client's text is the truth: every change is applied, whatever its version number. The server keeps
+  its own order of versions, always increasing, on which everything keyed by version (history, parse
+  trees, selector indexes, carried edits, markers) relies: a version is the client's number while those
+  increase; a change whose number is not newer than the current one is ordered right after it (and the
+  caller warns once). Each version also records the client's number, which is what the client is told
+  and what it names in requests (:meth:`Document.find`: the newest kept version with that number).
 * History is bounded per document by a byte budget and a time window (:class:`HistoryBudget`, settings
   ``tether.limits.historyBytes`` and ``historySeconds``), not by a count: every version that was current
   within the window is kept, so a model that answers after minutes of typing finds the version it saw; the
@@ -80,7 +84,7 @@ class ContentChange:
 class TextVersion:
     """One immutable version of a document's text (its bytes kept, or rebuilt from a later version)."""
 
-    __slots__ = ("_index", "_rebuild", "_str", "_text", "at", "edits", "version")
+    __slots__ = ("_index", "_rebuild", "_str", "_text", "at", "client_version", "edits", "version")
 
     def __init__(
         self,
@@ -89,8 +93,12 @@ class TextVersion:
         edits: tuple[ByteEdit, ...] = (),
         index: LineIndex | None = None,
         at: float = 0.0,
+        client_version: int | None = None,
     ):
+        #: The server's order of versions (increasing; the client's number while the client's increase).
         self.version = version
+        #: The number the client gave this version: what it is told, and names in requests.
+        self.client_version = version if client_version is None else client_version
         #: When this version became current (the clock of its document).
         self.at = at
         self._text: bytes | None = text
@@ -141,7 +149,8 @@ class TextVersion:
         self._str = None
 
     def __repr__(self) -> str:
-        return f"TextVersion(version={self.version}, materialised={self.materialised})"
+        client = f", client_version={self.client_version}" if self.client_version != self.version else ""
+        return f"TextVersion(version={self.version}{client}, materialised={self.materialised})"
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -271,6 +280,8 @@ class Document:
         self._rebuilt: dict[int, bytes] = {}  # a few recently rebuilt old versions
         #: Why versions were last dropped (named in errors about a version no longer kept).
         self.last_eviction: str | None = None
+        #: A change whose version was not newer than the current one was warned about (once per document).
+        self.warned_out_of_order = False
         self._cost = len(self._history[0].text) + VERSION_OVERHEAD
 
     @property
@@ -279,7 +290,13 @@ class Document:
 
     @property
     def version(self) -> int:
+        """The current version in the server's order (what history, trees and caches are keyed on)."""
         return self._history[-1].version
+
+    @property
+    def client_version(self) -> int:
+        """The client's number for the current version: what the client is told."""
+        return self._history[-1].client_version
 
     def versions(self) -> Sequence[TextVersion]:
         """The kept versions, oldest first."""
@@ -291,6 +308,14 @@ class Document:
                 return item
         return None
 
+    def find(self, client_version: int) -> TextVersion | None:
+        """The newest kept version the client numbered ``client_version`` (a client that sent a number twice
+        means its latest text by it), or None."""
+        for item in reversed(self._history):
+            if item.client_version == client_version:
+                return item
+        return None
+
     def edits_since(self, version: int) -> Iterator[ByteEdit] | None:
         """The edits from ``version`` to the current one, or None when ``version`` is not kept."""
         kept = [v.version for v in self._history]
@@ -299,12 +324,12 @@ class Document:
         start = kept.index(version) + 1
         return (edit for item in list(self._history)[start:] for edit in item.edits)
 
-    def apply(self, version: int, changes: Sequence[ContentChange], encoding: Encoding) -> TextVersion | None:
-        """Apply a didChange; returns the new version, or None when ``version`` is not newer."""
-        if version <= self.version:
-            return None
+    def apply(self, client_version: int, changes: Sequence[ContentChange], encoding: Encoding) -> TextVersion:
+        """Apply a didChange, whatever its version number; returns the new version. It takes the client's
+        number in the server's order when that is newer, else the next number after the current one."""
+        order = client_version if client_version > self.version else self.version + 1
         text, edits, index = apply_changes(self.current, changes, encoding)
-        self._push(TextVersion(version, text, edits, index, at=self._clock()))
+        self._push(TextVersion(order, text, edits, index, at=self._clock(), client_version=client_version))
         return self.current
 
     def pin(self, version: int) -> bool:

@@ -245,7 +245,13 @@ class Snapshot:
 
     @property
     def version(self) -> int:
+        """The server's order of versions (the cache key)."""
         return self.doc.version
+
+    @property
+    def client_version(self) -> int:
+        """The client's number for this version: what the client is told."""
+        return self.doc.client_version
 
     @property
     def text(self) -> bytes:

@@ -15,7 +15,7 @@ import attrs
 from lsprotocol import types
 
 from tether_lsp.server.app import DocumentEvent
-from tether_lsp.server.documents import Document
+from tether_lsp.server.documents import Document, TextVersion
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import lsp_range
 from tether_lsp.server.settings import setting
@@ -130,15 +130,19 @@ def open_document(ls: TetherServer, uri: str) -> Document:
     return doc
 
 
-def check_base(doc: Document, base_version: int) -> None:
-    if base_version > doc.version:
-        raise InvalidParams("baseVersion", f"{base_version} is newer than the current version {doc.version}")
-    if doc.get(base_version) is None:
-        raise InvalidParams(
-            "baseVersion",
-            f"version {base_version} is no longer kept (dropped by {doc.last_eviction or 'the history limits'}); "
-            f"the oldest version kept is {doc.oldest_version}",
-        )
+def base_of(doc: Document, base_version: int) -> TextVersion:
+    """The kept version a model saw, named by the client's number (the newest kept version with that number:
+    a client that reused a number means its latest text by it)."""
+    found = doc.find(base_version)
+    if found is not None:
+        return found
+    if base_version > doc.client_version:
+        raise InvalidParams("baseVersion", f"{base_version} is newer than the current version {doc.client_version}")
+    raise InvalidParams(
+        "baseVersion",
+        f"version {base_version} is no longer kept (dropped by {doc.last_eviction or 'the history limits'}); "
+        f"the oldest version kept is {doc.versions()[0].client_version}",
+    )
 
 
 def options_of(given: ResolveOptions | None) -> Options:
@@ -174,15 +178,13 @@ def register(server: TetherServer) -> None:
     def resolve(ls: TetherServer, params: ResolveParams) -> ResolveResult:
         """Place edits a model made on `baseVersion` onto the current version (no side effects)."""
         doc = open_document(ls, params.text_document.uri)
-        check_base(doc, params.base_version)
+        base = base_of(doc, params.base_version)
         options = options_of(params.options)
-        base = doc.get(params.base_version)
-        assert base is not None
         for k, item in enumerate(params.edits):
             if not item.old_text and base.text:
                 raise InvalidParams(f"edits[{k}].oldText", "empty, but the base document is not (where would it go?)")
         requests = [EditRequest(item.id or str(k), item.old_text, item.new_text) for k, item in enumerate(params.edits)]
-        edits = list(doc.edits_since(params.base_version) or [])
+        edits = list(doc.edits_since(base.version) or [])
         results = resolve_all(base.text, doc.current.text, edits, requests, options)
         check_overlaps(results)
         index, encoding = doc.current.index, ls.encoding
@@ -204,7 +206,7 @@ def register(server: TetherServer) -> None:
                     notes=r.notes or None,
                 )
             )
-        return ResolveResult(doc.version, out)
+        return ResolveResult(doc.client_version, out)
 
     streamer = register_streaming(server)
     from .lsp_tasks import register as register_tasks
@@ -289,7 +291,7 @@ class Streamer:
         ls = self.ls
         index = doc.current.index
         edit = types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=stream.uri, version=doc.version),
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=stream.uri, version=doc.client_version),
             edits=[
                 types.TextEdit(
                     range=lsp_range(index, change.start, change.end, ls.encoding),
@@ -316,9 +318,14 @@ class Streamer:
         return True
 
     def begin(self, uri: str, base_version: int) -> str:
+        """Start a stream on ``base_version``, in the server's order of versions (see :func:`base_of` for the
+        client's numbers)."""
         doc = open_document(self.ls, uri)
-        check_base(doc, base_version)
-        doc.pin(base_version)
+        if not doc.pin(base_version):
+            raise InvalidParams(
+                "baseVersion",
+                f"the version the model saw is no longer kept (dropped by {doc.last_eviction or 'the history limits'})",
+            )
         edit_id = uuid.uuid4().hex[:12]
         stream = Stream(uri, base_version, synced=doc.version)
         stream.line_ending = "\r\n" if b"\r\n" in doc.current.text else "\n"
@@ -396,7 +403,8 @@ def register_streaming(server: TetherServer) -> Streamer:
     @server.handler("tether/edits/begin", BeginParams, BeginResult)
     def begin(ls: TetherServer, params: BeginParams) -> BeginResult:
         """Start streaming an edit made on `baseVersion` (the base version is kept until the stream ends)."""
-        return BeginResult(streamer.begin(params.text_document.uri, params.base_version))
+        doc = open_document(ls, params.text_document.uri)
+        return BeginResult(streamer.begin(doc.uri, base_of(doc, params.base_version).version))
 
     @server.handler("tether/edits/update", UpdateParams, StreamStatus)
     async def update(ls: TetherServer, params: UpdateParams) -> StreamStatus:

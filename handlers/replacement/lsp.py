@@ -83,8 +83,8 @@ def snapshot_for(ls: TetherServer, uri: str, version: int | None) -> Snapshot:
     snapshot = ls.snapshot(uri)
     if snapshot is None:
         raise InvalidParams("textDocument.uri", f"{uri} is not open", kind="unknownDocument")
-    if version is not None and version != snapshot.version:
-        raise ContentModified(uri, version, snapshot.version)
+    if version is not None and version != snapshot.client_version:
+        raise ContentModified(uri, version, snapshot.client_version)
     return snapshot
 
 
@@ -133,7 +133,7 @@ def to_result(ls: TetherServer, snapshot: Snapshot, analysis: Analysis, completi
         logical_unit=LogicalUnit(unit.type, unit.identifier, unit.column) if unit else None,
         strategy=analysis.strategy,
         reason=analysis.reason,
-        version=snapshot.version,
+        version=snapshot.client_version,
     )
 
 

@@ -1,13 +1,15 @@
 """Document sync over stdio: incremental edits with non-ASCII text give the same text and tree as a fresh
-parse, in every position encoding; encoding negotiation; versions never go backwards."""
+parse, in every position encoding; encoding negotiation; a change whose version is not newer is applied."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from tests.helpers import capabilities, change_doc, open_doc, raw_request, server_config
@@ -89,18 +91,72 @@ async def test_random_incremental_edits_utf32(utf32_client: LanguageClient, seed
     await multi_change_session(utf32_client, Encoding.UTF32, 200 + seed, 25, most=1)
 
 
-async def test_versions_never_go_backwards(utf16_client: LanguageClient) -> None:
-    client = utf16_client
-    uri = "file:///v.py"
-    open_doc(client, uri, "a = 1\n", version=5)
-    change_doc(client, uri, 4, "zzz")  # older: ignored with a warning
-    change_doc(client, uri, 5, "zzz")  # same: ignored
+#: The version numbers of successive didChanges after an open at version 5: the first is not newer (the same
+#: number, or a lower one), and a second goes back again later (still applied; no second warning).
+REUSED_VERSIONS = {"same": [5, 6, 6, 7, 8, 9, 10], "lower": [2, 3, 4, 5, 1, 6, 7]}
+
+
+@pytest.mark.parametrize("reused", sorted(REUSED_VERSIONS))
+async def test_a_change_whose_version_is_not_newer_is_applied(utf16_client: LanguageClient, reused: str) -> None:
+    """The client's text is the truth whatever its version number: a change numbered like the current version,
+    or lower, is applied, so the incremental changes after it land where the client put them (text, tree and
+    selector results as a fresh open of the client's text gets). The server warns once, naming both numbers,
+    and answers with the client's numbers."""
+    client, uri = utf16_client, f"file:///reused-{reused}.py"
+    rnd = random.Random(reused)
+    open_doc(client, uri, BASE, version=5)
     info = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
-    assert info["version"] == 5 and info["bytes"] == 6
-    assert any("version 4 ignored" in m.message for m in client.log_messages)
-    change_doc(client, uri, 9, "b = 2\r\n")
-    info = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
-    assert info["version"] == 9 and info["bytes"] == 7  # CRLF kept as sent
+    assert info["version"] == 5  # parsed, and a tree kept, at version 5
+    text = BASE.encode()
+    for version in REUSED_VERSIONS[reused]:
+        index = LineIndex(text)
+        a, b = sorted(rnd.randrange(len(text) + 1) for _ in range(2))
+        start, end = index.position_of(a, Encoding.UTF16), index.position_of(b, Encoding.UTF16)
+        a, b = index.offset_of(start, Encoding.UTF16), index.offset_of(end, Encoding.UTF16)
+        new = rnd.choice([p for p in PIECES if p])
+        text = text[:a] + new.encode() + text[b:]
+        change_doc(client, uri, version, new, (start.line, start.character), (end.line, end.character))
+        info = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}, "detail": True})
+        assert info["version"] == version  # the client's number, as the client sent it
+        assert info["textSha256"] == hashlib.sha256(text).hexdigest(), f"after version {version}"
+        functions = {"uri": uri, "selector": "selectFunctions", "cursorNodeIds": []}
+        await raw_request(client, "tether/applySelector", functions)  # a selector index on every version
+    await assert_same_as_fresh(client, uri, text, REUSED_VERSIONS[reused][-1])
+    fresh = uri.replace(".py", "-fresh.py")
+    got = await raw_request(client, "tether/applySelector", functions)
+    want = await raw_request(client, "tether/applySelector", {**functions, "uri": fresh})
+    assert got["ranges"] == want["ranges"]
+    first = REUSED_VERSIONS[reused][0]
+    warnings = [m.message for m in client.log_messages if "not newer" in m.message and uri in m.message]
+    assert len(warnings) == 1, warnings
+    assert f"version {first}, not newer than the document's version 5" in warnings[0]
+    assert all(m.type == types.MessageType.Warning for m in client.log_messages if m.message in warnings)
+
+
+async def test_edits_resolve_names_versions_by_the_clients_numbers_after_one_went_back(
+    utf16_client: LanguageClient,
+) -> None:
+    """After the client numbered a change like the current version, a model's edit made on the version the
+    server reported is placed on the client's text, and the answer carries the client's current number."""
+    client, uri = utf16_client, "file:///resolve-reused.py"
+    open_doc(client, uri, "def f():\r\n    return 1\r\n", version=3)
+    change_doc(client, uri, 3, "x = 0\r\n", (0, 0))  # the same number: applied all the same
+    seen = await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
+    assert seen["version"] == 3  # what a model is shown
+    change_doc(client, uri, 4, "# café\r\n", (0, 0))  # the user types on
+    params = {
+        "textDocument": {"uri": uri},
+        "baseVersion": seen["version"],
+        "edits": [{"oldText": "    return 1", "newText": "    return 2"}],
+    }
+    result = await raw_request(client, "tether/edits/resolve", params)
+    assert result["version"] == 4
+    (edit,) = result["edits"]
+    assert edit["status"] == "resolved"
+    assert edit["range"] == {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 12}}
+    with pytest.raises(JsonRpcException) as newer:
+        await raw_request(client, "tether/edits/resolve", {**params, "baseVersion": 9})
+    assert "baseVersion: 9 is newer than the current version 4" in str(newer.value)
 
 
 async def test_close_then_requests_see_nothing(utf16_client: LanguageClient) -> None:

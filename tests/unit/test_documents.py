@@ -52,12 +52,56 @@ def test_crlf_is_kept() -> None:
     assert doc.current.text == b"a\r\nx\r\ny\r\n"
 
 
-def test_older_or_equal_version_is_ignored() -> None:
+def test_a_change_whose_version_is_not_newer_is_applied_in_the_servers_own_order() -> None:
+    """The client's text is the truth whatever its number; the server's order of versions stays increasing."""
     doc = Document("file:///a.py", "python", 5, "a")
-    assert doc.apply(5, [change("b", (0, 0))], Encoding.UTF16) is None
-    assert doc.apply(3, [change("b", (0, 0))], Encoding.UTF16) is None
-    assert doc.current.string == "a"
-    assert doc.apply(6, [change("b", (0, 0))], Encoding.UTF16) is not None
+    same = doc.apply(5, [change("b", (0, 0))], Encoding.UTF16)
+    assert doc.current.string == "ba" and (same.version, same.client_version) == (6, 5)
+    older = doc.apply(3, [change("c", (0, 0))], Encoding.UTF16)
+    assert doc.current.string == "cba" and (older.version, older.client_version) == (7, 3)
+    after = doc.apply(4, [change("d", (0, 3))], Encoding.UTF16)
+    assert doc.current.string == "cbad" and (after.version, after.client_version) == (8, 4)
+    jump = doc.apply(20, [change("e", (0, 0))], Encoding.UTF16)
+    assert (jump.version, jump.client_version) == (20, 20)  # newer than the server's order: kept as sent
+    order = [v.version for v in doc.versions()]
+    assert order == sorted(set(order)) == [5, 6, 7, 8, 20]
+    assert (doc.version, doc.client_version) == (20, 20)
+
+
+def test_a_client_version_names_the_newest_kept_version_the_client_gave_it() -> None:
+    doc = Document("file:///a.py", "python", 5, "a")
+    doc.apply(6, [change("b", (0, 0))], Encoding.UTF16)
+    doc.apply(5, [change("c", (0, 0))], Encoding.UTF16)  # the client numbers 5 again
+    first, newest = doc.find(5), doc.find(6)
+    assert first is not None and first.string == "cba" and first is doc.current
+    assert newest is not None and newest.string == "ba"
+    assert doc.find(9) is None
+    # what names an internal version (history, trees, carried edits) follows the server's order
+    edits = doc.edits_since(newest.version)
+    assert edits is not None
+    text = newest.text
+    for edit in edits:
+        text = edit.apply(text)
+    assert text == doc.current.text == b"cba"
+
+
+def test_versions_out_of_order_are_rebuilt_and_evicted_in_the_servers_order() -> None:
+    text = "line\r\n" * 50
+    doc = Document("file:///a.py", "python", 10, text, documents.HistoryBudget(bytes=1600))
+    texts = {10: text.encode()}
+    for k, client_version in enumerate([10, 9, 9, 3, 4, 11, 2, 2]):
+        made = doc.apply(client_version, [change(f"{k}é", (k, 0))], Encoding.UTF16)
+        lines = text.split("\r\n")
+        lines[k] = f"{k}é" + lines[k]
+        text = "\r\n".join(lines)
+        texts[made.version] = text.encode()
+    assert doc.current.string == text
+    kept = doc.versions()
+    assert doc.oldest_version > 10 and len(kept) > 2  # the budget dropped the oldest, kept the newest
+    assert [v.version for v in kept] == list(range(doc.oldest_version, 19))
+    assert [v.client_version for v in kept] == [10, 10, 9, 9, 3, 4, 11, 2, 2][-len(kept) :]
+    for version in kept:  # old versions are rebuilt from the edits between them
+        assert version.text == texts[version.version]
 
 
 def test_out_of_range_change_is_clamped() -> None:
