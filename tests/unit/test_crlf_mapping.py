@@ -22,7 +22,7 @@ encodings = st.sampled_from(list(Encoding))
 def lines(draw: st.DrawFn, min_size: int = 0) -> list[tuple[str, str]]:
     """(content, terminator) per line; the last line may have no terminator."""
     count = draw(st.integers(min_value=min_size, max_value=8))
-    out = []
+    out: list[tuple[str, str]] = []
     for k in range(count):
         content = "".join(draw(st.lists(st.sampled_from(WORDS), max_size=4)))
         ending = draw(st.sampled_from(ENDINGS + ([""] if k == count - 1 else [])))
