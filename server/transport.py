@@ -176,13 +176,28 @@ class Framing:
 
 
 def scrub_surrogates(value: Any) -> Any:
-    """Replace lone surrogates in every string of a decoded message (see the module docstring)."""
+    """Replace lone surrogates in every string of a decoded message (see the module docstring), in place for
+    lists and objects. An explicit stack: a message can nest as deep as the JSON decoder allows, and a deep
+    recursion here ended the process."""
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [scrub_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
+    stack = [value]
+    while stack:
+        container = stack.pop()
+        if isinstance(container, list):
+            for k, item in enumerate(container):
+                if isinstance(item, str):
+                    container[k] = _SURROGATE.sub("\ufffd", item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+        elif isinstance(container, dict):
+            for key in [k for k in container if _SURROGATE.search(k)]:
+                container[_SURROGATE.sub("\ufffd", key)] = container.pop(key)
+            for key, item in container.items():
+                if isinstance(item, str):
+                    container[key] = _SURROGATE.sub("\ufffd", item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
     return value
 
 
