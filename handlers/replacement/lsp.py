@@ -112,7 +112,9 @@ def options_for(ls: TetherServer, overrides: AnalyzeOptions | None) -> Options:
 def run(ls: TetherServer, snapshot: Snapshot, cursor: int, completion: str, options: Options) -> Analysis:
     tree = snapshot.tree_or_raise()
     if tree is None or not engine.supported(snapshot.language):
-        return Analysis("insert", (cursor, cursor), completion, f"no replacement rules for {snapshot.language}")
+        doc = ls.document(snapshot.uri)  # its languageId: the client's word, set even when Tether parses nothing
+        language = doc.language_id if doc is not None else snapshot.language
+        return Analysis("insert", (cursor, cursor), completion, f"no replacement rules for language {language!r}")
     assert snapshot.language is not None
     return engine.analyze(snapshot.text, tree, snapshot.language, cursor, completion, options)
 

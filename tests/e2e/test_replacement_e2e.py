@@ -160,3 +160,13 @@ async def test_a_document_that_is_not_open(client: LanguageClient, tmp_path: Pat
         await analyze(client, (tmp_path / "nope.yml").as_uri(), 0, 0, "a: 1")
     assert info.value.code == -32602
     assert "textDocument.uri" in str(info.value.message)
+
+
+async def test_a_language_without_replacement_rules_is_named_in_the_reason(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    uri = (tmp_path / "main.rs").as_uri()
+    open_doc(client, uri, "fn main() {\n    \n}\n", "rust")
+    result = await analyze(client, uri, 1, 4, 'println!("hi");')
+    assert result["mode"] == "insert"
+    assert result["reason"] == "no replacement rules for language 'rust'"
