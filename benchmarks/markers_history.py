@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import json
 import random
 import re
 import shutil
@@ -242,7 +243,7 @@ async def tether_pair(work: Path, a: str, b: str, cases: list[Case], totals: Tot
         for start in range(0, len(cases), 50):  # requests in flight, as a client that does not wait for each
             batch = cases[start : start + 50]
             made = await asyncio.gather(
-                *(raw_request(client, "tether/markers/create", _create(work, c, lines_of)) for c in batch)
+                *(answered(client, "tether/markers/create", _create(work, c, lines_of)) for c in batch)
             )
             for case, marker in zip(batch, made, strict=True):
                 ids[marker["id"]] = case
@@ -257,11 +258,11 @@ async def tether_pair(work: Path, a: str, b: str, cases: list[Case], totals: Tot
             )
         else:  # an editor that does not watch .git/HEAD: the next requests notice the new HEAD
             for uri in sorted(uris):
-                await raw_request(client, "tether/markers/list", {"textDocument": {"uri": uri}})
+                await answered(client, "tether/markers/list", {"textDocument": {"uri": uri}})
         await asyncio.wait_for(done, 300)
         totals.head_ms.append(((time.perf_counter() - t) * 1000, len(cases)))
         for uri in sorted(uris):
-            listed = await raw_request(client, "tether/markers/list", {"textDocument": {"uri": uri}})
+            listed = await answered(client, "tether/markers/list", {"textDocument": {"uri": uri}})
             for marker in listed["markers"]:
                 mine = ids.get(marker["id"])
                 if mine is None or marker["range"] is None:
@@ -273,6 +274,14 @@ async def tether_pair(work: Path, a: str, b: str, cases: list[Case], totals: Tot
         client.exit(None)
     finally:
         await client.stop()  # type: ignore[no-untyped-call]
+
+
+async def answered(client: Any, method: str, params: Any) -> Any:
+    """A request that must be answered within 300 s: a server that never answers is a bug to name, not a hang."""
+    try:
+        return await asyncio.wait_for(raw_request(client, method, params), 300)
+    except TimeoutError:
+        raise SystemExit(f"no answer to {method} {json.dumps(params)[:300]} within 300 s") from None
 
 
 def _last_line(r: dict[str, Any]) -> int:
