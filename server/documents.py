@@ -1,9 +1,9 @@
 """The text model: every open document as immutable versions of bytes, with the exact edits between them.
 
-Why own it (STYLE.md 4): pygls' document re-splits the whole text on each access; Tether keeps the UTF-8
-bytes of each version plus a :class:`~server.positions.LineIndex`, applies LSP content changes directly,
-and records each change as a :class:`ByteEdit` — the same byte offsets feed ``Tree.edit`` for incremental
-reparsing, and features that place things across versions (markers, inline edits) replay them.
+Why own it (docs/architecture.md, "Documents, snapshots and positions"): pygls' document re-splits the whole text on
+each access; Tether keeps the UTF-8 bytes of each version plus a :class:`~server.positions.LineIndex`, applies LSP
+content changes directly, and records each change as a :class:`ByteEdit` — the same byte offsets feed ``Tree.edit`` for
+incremental reparsing, and features that place things across versions (markers, inline edits) replay them.
 
 Rules:
 * Line endings are kept exactly as sent (CRLF stays CRLF).

@@ -1,4 +1,5 @@
-"""The error codes of PROTOCOL.md and the one place that maps exceptions to JSON-RPC errors.
+"""The error codes of the protocol reference (docs/protocol.md) and the one place that maps exceptions to JSON-RPC
+errors.
 
 Engines raise :class:`TetherError` subclasses (plain Python, no pygls); :func:`to_jsonrpc` turns them into
 pygls' ``JsonRpcException`` with ``data = {kind, field?, ...}``. Structuring failures (a missing or wrongly

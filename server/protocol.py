@@ -1,6 +1,6 @@
 """The typed wire protocol: custom ``tether/*`` methods as attrs classes, validated in one place.
 
-Why a ``LanguageServerProtocol`` subclass (STYLE.md 8):
+Why a ``LanguageServerProtocol`` subclass (docs/architecture.md, "The protocol layer"):
 * pygls structures custom params into untyped objects unless ``get_message_type`` names a class; here each
   custom method registers its params (and result) attrs classes, camelCase on the wire.
 * pygls drops a request whose params fail to structure *without answering it* (the client would hang).

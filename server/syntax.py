@@ -1,7 +1,7 @@
 """tree-sitter for Tether: the language registry, the parse cache and immutable snapshots.
 
 Why: every feature reads documents through a :class:`Snapshot` — text, line index, tree and node-id space
-of one version — taken at dispatch and never mutated (STYLE.md 2). The cache is keyed on ``(uri, version)``.
+of one version — taken at dispatch and never mutated. The cache is keyed on ``(uri, version)``.
 
 Parsing is lazy: ``didChange`` only records a snapshot; its tree (and node-id space, and the verdict on
 whether the text may be parsed at all) is built the first time something asks for it, by one incremental

@@ -1,1 +1,1 @@
-"""Inline edits: place model-produced edits on a document that moved on, and stream them in (EDITS.md)."""
+"""Inline edits: place model-produced edits on a document that moved on, and stream them in (docs/edits.md)."""

@@ -1,4 +1,5 @@
-"""Carrying a span of the base version forward to the current one through the recorded edits (EDITS.md step 3).
+"""Carrying a span of the base version forward to the current one through the recorded edits (docs/edits.md, "Placing an
+edit").
 
 Byte-precise. Text inserted exactly at the start or the end of the span stays outside it (a line the user
 typed right after the target survives). An edit inside the span widens or narrows it and marks it touched;

@@ -1,4 +1,4 @@
-"""Finding a model's ``oldText`` in the version of the document the model saw (EDITS.md "Resolving", step 2).
+"""Finding a model's ``oldText`` in the version of the document the model saw (docs/edits.md, "Placing an edit").
 
 Rules in order — exact substring, whole lines ignoring trailing whitespace, whole lines ignoring indentation,
 an elision marker, fuzzy windows —; the first rule with exactly one hit wins, several hits at one rule are

@@ -1,4 +1,4 @@
-"""Resolving model-produced edits on a document that moved on since the model saw it (EDITS.md steps 1–6).
+"""Resolving model-produced edits on a document that moved on since the model saw it (docs/edits.md, "Placing an edit").
 
 Pure: the base version's text, the current text and the recorded edits between them in; for each edit a
 status and, when resolved, a byte span of the current text with the text to put there.

@@ -1,4 +1,4 @@
-"""Streaming one model edit into a document (EDITS.md "Streaming"): what to write next, and tracking the range
+"""Streaming one model edit into a document (docs/edits.md, "Streaming"): what to write next, and tracking the range
 the server wrote through the versions that follow — its own edits and the user's.
 
 Pure: the LSP edge sends the writes through ``workspace/applyEdit`` and feeds back the document's versions.

@@ -1,4 +1,4 @@
-"""The incremental parser of a task's streamed output (EDITS.md "Inline tasks"): changes as they arrive.
+"""The incremental parser of a task's streamed output (docs/edits.md, "Inline tasks"): changes as they arrive.
 
 ::
 

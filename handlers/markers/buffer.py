@@ -1,10 +1,9 @@
 """Buffer locations while typing: carry marker locations through the exact ``didChange`` edits.
 
-Like an editor's decorations (MARKERS.md "Buffer"): an edit before a block shifts it, an edit inside its
-interior moves only its end, text inserted exactly at a boundary stays outside (explicit stickiness). An edit
-that overlaps a boundary returns None and the caller recomputes from the committed location, so the fast path
-never disagrees with the diff-based one on anything but boundary insertions.
-"""
+Like an editor's decorations (docs/markers.md, "Where a marker's code is now"): an edit before a block shifts it, an
+edit inside its interior moves only its end, text inserted exactly at a boundary stays outside (explicit
+stickiness). An edit that overlaps a boundary returns None and the caller recomputes from the committed location, so
+the fast path never disagrees with the diff-based one on anything but boundary insertions."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The location calculator: where does a code block of the old text live in the new text?
 
-Pure (MARKERS.md "Calculating a location across a diff"): old text, new text and 1-based locations in,
+Pure (docs/markers.md, "How a location is computed across a change"): old text, new text and 1-based locations in,
 new locations and flags out. The reference pipeline's shape is kept — an in-process line diff becomes
 Changes; lines outside Changes shift; a tracked line inside a Change is matched to its most similar added
-line — with the fixes MARKERS.md lists:
+line — with these fixes:
 
 * similarity is rapidfuzz's normalised edit similarity on whitespace-normalised lines; very short lines only
   match identically (a lone ``}`` matches nothing else); ties prefer the line nearest its expected place;

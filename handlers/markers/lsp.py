@@ -1,7 +1,7 @@
 """LSP edge of markers: ``tether/markers/create|list|update|delete`` and ``textDocument/codeLens``.
 
 Converts LSP ranges (negotiated encoding) to the engine's 1-based character locations and back, reads the
-current text from the open buffer or from disk, and maps failures to PROTOCOL.md's errors.
+current text from the open buffer or from disk, and maps failures to the protocol's errors (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ def register(server: TetherServer) -> None:
 
     def on_document(event: DocumentEvent) -> None:
         if event.kind in ("save", "close"):
-            state.buffer.pop(event.uri, None)  # full recomputation on save (MARKERS.md)
+            state.buffer.pop(event.uri, None)  # a save recomputes from the committed text
 
     state.on_change = notify_changed
     server.document_listeners.append(on_document)

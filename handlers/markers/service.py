@@ -1,7 +1,7 @@
 """The marker service: create, list (located against the current text), update, delete.
 
 Pure apart from the store it is given: texts come in as strings, locations are 1-based character
-columns (MARKERS.md); LSP ranges exist only in ``lsp.py``.
+columns; LSP ranges are made at the edges (``lsp.py``, ``convert.py``, ``state.py``).
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def create(
     author: str,
     local: UncommittedStore | None = None,
 ) -> Located:
-    """A new marker; in git, backtracked to the committed text (MARKERS.md "Creation")."""
+    """A new marker; in git, backtracked to the committed text (where the block was found unchanged)."""
     marker_id = str(uuid.uuid4())
     commit, base_text, base, origin = _anchor(marker_id, place, local)
     record = MarkerRecord(
@@ -131,7 +131,7 @@ def locate_all(
     """Locate markers in ``current``; ``references`` gives each a Reference or the reason it has none.
 
     Markers sharing a reference text are calculated with one diff. A marker with no usable reference falls
-    back to searching the file for its ``code`` (MARKERS.md "Content fallback").
+    back to searching the file for its ``code``.
     """
     if current is None:  # the file is gone: its blocks are, unless a reference says why they cannot be placed
         return [Located(r, None, False, _reason(references.get(r.id))) for r in records]

@@ -1,6 +1,6 @@
 """Committed locations: each marker's location at the repository's HEAD, derived once and stored.
 
-MARKERS.md "Where locations come from" (1) and (4): a marker's reference is its location at its creation
+docs/markers.md, "Where a marker's code is now": a marker's reference is its location at its creation
 commit; at a new HEAD the file is read at both commits, diffed in-process, and the result stored per
 (marker, commit) — so a checkout back and forth, a second server or a restart reuses it. A block gone from
 its file is looked for in the files that commit range added or changed (moved to another file), and a file
@@ -192,7 +192,7 @@ def flush_uncommitted(
     view: GitView,
     limits: GrammarLimits | None = None,
 ) -> list[str]:
-    """Uncommitted locations whose block is now committed become stored locations at HEAD (MARKERS.md).
+    """Uncommitted locations whose block is now committed become stored locations at HEAD.
 
     The marker's ``commitHashWhenCreated`` becomes HEAD and the local entry is removed. Returns their ids.
     """

@@ -1,1 +1,1 @@
-"""Prompt playground state: prompts in Python and YAML keep their identity across edits (PLAYGROUND.md)."""
+"""Prompt playground state: prompts in Python and YAML keep their identity across edits (docs/playground.md)."""

@@ -1,7 +1,7 @@
 """The playground's state machine: the four editor events, pinning, and the state a client shows.
 
-PLAYGROUND.md "Events": the map is updated on every change of every open document, pinned or not; only the
-*emitted* state follows the seed's chart (while pinned, only the pinned file's updates and saves re-resolve
+docs/playground.md, "Identity": the map is updated on every change of every open document, pinned or not; only the
+*emitted* state follows the pin (while pinned, only the pinned file's updates and saves re-resolve
 it). Pure apart from the callbacks it is given; offsets are bytes of the document versions it was handed.
 """
 
@@ -55,7 +55,7 @@ class Item:
 
 @dataclass(frozen=True)
 class State:
-    """PROTOCOL.md ``PlaygroundState`` in bytes of ``text`` (the LSP edge makes ranges)."""
+    """The ``PlaygroundState`` of docs/protocol.md in bytes of ``text`` (the LSP edge makes ranges)."""
 
     uri: str | None
     file_id: str | None

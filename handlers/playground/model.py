@@ -1,4 +1,4 @@
-"""Prompts found in a document, and the playground map that gives them stable ids (PLAYGROUND.md)."""
+"""Prompts found in a document, and the playground map that gives them stable ids (docs/playground.md)."""
 
 from __future__ import annotations
 

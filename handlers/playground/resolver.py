@@ -1,9 +1,7 @@
-"""The resolver: stable ids for files and prompts across edits, reorders and renames (PLAYGROUND.md).
+"""The resolver: stable ids for files and prompts across edits, reorders and renames (docs/playground.md, "Identity").
 
-The seed's functions, with the reference's failures fixed: a file's identity is its path (a copy never steals
-ids), one similarity scale (1 = identical) everywhere, duplicate-safe exact passes before a greedy fuzzy
-pass, and tombstones so that delete-then-undo restores an id.
-"""
+How: a file's identity is its path (a copy never steals ids), one similarity scale (1 = identical) everywhere,
+duplicate-safe exact passes before a greedy fuzzy pass, and tombstones so that delete-then-undo restores an id."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Decoding prompt literals to the text identity is computed on (PLAYGROUND.md "What counts as a prompt").
+"""Decoding prompt literals to the text identity is computed on (docs/playground.md, "Which strings are prompts").
 
 Python string literals (prefixes, quotes, escapes), ``textwrap.dedent``/``inspect.cleandoc``, YAML scalars
 (plain, quoted, block with chomping); then whitespace normalisation and the variables a playground asks for.

@@ -1,4 +1,4 @@
-"""The replacement section of ``tether-lsp demo``: the seed's own example (a blank line under ``shell:`` whose
+"""The replacement section of ``tether-lsp demo``: the classic example (a blank line under ``shell:`` whose
 ``command:`` children are replaced) and a Python method redefinition from an auto-indented cursor."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ async def _case(
 
 async def section(client: LanguageClient, files: list[OpenFile]) -> None:
     say("== Replacement analysis (tether/analyzeReplacement: insert or replace?) ==")
-    say("The seed's example: the cursor on the blank line under `shell:`")
+    say("The classic example: the cursor on the blank line under `shell:`")
     await _case(client, "untitled:/demo/site.yml", "ansible", PLAYBOOK, 4, 0, PLAYBOOK_COMPLETION)
     say("A method redefined from an auto-indented cursor (the model's text starts at the cursor column)")
     await _case(client, "untitled:/demo/store.py", "python", STORE, 8, 4, STORE_COMPLETION)

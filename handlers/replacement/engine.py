@@ -1,8 +1,9 @@
 """Replacement analysis: does an AI completion at the cursor replace an existing unit, and exactly which text?
 
-Pure (REPLACEMENT.md §3): the document's bytes and tree in, an :class:`Analysis` in bytes out. Each question the
-seed answered with regexes is answered on the tree-sitter tree by the language adapter; the decision tree and the
-confidence model are the seed document's, without its traps (B1–B10).
+Pure (docs/replacement.md, "What counts as the same unit"): the document's bytes and tree in, an
+:class:`Analysis` in bytes out. Each question about the code (is the cursor inside a string, where does the unit
+start, how far does it reach) is answered on the tree-sitter tree by the language adapter, never by regular
+expressions over lines; the engine keeps the decision and the confidence model.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _mid_word(text: bytes, cursor: int) -> bool:
 
 
 def incomplete(adapter: Adapter, tree: Tree, text: bytes, cursor: int) -> str | None:
-    """Why the cursor cannot start a new unit (§3.2), or None."""
+    """Why the cursor cannot start a new unit, or None."""
     start = line_start(text, cursor)
     prefix = text[start:cursor]
     if prefix.strip(b" \t"):
@@ -88,7 +89,7 @@ def incomplete(adapter: Adapter, tree: Tree, text: bytes, cursor: int) -> str | 
 
 
 def logical_unit(adapter: Adapter, language: str, effective: str) -> Unit | None:
-    """Parse the effective completion with the document's grammar; the unit is the node on its first row (§3.4)."""
+    """Parse the effective completion with the document's grammar; the unit is the node on its first row."""
     first_line = effective.split("\n", 1)[0]
     column = indentation(first_line.encode())
     source = dedent(effective, column).encode("utf-8")
@@ -100,7 +101,7 @@ def logical_unit(adapter: Adapter, language: str, effective: str) -> Unit | None
 
 
 def _anchor(text: bytes, cursor: int) -> int | None:
-    """First non-blank, non-dash byte of the nearest non-blank line above the cursor line, else below (§3.6)."""
+    """First non-blank, non-dash byte of the nearest non-blank line above the cursor line, else below."""
     start = line_start(text, cursor)
     at = start
     while at > 0:
@@ -144,7 +145,7 @@ def _sibling(adapter: Adapter, tree: Tree, text: bytes, cursor: int, unit: Unit)
 
 
 def confidence(unit: Unit, old_column: int, lines: int) -> float:
-    """The seed document's model (§3.9): base by type, ±column agreement, a bonus for multi-line units."""
+    """How likely a replace is: base by type, ±column agreement, a bonus for multi-line units."""
     score = BASE_CONFIDENCE[unit.type] + (0.1 if old_column == unit.column else -0.2) + (0.05 if lines >= 2 else 0)
     return round(min(score, 1.0), 4)
 
@@ -171,7 +172,7 @@ def _validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], ne
 
 
 def analyze(text: bytes, tree: Tree, language: str, cursor: int, completion: str, options: Options) -> Analysis:
-    """Insert or replace, and the exact edit (REPLACEMENT.md §3, steps 1–10)."""
+    """Insert or replace, and the exact edit."""
     adapter = ADAPTERS[language]
     if not options.enable_replacements:
         return _insert(text, cursor, completion, "disabled")
@@ -226,7 +227,7 @@ def _replacement(
         )
     start = line_start(text, cursor)
     if span[0] >= cursor and is_blank(text[cursor : span[0]]):
-        edit = (start, span[1])  # forward: absorb the blank cursor line (B2)
+        edit = (start, span[1])  # forward: absorb the blank cursor line
     else:
         edit = span
         if span[0] != line_start(text, span[0]):

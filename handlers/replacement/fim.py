@@ -1,4 +1,5 @@
-"""Fill-in-the-middle prompts and the clean-up of what a model returns (REPLACEMENT.md §4–5). Pure."""
+"""Fill-in-the-middle prompts and the clean-up of what a model returns (docs/replacement.md, "Inline completion").
+Pure."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ class Prompt:
 def build(prefix: str, suffix: str, language: str, fmt: str, max_prefix: int, max_suffix: int) -> Prompt:
     """The FIM prompt: the last ``max_prefix`` characters before the cursor, the first ``max_suffix`` after it,
     and a language header (as a comment where the language has one). No file path: it would leak and defeat
-    prompt caching (the seed's ``fileHeaders``)."""
+    prompt caching."""
     before = prefix[-max_prefix:] if max_prefix > 0 else ""
     after = suffix[:max_suffix] if max_suffix > 0 else ""
     comment = COMMENT.get(language)

@@ -1,4 +1,4 @@
-"""LSP edge of replacement analysis: ``tether/analyzeReplacement`` (PROTOCOL.md §4).
+"""LSP edge of replacement analysis: ``tether/analyzeReplacement`` (docs/protocol.md, "Replacement analysis").
 
 Converts the LSP position (negotiated encoding) to a byte offset of the analysed version, runs the pure engine
 on the cached tree, and turns its byte spans back into ranges.
@@ -258,7 +258,7 @@ def register_inline(server: TetherServer) -> None:
 
 def _items(ls: TetherServer, snapshot: Snapshot, analysis: Analysis) -> types.InlineCompletionList:
     if analysis.reason == "identical":
-        return NO_ITEMS  # B8: accepting would change nothing
+        return NO_ITEMS  # accepting would change nothing
     edit_range = lsp_range(snapshot.index, *analysis.edit_span, ls.encoding)
     if analysis.mode == "insert":
         return types.InlineCompletionList(items=[types.InlineCompletionItem(analysis.new_text, range=edit_range)])

@@ -10,7 +10,7 @@ from tree_sitter import Node
 
 @dataclass(frozen=True)
 class Options:
-    """REPLACEMENT.md §4; per-request ``options`` override the settings."""
+    """What inline completion asks the model; per-request ``options`` override the settings."""
 
     enable_replacements: bool = True
     min_confidence: float = 0.6
@@ -18,7 +18,7 @@ class Options:
     visual_diff_min_confidence: float = 0.85
 
 
-#: The seed document's base confidence per unit type.
+#: How likely a replace is, by the type of the unit, before the column and size adjustments.
 BASE_CONFIDENCE = {
     "yaml-key-value-block": 0.9,
     "yaml-list-item": 0.85,

@@ -1,7 +1,9 @@
-"""Python rules of replacement analysis on the tree-sitter-python tree (REPLACEMENT.md §3).
+"""Python rules of replacement analysis on the tree-sitter-python tree (docs/replacement.md, "What counts as the same
+unit").
 
 Only definitions are units (functions, methods, classes, with or without decorators): an expression or a
-statement completion is always inserted, and there is no positional rule (trap B9).
+statement completion is always inserted, and there is no positional rule: a freshly typed header never replaces
+the next definition because of where it stands.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def unit_of(root: Node, first_line: str, column: int) -> Unit | None:
 
 
 def positional(root: Node, text: bytes, cursor: int) -> Candidate | None:
-    return None  # B9: a freshly typed header must not replace the next definition
+    return None  # a freshly typed header must not replace the next definition
 
 
 def _statement_column(block: Node) -> int:
@@ -105,7 +107,7 @@ def candidates(scope_node: Node, unit: Unit) -> list[Candidate]:
         inner = found[0]
         if KINDS[inner.type] != unit.type or _name(inner) != unit.identifier:
             continue
-        # a decorated completion replaces the decorators too; a bare one keeps the old decorators (B5)
+        # a decorated completion replaces the decorators too; a bare one keeps the old decorators
         old = child if unit.decorated else inner
         kind = "class" if unit.type == "python-class" else "function"
         out.append(Candidate(old, "sibling-definition", f"replaces the {kind} '{unit.identifier}'"))

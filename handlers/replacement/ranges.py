@@ -31,7 +31,7 @@ def indentation(line: bytes) -> int:
 
 
 def unit_span(text: bytes, node: Node) -> tuple[int, int]:
-    """The line-granular span of an old unit (REPLACEMENT.md §2 ``replaceRange``).
+    """The line-granular span of an old unit (the ``replaceRange`` of docs/protocol.md, "Replacement analysis").
 
     From column 0 of its first line — or from the node itself when a sequence dash precedes it on that line, so
     the dash survives — to the end of its last non-blank line, without the line break.

@@ -1,4 +1,4 @@
-"""Settings of replacement analysis and inline completion (REPLACEMENT.md §4), section ``tether.completion`` and
+"""Settings of replacement analysis and inline completion (docs/replacement.md), section ``tether.completion`` and
 ``tether.inference``. Field names are the camelCase keys on the wire."""
 
 from __future__ import annotations

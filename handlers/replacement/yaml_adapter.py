@@ -1,4 +1,5 @@
-"""YAML rules of replacement analysis on the tree-sitter-yaml tree (REPLACEMENT.md §3)."""
+"""YAML rules of replacement analysis on the tree-sitter-yaml tree (docs/replacement.md, "What counts as the same
+unit")."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .ranges import line_end, line_start
 
 LANGUAGE = "yaml"
 
-#: Strictly inside one of these, a completion cannot be a new unit (§3.2).
+#: Strictly inside one of these, a completion cannot be a new unit.
 INSIDE = frozenset(
     {"double_quote_scalar", "single_quote_scalar", "block_scalar", "flow_mapping", "flow_sequence", "comment"}
 )
@@ -79,7 +80,7 @@ def unit_of(root: Node, first_line: str, column: int) -> Unit | None:
 
 
 def positional(root: Node, text: bytes, cursor: int) -> Candidate | None:
-    """Blank cursor line under ``key:`` whose value starts below: that value is the old children block (§3.5)."""
+    """Blank cursor line under ``key:`` whose value starts below: that value is the old children block."""
     start = line_start(text, cursor)
     if start == 0:
         return None

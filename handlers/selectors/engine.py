@@ -1,4 +1,4 @@
-"""Applying one selector: validate, resolve cursor ids, run, de-duplicate and sort (SELECTORS.md §2).
+"""Applying one selector: validate, resolve cursor ids, run, de-duplicate and sort (docs/selectors.md, "The model").
 
 Pure: no pygls. The LSP edge (``lsp.py``) hands in a snapshot's tree and id space and converts the
 resulting byte spans to ranges.

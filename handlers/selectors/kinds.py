@@ -1,4 +1,5 @@
-"""The kinds of SELECTORS.md §3 as data, compiled once per language into predicates over a TreeIndex.
+"""The node kinds selectors filter on (docs/selectors.md, "The model") as data, compiled once per language into
+predicates over a TreeIndex.
 
 Kind names are global; a kind a language does not have matches nothing. Most kinds are a set of named
 node types; the few that depend on context (``function``/``class`` around decorators, ``method``,

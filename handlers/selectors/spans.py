@@ -11,7 +11,7 @@ from tree_sitter import Node
 
 from tether_lsp.server.nodes import enclosing
 
-WHITESPACE = b" \t\r\n"  # SELECTORS.md: space, tab, CR, LF
+WHITESPACE = b" \t\r\n"  # what ranges are trimmed of: space, tab, CR, LF
 
 
 def _is_word(byte: int) -> bool:

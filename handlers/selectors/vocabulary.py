@@ -1,4 +1,5 @@
-"""The 47 selectors of SELECTORS.md §4: names, argument specs, descriptions and implementations.
+"""The 47 selectors (docs/selectors.md, "All selectors", is generated from them): names, argument specs, descriptions
+and implementations.
 
 Every selector is a pure function over a :class:`Context` (one tree's index, its kind table, the
 request's position converter and regex budget). Per-cursor selectors map one cursor (a pre-order index)

@@ -1,4 +1,4 @@
-// Structural selection state per document, as seed 003 describes: the client holds the cursor node ids between
+// Structural selection state per document, as the protocol wants it: the client holds the cursor node ids between
 // calls; a user's own selection change or an edit clears them; our own programmatic selection does not.
 //
 // Why compare selections instead of a "pending" flag around the assignment: in VS Code the selection change

@@ -23,7 +23,7 @@ local defaults = {
 
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
-  -- Neovim applies multi-line inline completion ranges correctly: opt in (REPLACEMENT.md §5).
+  -- Neovim applies multi-line inline completion ranges correctly: opt in.
   caps.experimental = { tether = { multilineInlineCompletionRange = true } }
   return caps
 end

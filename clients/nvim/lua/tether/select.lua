@@ -1,4 +1,4 @@
--- Structural selection in Neovim: each buffer keeps its cursor node ids between commands (seed 003), so
+-- Structural selection in Neovim: each buffer keeps its cursor node ids between commands, so
 -- `:TetherSelect selectMethods` then `:TetherSelect selectFirst` selects the first method of each class. The
 -- first range becomes the visual selection, every range is highlighted, `]s` / `[s` jump between them. A move of
 -- the cursor that is not ours, or an edit, clears the state; an empty result clears it quietly; errors are a
