@@ -318,8 +318,8 @@ def _migrations() -> Sequence[Migration]:
 
 
 def register(server: TetherServer) -> None:
-    server.register_storage("markers", _migrations)
     """Wire the markers requests to one :class:`MarkersState` (shared by every request of this server)."""
+    server.register_storage("markers", _migrations)
     state = MarkersState(server)
     server.sends("tether/markers/didChange", DidChangeMarkers)
 
