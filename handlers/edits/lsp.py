@@ -1,13 +1,14 @@
-"""LSP edge of inline edits (PROTOCOL.md §5): ``tether/edits/resolve`` and the streaming
+"""LSP edge of inline edits (docs/protocol.md, "Inline edits"): ``tether/edits/resolve`` and the streaming
 ``tether/edits/begin`` / ``update`` / ``end`` with ``workspace/applyEdit`` and ``tether/edits/didUpdate``.
+
+The streams themselves are the :class:`.streamer.Streamer` service; this module turns wire params into its
+plain arguments and its byte spans into ranges (:class:`LspFront`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,8 +21,9 @@ from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import lsp_range
 from tether_lsp.server.settings import setting
 
-from .resolve import EditRequest, Options, Resolution, Text, resolve_all, resolve_one
-from .stream import Stream, Write
+from . import lsp_tasks
+from .resolve import EditRequest, Options, Resolution, resolve_all
+from .streamer import Streamer, StreamState
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
@@ -208,13 +210,8 @@ def register(server: TetherServer) -> None:
             )
         return ResolveResult(doc.client_version, out)
 
-    streamer = register_streaming(server)
-    from .lsp_tasks import register as register_tasks
-
-    register_tasks(server, streamer)
-
-
-FINAL = ("conflict", "notFound", "ambiguous", "deleted", "done", "reverted")
+    streamer, front = register_streaming(server)
+    lsp_tasks.register(server, streamer, front.range)
 
 
 @dataclass(frozen=True)
@@ -229,176 +226,62 @@ class EditSettings:
     )
 
 
-class Streamer:
-    """The streaming edits of one server: begin / update / end, writing through ``workspace/applyEdit``.
-
-    A stream that is abandoned (its document closed, or no update for ``streamIdleSeconds``) is dropped: its
-    pinned base version is released and ``didUpdate`` reports ``conflict`` if it had not finished.
-    """
+class LspFront:
+    """The streamer's front over LSP: it writes through ``workspace/applyEdit`` and tells the client with
+    ``tether/edits/didUpdate``; stream spans become ranges here."""
 
     def __init__(self, server: TetherServer) -> None:
         self.ls = server
-        self.streams: dict[str, tuple[Stream, asyncio.Lock]] = {}
-        self._idle: dict[str, asyncio.TimerHandle] = {}
 
-    def _touch(self, edit_id: str) -> None:
-        """Loop: (re)start the stream's idle timer."""
-        if (timer := self._idle.pop(edit_id, None)) is not None:
-            timer.cancel()
-        seconds = self.ls.settings.section(EditSettings).streamIdleSeconds
-        self._idle[edit_id] = asyncio.get_running_loop().call_later(seconds, self.drop, edit_id, "idle")
+    def document(self, uri: str) -> Document | None:
+        return self.ls.document(uri)
 
-    def drop(self, edit_id: str, why: str) -> None:
-        """End an abandoned stream: keep what it wrote, release its base version, say so."""
-        found = self.streams.pop(edit_id, None)
-        if (timer := self._idle.pop(edit_id, None)) is not None:
-            timer.cancel()
-        if found is None:
-            return
-        stream, _lock = found
-        if stream.status not in FINAL:
-            stream.status = "conflict"
-        doc = self.ls.document(stream.uri)
-        if doc is not None:
-            doc.unpin(stream.base_version)
-        log.info("inline edit %s ended: %s", edit_id, why)
-        self.ls.protocol.notify("tether/edits/didUpdate", DidUpdate(edit_id, stream.status, None))
+    def idle_seconds(self) -> float:
+        return self.ls.settings.section(EditSettings).streamIdleSeconds
 
-    def on_document(self, event: DocumentEvent) -> None:
-        if event.kind == "close":
-            for edit_id, (stream, _lock) in list(self.streams.items()):
-                if stream.uri == event.uri:
-                    self.drop(edit_id, "its document was closed")
-
-    def lookup(self, edit_id: str) -> tuple[Stream, asyncio.Lock]:
-        found = self.streams.get(edit_id)
-        if found is None:
-            raise InvalidParams("editId", f"no streaming edit {edit_id!r} (ended, or never begun)", kind="unknownEdit")
-        return found
-
-    def current_range(self, stream: Stream) -> types.Range | None:
-        doc = self.ls.document(stream.uri)
-        if doc is None or not stream.resolved or stream.synced != doc.version:
+    def range(self, state: StreamState) -> types.Range | None:
+        """The stream's span as a range of its document's current version (call it before any wait)."""
+        doc = self.ls.document(state.uri)
+        if doc is None or state.span is None:
             return None
-        return lsp_range(doc.current.index, stream.start, stream.end, self.ls.encoding)
+        return lsp_range(doc.current.index, *state.span, self.ls.encoding)
 
-    def report(self, edit_id: str, stream: Stream) -> StreamStatus:
-        rng = self.current_range(stream)
-        self.ls.protocol.notify("tether/edits/didUpdate", DidUpdate(edit_id, stream.status, rng))
-        return StreamStatus(stream.status, rng)
+    def status(self, state: StreamState) -> StreamStatus:
+        return StreamStatus(state.status, self.range(state))
 
-    async def write(self, stream: Stream, doc: Document, change: Write) -> bool:
-        ls = self.ls
-        index = doc.current.index
+    def changed(self, state: StreamState) -> None:
+        self.ls.protocol.notify("tether/edits/didUpdate", DidUpdate(state.edit_id, state.status, self.range(state)))
+
+    async def write(self, doc: Document, start: int, end: int, text: str) -> bool:
         edit = types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=stream.uri, version=doc.client_version),
-            edits=[
-                types.TextEdit(
-                    range=lsp_range(index, change.start, change.end, ls.encoding),
-                    new_text=change.text.decode("utf-8"),
-                )
-            ],
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.client_version),
+            edits=[types.TextEdit(range=lsp_range(doc.current.index, start, end, self.ls.encoding), new_text=text)],
         )
-        stream.pending.append(change)
         try:
-            result = await ls.workspace_apply_edit_async(
+            result = await self.ls.workspace_apply_edit_async(
                 types.ApplyWorkspaceEditParams(
                     edit=types.WorkspaceEdit(document_changes=[edit]), label="Tether: model edit"
                 )
             )
         except Exception as exc:
             log.warning("inline edit: the client failed to apply an edit: %s", exc)
-            stream.pending.remove(change)
             return False
         if not result.applied:
-            stream.pending.remove(change)
             log.info("inline edit: the client refused an edit (%s); it is retried with the next update", result)
             return False
-        stream.follow(doc.versions())
         return True
 
-    def begin(self, uri: str, base_version: int) -> str:
-        """Start a stream on ``base_version``, in the server's order of versions (see :func:`base_of` for the
-        client's numbers)."""
-        doc = open_document(self.ls, uri)
-        if not doc.pin(base_version):
-            raise InvalidParams(
-                "baseVersion",
-                f"the version the model saw is no longer kept (dropped by {doc.last_eviction or 'the history limits'})",
-            )
-        edit_id = uuid.uuid4().hex[:12]
-        stream = Stream(uri, base_version, synced=doc.version)
-        stream.line_ending = "\r\n" if b"\r\n" in doc.current.text else "\n"
-        self.streams[edit_id] = (stream, asyncio.Lock())
-        self._touch(edit_id)
-        return edit_id
 
-    async def update(self, params: UpdateParams) -> StreamStatus:
-        stream, lock = self.lookup(params.edit_id)
-        self._touch(params.edit_id)
-        async with lock:
-            if stream.status in FINAL:
-                return StreamStatus(stream.status, self.current_range(stream))
-            doc = self.ls.document(stream.uri)
-            if doc is None:
-                stream.status = "conflict"
-                return self.report(params.edit_id, stream)
-            stream.follow(doc.versions())
-            if stream.status == "conflict":
-                return self.report(params.edit_id, stream)
-            if not params.old_text_final:
-                return StreamStatus(stream.status, self.current_range(stream))
-            if not stream.resolved and not self._resolve_target(stream, doc, params):
-                return self.report(params.edit_id, stream)
-            want = stream.desired(params.new_text, params.new_text_final)
-            change = stream.next_write(want) if want is not None and not stream.pending else None
-            if change is not None and await self.write(stream, doc, change):
-                stream.status = "streaming"
-            return self.report(params.edit_id, stream)
-
-    @staticmethod
-    def _resolve_target(stream: Stream, doc: Document, params: UpdateParams) -> bool:
-        base = doc.get(stream.base_version)
-        assert base is not None  # pinned
-        edits = list(doc.edits_since(stream.base_version) or [])
-        request = EditRequest("s", params.old_text, "")
-        found = resolve_one(Text(base.text), Text(doc.current.text), edits, request, Options())
-        if found.status != "resolved" or found.span is None:
-            stream.status = found.status
-            return False
-        stream.start, stream.end = found.span
-        stream.synced = doc.version
-        stream.original = stream.written = doc.current.text[stream.start : stream.end]
-        stream.resolved = True
-        return True
-
-    async def end(self, edit_id: str, action: str) -> StreamStatus:
-        stream, lock = self.lookup(edit_id)
-        async with lock:
-            doc = self.ls.document(stream.uri)
-            if action == "revert" and doc is not None and stream.resolved and stream.status != "conflict":
-                stream.follow(doc.versions())
-                if stream.status != "conflict":
-                    if stream.written != stream.original and not await self.write(
-                        stream, doc, Write(stream.start, stream.end, stream.original)
-                    ):
-                        stream.status = "conflict"
-                    else:
-                        stream.status = "reverted"
-            elif stream.status not in ("conflict", "notFound", "ambiguous", "deleted"):
-                stream.status = "done"
-            if doc is not None:
-                doc.unpin(stream.base_version)
-            self.streams.pop(edit_id, None)
-            if (timer := self._idle.pop(edit_id, None)) is not None:
-                timer.cancel()
-            return self.report(edit_id, stream)
-
-
-def register_streaming(server: TetherServer) -> Streamer:
-    streamer = Streamer(server)
+def register_streaming(server: TetherServer) -> tuple[Streamer, LspFront]:
+    front = LspFront(server)
+    streamer = Streamer(front)
     server.sends("tether/edits/didUpdate", DidUpdate)
-    server.document_listeners.append(streamer.on_document)
+
+    def on_document(event: DocumentEvent) -> None:
+        if event.kind == "close":
+            streamer.closed(event.uri)
+
+    server.document_listeners.append(on_document)
 
     @server.handler("tether/edits/begin", BeginParams, BeginResult)
     def begin(ls: TetherServer, params: BeginParams) -> BeginResult:
@@ -409,13 +292,16 @@ def register_streaming(server: TetherServer) -> Streamer:
     @server.handler("tether/edits/update", UpdateParams, StreamStatus)
     async def update(ls: TetherServer, params: UpdateParams) -> StreamStatus:
         """The target and replacement so far (cumulative); writes what is complete through `workspace/applyEdit`."""
-        return await streamer.update(params)
+        state = await streamer.update(
+            params.edit_id, params.old_text, params.old_text_final, params.new_text, params.new_text_final
+        )
+        return front.status(state)
 
     @server.handler("tether/edits/end", EndParams, StreamStatus)
     async def end(ls: TetherServer, params: EndParams) -> StreamStatus:
         """End a stream: keep what was written, or revert to the original text."""
         if params.action not in ("keep", "revert"):
             raise InvalidParams("action", f"expected keep or revert, got {params.action!r}")
-        return await streamer.end(params.edit_id, params.action)
+        return front.status(await streamer.end(params.edit_id, params.action))
 
-    return streamer
+    return streamer, front

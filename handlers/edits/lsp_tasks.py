@@ -1,10 +1,11 @@
 """LSP edge of inline tasks, ``tether/tasks/run``: an ``@run <instruction>`` line becomes a streamed model
-session whose changes are placed and applied as they arrive (EDITS.md "Inline tasks", PROTOCOL.md §5).
+session whose changes are placed and applied as they arrive (docs/edits.md and docs/protocol.md, "Inline
+tasks").
 
 The prompt shows the model the current file and the context the instruction names (a small registry:
 ``@file:path`` inside the workspace, ``@errors``, ``@tabs``); each file is recorded at the version it was shown
 — the ``baseVersion`` of the edits to it. The OpenAI-compatible chat completions stream is parsed
-incrementally; each change of an open document streams in through :class:`~handlers.edits.lsp.Streamer`,
+incrementally; each change of an open document streams in through :class:`.streamer.Streamer`,
 a change of a file that is not open is applied when complete, a new file is created. Everything is written
 down in Tether's data folder, ``sessions/<UTC timestamp>/``: ``raw.md`` (what the model got and said) and
 ``session.md`` — in the clone's git directory, never in the worktree, where git would show it as untracked.
@@ -30,7 +31,7 @@ from tether_lsp.server import chat, http
 from tether_lsp.server.datadir import data_folder
 from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.files import FileRefused, read_text, uri_to_path
-from tether_lsp.server.positions import lsp_range
+from tether_lsp.server.positions import LineIndex, lsp_range
 from tether_lsp.server.progress import Progress
 from tether_lsp.server.settings import LimitSettings, setting
 
@@ -40,7 +41,10 @@ from .taskformat import Event, TaskOutputParser
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
 
-    from .lsp import Streamer
+    from .streamer import Streamer, StreamState
+
+    #: A stream's span as a range of its document's current version (None: not placed).
+    ToRange = Callable[[StreamState], types.Range | None]
 
 log = logging.getLogger(__name__)
 
@@ -307,9 +311,15 @@ class TaskRun:
     """One ``tether/tasks/run``: the model stream, the changes as they arrive, the session log."""
 
     def __init__(
-        self, ls: TetherServer, streamer: Streamer, ctx: TaskContext, log_: SessionLog, progress: Progress | None = None
+        self,
+        ls: TetherServer,
+        streamer: Streamer,
+        to_range: ToRange,
+        ctx: TaskContext,
+        log_: SessionLog,
+        progress: Progress | None = None,
     ) -> None:
-        self.ls, self.streamer, self.ctx, self.log = ls, streamer, ctx, log_
+        self.ls, self.streamer, self.to_range, self.ctx, self.log = ls, streamer, to_range, ctx, log_
         self.progress = progress
         self.changes: list[ChangeRun] = []
         self.current: ChangeRun | None = None
@@ -363,12 +373,10 @@ class TaskRun:
         shown = self.ctx.files.get(change.path)
         if shown is None or shown.version is None or self.ls.document(change.uri) is None or not change.old:
             return
-        from .lsp import UpdateParams
-
         if change.edit_id is None:
             change.edit_id = self.streamer.begin(change.uri, shown.version)
-        status = await self.streamer.update(UpdateParams(change.edit_id, change.old, True, change.new, final))
-        change.status, change.range = status.status, status.range
+        state = await self.streamer.update(change.edit_id, change.old, True, change.new, final)
+        change.status, change.range = state.status, self.to_range(state)
 
     async def _finish(self, change: ChangeRun) -> None:
         if not change.uri:
@@ -410,8 +418,6 @@ class TaskRun:
         if result.status != "resolved" or result.span is None or result.new_text is None:
             change.status = result.status
             return
-        from tether_lsp.server.positions import LineIndex
-
         index = LineIndex(current)
         edit = types.WorkspaceEdit(
             document_changes=[
@@ -472,16 +478,17 @@ def session_folder(root: Path | None) -> Path:
     return data_folder(root) / "sessions" / stamp
 
 
-def register(server: TetherServer, streamer: Streamer) -> None:
+def register(server: TetherServer, streamer: Streamer, to_range: ToRange) -> None:
+    """``tether/tasks/run``, streaming the model's changes through ``streamer`` (``to_range`` reports where)."""
     server.register_settings("tasks", TaskSettings)
 
     @server.handler("tether/tasks/run", RunParams, RunResult)
     async def run(ls: TetherServer, params: RunParams) -> RunResult:
         """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""
-        return await run_task(ls, streamer, params)
+        return await run_task(ls, streamer, to_range, params)
 
 
-async def run_task(ls: TetherServer, streamer: Streamer, params: RunParams) -> RunResult:
+async def run_task(ls: TetherServer, streamer: Streamer, to_range: ToRange, params: RunParams) -> RunResult:
     """Read the instruction, gather the context, stream the model's changes in, log the session."""
     settings = ls.settings.section(TaskSettings)
     if not settings.endpoint:
@@ -509,7 +516,7 @@ async def run_task(ls: TetherServer, streamer: Streamer, params: RunParams) -> R
     if key:
         headers["Authorization"] = f"Bearer {key}"
     progress = await Progress.start(ls, f"Tether: {instruction[:60]}", params.work_done_token)
-    task = TaskRun(ls, streamer, ctx, session, progress)
+    task = TaskRun(ls, streamer, to_range, ctx, session, progress)
     outcome = "failed"
     try:
         await asyncio.wait_for(
