@@ -10,11 +10,9 @@ from .database import (
     metadata,
     open_database,
 )
-from .kv import KeyValueStore
 
 __all__ = [
     "Database",
-    "KeyValueStore",
     "Migration",
     "StorageError",
     "check_migrations",

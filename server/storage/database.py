@@ -205,11 +205,10 @@ class Database:
         return self.engine.url.render_as_string(hide_password=True)
 
     def migrate(self, components: Mapping[str, Sequence[Migration]] | None = None) -> dict[str, int]:
-        """Bring the core's key-value table and each of ``components`` (name -> its migrations) to its latest
-        version; returns the versions now in place (components not given are left as they are)."""
-        from .kv import MIGRATIONS as CORE  # kv's table is declared on top of this module
-
-        wanted = {"core": CORE, **(components or {})}
+        """Bring each of ``components`` (name -> its migrations) to its latest version; returns the versions
+        now in place. Components not given are left as they are: a component no version declares any more
+        (``core``, the key-value table of earlier versions) stays recorded, its tables untouched."""
+        wanted = dict(components or {})
         for component, migrations in wanted.items():
             check_migrations(component, migrations)
         with self.transaction(write_lock=True) as conn:

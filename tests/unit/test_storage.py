@@ -9,17 +9,39 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, Table, Text, select
+from sqlalchemy import Column, Integer, MetaData, String, Table, Text, inspect, select
 from sqlalchemy.engine import Connection
 
 from tether_lsp.server.storage import (
     Database,
-    KeyValueStore,
     Migration,
     StorageError,
     default_sqlite_path,
     metadata,
 )
+
+# A component of the tests' own, made the way a feature makes its tables.
+notes = Table(
+    "test_notes",
+    MetaData(),
+    Column("key", String(100), primary_key=True),
+    Column("body", Text, nullable=False),
+)
+NOTES = {"notes": [Migration(1, "notes", lambda conn: notes.create(conn))]}
+
+
+def put(db: Database, key: str, body: str) -> None:
+    """Insert or replace one note: a read, then a write, under the write lock."""
+    with db.transaction(write_lock=True) as conn:
+        if conn.execute(select(notes.c.key).where(notes.c.key == key)).first() is None:
+            conn.execute(notes.insert().values(key=key, body=body))
+        else:
+            conn.execute(notes.update().where(notes.c.key == key).values(body=body))
+
+
+def everything(db: Database) -> dict[str, str]:
+    with db.transaction() as conn:
+        return {row.key: row.body for row in conn.execute(select(notes).order_by(notes.c.key))}
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -33,40 +55,62 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
 
 
 def test_migrate_creates_schema_and_is_idempotent(db: Database) -> None:
-    assert db.migrate()["core"] == 1
-    assert db.migrate()["core"] == 1  # second run applies nothing
+    assert db.migrate(NOTES) == {"notes": 1}
+    assert db.migrate(NOTES) == {"notes": 1}  # second run applies nothing
     other = Database(db.url)  # a second server on the same database
     try:
-        assert other.migrate()["core"] == 1
+        assert other.migrate(NOTES) == {"notes": 1}
     finally:
         other.close()
 
 
-def test_key_value_round_trip_with_non_ascii(db: Database) -> None:
-    db.migrate()
-    kv = KeyValueStore(db)
-    assert kv.get("ns", "k") is None
-    assert kv.put("ns", "k", {"prompt": "café 東京 🚀", "n": [1, 2]}) is True
-    assert kv.put("ns", "k", {"n": [1, 2], "prompt": "café 東京 🚀"}) is False  # unchanged: nothing written
-    assert kv.get("ns", "k") == {"prompt": "café 東京 🚀", "n": [1, 2]}
-    kv.put("ns", "j", 3)
-    kv.put("other", "k", 4)
-    assert kv.items("ns") == {"j": 3, "k": {"prompt": "café 東京 🚀", "n": [1, 2]}}
-    assert kv.delete("ns", "k") is True
-    assert kv.delete("ns", "k") is False
-    assert kv.items("ns") == {"j": 3}
+def test_a_database_holds_only_the_schema_table_and_the_components_tables(db: Database) -> None:
+    db.migrate(NOTES)
+    assert set(inspect(db.engine).get_table_names()) == {"tether_schema", "test_notes"}
+
+
+# What earlier versions made in every database: a key-value table, the schema component "core", version 1.
+OLD_CORE_TABLE = (
+    "CREATE TABLE tether_kv (namespace VARCHAR(200) NOT NULL, key VARCHAR(500) NOT NULL, value TEXT NOT NULL, "
+    "updated_at {timestamp} NOT NULL, PRIMARY KEY (namespace, key))"
+)
+
+
+def test_a_database_made_by_an_earlier_version_opens_and_keeps_its_leftovers(db: Database) -> None:
+    timestamp = "DATETIME" if db.dialect == "sqlite" else "TIMESTAMP WITH TIME ZONE"
+    with db.transaction() as conn:
+        conn.exec_driver_sql(
+            "CREATE TABLE tether_schema (component VARCHAR(100) PRIMARY KEY, version INTEGER NOT NULL)"
+        )
+        conn.exec_driver_sql(OLD_CORE_TABLE.format(timestamp=timestamp))
+        conn.exec_driver_sql("INSERT INTO tether_schema (component, version) VALUES ('core', 1)")
+        conn.exec_driver_sql("INSERT INTO tether_kv VALUES ('ns', 'k', '\"café 東京 🚀\"', '2024-01-01 00:00:00')")
+    assert db.migrate(NOTES) == {"core": 1, "notes": 1}
+    put(db, "a", "written")
+    assert everything(db) == {"a": "written"}
+    assert db.migrate(NOTES) == {"core": 1, "notes": 1}  # opened again: still nothing to do
+    with db.transaction() as conn:
+        assert conn.exec_driver_sql("SELECT namespace, key, value FROM tether_kv").all() == [
+            ("ns", "k", '"café 東京 🚀"')
+        ]
+
+
+def test_non_ascii_text_round_trips(db: Database) -> None:
+    db.migrate(NOTES)
+    put(db, "k", "café 東京 🚀")
+    put(db, "j", "plain")
+    assert everything(db) == {"j": "plain", "k": "café 東京 🚀"}
+    put(db, "k", "ünïcode again ✓")
+    assert everything(db) == {"j": "plain", "k": "ünïcode again ✓"}
 
 
 def test_a_failed_transaction_changes_nothing(db: Database) -> None:
-    db.migrate()
-    kv = KeyValueStore(db)
-    kv.put("ns", "a", 1)
-    from tether_lsp.server.storage.kv import kv_table
-
+    db.migrate(NOTES)
+    put(db, "a", "kept")
     with pytest.raises(StorageError), db.transaction() as conn:
-        conn.execute(kv_table.update().values(value='"changed"'))
-        conn.execute(kv_table.insert().values(namespace="ns", key="a", value="1", updated_at=None))  # PK clash
-    assert kv.get("ns", "a") == 1
+        conn.execute(notes.update().values(body="changed"))
+        conn.execute(notes.insert().values(key="a", body="clash"))  # primary key clash
+    assert everything(db) == {"a": "kept"}
 
 
 def test_forward_migrations_of_a_component(db: Database) -> None:
@@ -88,14 +132,12 @@ def test_forward_migrations_of_a_component(db: Database) -> None:
         metadata.remove(table)
 
 
-def test_a_newer_schema_is_refused(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    db.migrate()
-    from tether_lsp.server.storage.database import schema_table
-
+def test_a_newer_schema_is_refused(db: Database) -> None:
+    db.migrate(NOTES)
     with db.transaction() as conn:
-        conn.execute(schema_table.update().where(schema_table.c.component == "core").values(version=99))
-    with pytest.raises(StorageError, match="newer than this server's"):
-        db.migrate()
+        conn.exec_driver_sql("UPDATE tether_schema SET version = 99 WHERE component = 'notes'")
+    with pytest.raises(StorageError, match="the database's notes schema is version 99, newer than this server's 1"):
+        db.migrate(NOTES)
 
 
 def test_misnumbered_migrations_are_rejected(tmp_path: Path) -> None:
@@ -108,14 +150,13 @@ def test_misnumbered_migrations_are_rejected(tmp_path: Path) -> None:
 
 
 def test_concurrent_writers_do_not_lose_updates(db: Database) -> None:
-    db.migrate()
-    kv = KeyValueStore(db)
+    db.migrate(NOTES)
     errors: list[BaseException] = []
 
     def writer(n: int) -> None:
         try:
             for i in range(10):
-                kv.put("w", f"{n}-{i}", i)
+                put(db, f"{n}-{i}", str(i))
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -125,23 +166,24 @@ def test_concurrent_writers_do_not_lose_updates(db: Database) -> None:
     for t in threads:
         t.join()
     assert errors == []
-    assert len(kv.items("w")) == 40
+    assert len(everything(db)) == 40
 
 
 def test_sqlite_locked_database_is_a_storage_error(tmp_path: Path) -> None:
     path = tmp_path / "locked.db"
     db = Database(f"sqlite:///{path}", busy_timeout_ms=100)
-    db.migrate()
+    db.migrate(NOTES)
     blocker = sqlite3.connect(path, isolation_level=None)
     blocker.execute("BEGIN EXCLUSIVE")
     try:
         with pytest.raises(StorageError, match="locked") as info:
-            KeyValueStore(db).put("ns", "k", 1)
+            put(db, "k", "v")
         assert info.value.code == -32803 and info.value.data["kind"] == "storage"
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
-    assert KeyValueStore(db).put("ns", "k", 1) is True  # works again once the lock is gone
+    put(db, "k", "v")  # works again once the lock is gone
+    assert everything(db) == {"k": "v"}
     db.close()
 
 
@@ -198,12 +240,10 @@ def test_default_location(tmp_path: Path) -> None:
     assert path.name == "tether.db" and ".git" not in path.parts
 
 
-def test_select_works_through_core(db: Database) -> None:
-    db.migrate()
-    from tether_lsp.server.storage.database import schema_table
-
+def test_the_schema_table_records_each_component_version(db: Database) -> None:
+    db.migrate(NOTES)
     with db.transaction() as conn:
-        assert conn.execute(select(schema_table.c.version).where(schema_table.c.component == "core")).scalar() == 1
+        assert conn.exec_driver_sql("SELECT component, version FROM tether_schema").all() == [("notes", 1)]
 
 
 def test_sqlite_keeps_one_connection_per_thread(tmp_path: Path) -> None:
