@@ -435,12 +435,6 @@ class DocumentStore:
     def get(self, uri: str) -> Document | None:
         return self._docs.get(uri)
 
-    def rename(self, old_uri: str, new_uri: str) -> None:
-        doc = self._docs.pop(old_uri, None)
-        if doc is not None:
-            doc.uri = new_uri
-            self._docs[new_uri] = doc
-
     def __iter__(self) -> Iterator[Document]:
         return iter(list(self._docs.values()))
 
