@@ -42,7 +42,7 @@ def validate(name: str, args: Sequence[Any], limits: RegexLimits = RegexLimits()
     return Validated(selector, parse_args(selector, args, limits), limits)
 
 
-def resolve(ids: NodeIdSpace, index: TreeIndex, cursor_ids: Sequence[int]) -> list[int]:
+def resolve(ids: NodeIdSpace, cursor_ids: Sequence[int]) -> list[int]:
     """Cursor ids -> pre-order indices: duplicates removed, stale ids dropped, document order.
 
     ``[]`` means the root; a non-empty list whose ids are all stale resolves to nothing.

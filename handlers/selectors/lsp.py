@@ -147,7 +147,7 @@ def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelect
             ],
         )
     else:
-        cursors = resolve(snapshot.ids, index, params.cursor_node_ids)
+        cursors = resolve(snapshot.ids, params.cursor_node_ids)
     if not cursors:
         return empty
     out = run(

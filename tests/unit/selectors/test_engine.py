@@ -79,9 +79,9 @@ def test_catastrophic_regex_is_stopped() -> None:
 def test_resolve_ids() -> None:
     doc = Doc("python", PY)
     space = NodeIdSpace(1000, len(doc.index))
-    assert resolve(space, doc.index, []) == [0]  # [] = the root
-    assert resolve(space, doc.index, [1005, 1003, 1005, 999, 10**12, -4]) == [3, 5]
-    assert resolve(space, doc.index, [999, 5]) == []  # all stale: empty, not the root
+    assert resolve(space, []) == [0]  # [] = the root
+    assert resolve(space, [1005, 1003, 1005, 999, 10**12, -4]) == [3, 5]
+    assert resolve(space, [999, 5]) == []  # all stale: empty, not the root
 
 
 def test_empty_document() -> None:
