@@ -32,7 +32,7 @@ from .text import variables as variables_of
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
 
-    from .lsp import Session
+    from .session import Session
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ def _new_run_id() -> str:
 
 
 class Runs:
-    """The two requests over one server's playground :class:`~.lsp.Session`."""
+    """The two requests over one server's playground :class:`~.session.Session`."""
 
     def __init__(self, session: Session) -> None:
         self.session = session

@@ -14,8 +14,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from tether_lsp.handlers.playground.lsp import MAX_WORKER_ROUNDS, Session
 from tether_lsp.handlers.playground.model import PlaygroundMap
+from tether_lsp.handlers.playground.session import MAX_WORKER_ROUNDS, Session
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
 from tether_lsp.server.app import TetherServer, did_change, did_open
 from tether_lsp.server.protocol import ARRIVAL
