@@ -40,6 +40,7 @@ from .loopwatch import LoopWatch
 from .nodes import preorder
 from .positions import Encoding, Pos, choose_encoding
 from .protocol import TetherProtocol, make_converter
+from .serve import serve_stdio, serve_tcp, serve_ws
 from .settings import DatabaseSettings, LimitSettings, LogSettings, Settings, SettingsSchema, extract_tether
 from .syntax import GrammarLimits, Snapshot, SyntaxCache
 
@@ -224,18 +225,12 @@ class TetherServer(LanguageServer):
     protocol: TetherProtocol
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        from .serve import serve_stdio
-
         serve_stdio(self)
 
     def start_tcp(self, host: str, port: int) -> None:
-        from .serve import serve_tcp
-
         serve_tcp(self, host, port)
 
     def start_ws(self, host: str, port: int) -> None:
-        from .serve import serve_ws
-
         serve_ws(self, host, port)
 
     def _history_budget(self) -> HistoryBudget:

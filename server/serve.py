@@ -10,6 +10,9 @@ connection is the session, later ones are closed at once (another client must no
 and the process ends when that client sends ``exit`` or disconnects. ``exit`` raises ``SystemExit`` inside
 ``receive``; it ends the reading here, as the end of the stream does, so it never escapes a connection
 callback (where asyncio would log it as an unhandled error).
+
+The transports know the server only as :class:`Served` (what they call on it), so that this module does not
+import the server that starts it.
 """
 
 from __future__ import annotations
@@ -20,19 +23,38 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pygls.io_ import StdoutWriter
 
 from .transport import Framing, LineReader, StdinReader, StreamReaderAdapter
 
 if TYPE_CHECKING:
-    from .app import TetherServer
+    from .protocol import TetherProtocol
 
 log = logging.getLogger(__name__)
 
 
-def _receive(server: TetherServer, body: bytes) -> bool:
+class Served(Protocol):
+    """What the transports need from the server they serve."""
+
+    protocol: TetherProtocol
+    #: Set here once serving starts: ends the serving loop from any thread.
+    stop_serving: Callable[[], None]
+
+    @property
+    def stopping(self) -> bool:
+        """Shutting down: what is cancelled now is no error."""
+
+    def max_message_bytes(self) -> int: ...
+
+    def exit_on_signal(self, signum: int) -> None: ...
+
+    def close_down(self) -> None:
+        """Flush and stop everything; blocks, runs after the loop has ended."""
+
+
+def _receive(server: Served, body: bytes) -> bool:
     """Hand one message to the protocol; False once the client has sent ``exit``."""
     try:
         server.protocol.receive(body)
@@ -41,13 +63,13 @@ def _receive(server: TetherServer, body: bytes) -> bool:
     return True
 
 
-async def _read_until_closed(server: TetherServer, reader: LineReader) -> None:
+async def _read_until_closed(server: Served, reader: LineReader) -> None:
     framing = Framing(reader, server.max_message_bytes)
     while (body := await framing.next_body()) is not None and _receive(server, body):
         pass
 
 
-def _run(server: TetherServer, main: Callable[[], Any]) -> None:
+def _run(server: Served, main: Callable[[], Any]) -> None:
     """Run ``main`` until it returns, the client exits, or a signal / lost parent asks the server to stop."""
 
     async def runner() -> None:
@@ -87,12 +109,12 @@ def _run(server: TetherServer, main: Callable[[], Any]) -> None:
         server.close_down()
 
 
-def serve_stdio(server: TetherServer) -> None:
+def serve_stdio(server: Served) -> None:
     server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     _run(server, lambda: _read_until_closed(server, StdinReader(sys.stdin.fileno())))
 
 
-def serve_tcp(server: TetherServer, host: str, port: int) -> None:
+def serve_tcp(server: Served, host: str, port: int) -> None:
     async def main() -> None:
         done = asyncio.Event()
         taken = False
@@ -122,7 +144,7 @@ def _peer(writer: asyncio.StreamWriter) -> object:
     return writer.get_extra_info("peername")
 
 
-def serve_ws(server: TetherServer, host: str, port: int) -> None:
+def serve_ws(server: Served, host: str, port: int) -> None:
     try:
         from websockets.asyncio.server import ServerConnection, serve
         from websockets.exceptions import ConnectionClosed
