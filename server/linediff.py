@@ -45,7 +45,7 @@ def hunks(old: Sequence[H], new: Sequence[H]) -> list[Hunk]:
             if alo < ahi or blo < bhi:
                 found.append((alo, ahi, blo, bhi))
             continue
-        anchors = _unique_anchors(a, b, alo, ahi, blo, bhi)
+        anchors = unique_anchors(a, b, alo, ahi, blo, bhi)
         if not anchors:
             found += _lcs_hunks(a, b, alo, ahi, blo, bhi)
             continue
@@ -59,7 +59,7 @@ def hunks(old: Sequence[H], new: Sequence[H]) -> list[Hunk]:
     return _merge(_slide(a, b, _merge(found), old, new))  # a slid run may now touch its neighbour
 
 
-def _unique_anchors(a: list[int], b: list[int], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
+def unique_anchors(a: list[int], b: list[int], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
     """Lines occurring once in ``a[alo:ahi]`` and once in ``b[blo:bhi]``, paired, longest increasing run."""
     count: dict[int, int] = {}
     where_a: dict[int, int] = {}
@@ -75,10 +75,10 @@ def _unique_anchors(a: list[int], b: list[int], alo: int, ahi: int, blo: int, bh
             in_b[line] = in_b.get(line, 0) + 1
             where_b[line] = j
     pairs = sorted((where_a[line], where_b[line]) for line, n in in_b.items() if n == 1)
-    return _longest_increasing(pairs)
+    return longest_increasing(pairs)
 
 
-def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The longest run of ``pairs`` (sorted by their first item) whose second items increase (patience)."""
     tails: list[int] = []  # tails[k]: smallest b of the last pair of an increasing run of length k + 1
     tail_at: list[int] = []  # index in pairs of that pair
@@ -143,13 +143,13 @@ def _slide(
             down += 1
         if up or down:
             size = last - first
-            shift = min(range(-up, down + 1), key=lambda s: (*_cost(lines, first + s, size), -s))
+            shift = min(range(-up, down + 1), key=lambda s: (*slide_cost(lines, first + s, size), -s))
             i1, i2, j1, j2 = i1 + shift, i2 + shift, j1 + shift, j2 + shift
         out.append((i1, i2, j1, j2))
     return out
 
 
-def _indent(line: Hashable) -> int | None:
+def indent_of(line: Hashable) -> int | None:
     """Columns of leading whitespace; None for a blank line (or a line that is not text)."""
     if isinstance(line, bytes):
         stripped_b = line.lstrip(b" \t")
@@ -160,14 +160,14 @@ def _indent(line: Hashable) -> int | None:
     return None
 
 
-def _cost(lines: Sequence[Hashable], first: int, size: int) -> tuple[int, int, int]:
+def slide_cost(lines: Sequence[Hashable], first: int, size: int) -> tuple[int, int, int]:
     """Lower is better, in order: the run's first non-blank line has a low indentation; the run starts and
     ends right after a blank line (both its edges fall between paragraphs); the line after the run is blank
     or indented no deeper than the run starts (the end of a definition, not the middle of one)."""
-    start = next((n for n in map(_indent, lines[first : first + size]) if n is not None), None)
+    start = next((n for n in map(indent_of, lines[first : first + size]) if n is not None), None)
     start_cost = 10_000 if start is None else start
-    edges = sum(k > 0 and _indent(lines[k - 1]) is not None for k in (first, first + size))
+    edges = sum(k > 0 and indent_of(lines[k - 1]) is not None for k in (first, first + size))
     if first + size >= len(lines):
         return start_cost, edges, 0
-    follow = _indent(lines[first + size])
+    follow = indent_of(lines[first + size])
     return start_cost, edges, 0 if follow is None or (start is not None and follow <= start) else 1

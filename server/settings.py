@@ -232,14 +232,14 @@ def _out_of_range(value: Any, info: SettingInfo) -> str | None:
     return None
 
 
-def _check(value: Any, tp: Any) -> bool:
+def fits_json_type(value: Any, tp: Any) -> bool:
     """Strict JSON type check: a boolean is not a number, 1.5 is not an integer."""
     origin = typing.get_origin(tp)
     if origin in (types.UnionType, typing.Union):
-        return any(_check(value, arg) for arg in typing.get_args(tp))
+        return any(fits_json_type(value, arg) for arg in typing.get_args(tp))
     if origin is list:
         (inner,) = typing.get_args(tp) or (Any,)
-        return isinstance(value, list) and all(_check(v, inner) for v in value)
+        return isinstance(value, list) and all(fits_json_type(v, inner) for v in value)
     if origin is dict or tp is dict:
         return isinstance(value, dict)
     if tp is Any:
@@ -283,7 +283,7 @@ def _parse(
             continue
         section, cls, f = leaves[key]
         hint = typing.get_type_hints(cls)[f.name]
-        problem = f"expected {type_name(hint)}" if not _check(value, hint) else _out_of_range(value, info_of(f))
+        problem = f"expected {type_name(hint)}" if not fits_json_type(value, hint) else _out_of_range(value, info_of(f))
         if problem is not None:
             default = getattr(cls(), f.name)
             warnings.append(

@@ -93,9 +93,13 @@ class RawServer:
     def send(self, message: dict[str, Any]) -> None:
         self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
 
-    def request(self, method: str, params: Any = None, timeout: float = 10) -> dict[str, Any]:
+    def next_id(self) -> int:
+        """A request id not used before on this connection."""
         self._next_id += 1
-        msg_id = self._next_id
+        return self._next_id
+
+    def request(self, method: str, params: Any = None, timeout: float = 10) -> dict[str, Any]:
+        msg_id = self.next_id()
         self.send({"id": msg_id, "method": method, "params": params})
         return self.wait_for(lambda m: m.get("id") == msg_id and "method" not in m, timeout)
 

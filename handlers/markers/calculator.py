@@ -189,7 +189,7 @@ class LineMap:
     def sim(self, i: int, j: int) -> float:
         return normalised_similarity(self.old_norm(i), self.new_norm(j))
 
-    def _scores(self, norm: str, others: list[str]) -> list[float]:
+    def scores(self, norm: str, others: list[str]) -> list[float]:
         """``normalised_similarity(norm, o)`` for every ``o`` of ``others`` in one C call."""
         out = [0.0] * len(others)
         if len(norm) < SHORT_LINE:
@@ -204,14 +204,14 @@ class LineMap:
         """Similarities of old ``line`` to the new lines ``j1..j2`` of its Change (cached)."""
         row = self._rows.get(line)
         if row is None:
-            row = self._rows[line] = self._scores(self.old_norm(line), [self.new_norm(j) for j in range(j1, j2)])
+            row = self._rows[line] = self.scores(self.old_norm(line), [self.new_norm(j) for j in range(j1, j2)])
         return row
 
     def _column(self, j: int, i1: int, i2: int) -> list[float]:
         """Similarities of new line ``j`` to the old lines ``i1..i2`` of its Change (cached)."""
         column = self._columns.get(j)
         if column is None:
-            column = self._columns[j] = self._scores(self.new_norm(j), [self.old_norm(i) for i in range(i1, i2)])
+            column = self._columns[j] = self.scores(self.new_norm(j), [self.old_norm(i) for i in range(i1, i2)])
         return column
 
     def _opcode(self, line: int) -> Opcode:
@@ -312,7 +312,7 @@ def block_of(text: str, loc: Location) -> str:
     return _block_text(split_lines(text), loc)
 
 
-def _clamp_to(lines: Sequence[str], loc: Location) -> Location | None:
+def clamp_to(lines: Sequence[str], loc: Location) -> Location | None:
     """The part of ``loc`` inside ``lines`` (None when it starts past the end)."""
     if loc.line_start > len(lines) or loc.line_start < 1:
         return None
@@ -355,7 +355,7 @@ def calculate(old_text: str, new_text: str, locations: Mapping[str, Location]) -
 
 
 def _unchanged(lines: Sequence[str], loc: Location) -> Calculated:
-    clamped = _clamp_to(lines, loc)
+    clamped = clamp_to(lines, loc)
     if clamped is None:
         return Calculated(None, entirely_deleted=True, reason="missingOriginalLocation")
     return Calculated(clamped)
@@ -363,7 +363,7 @@ def _unchanged(lines: Sequence[str], loc: Location) -> Calculated:
 
 def _one(lm: LineMap, original: Location) -> Calculated:
     old, new = lm.old, lm.new
-    loc = _clamp_to(old, original)
+    loc = clamp_to(old, original)
     if loc is None:
         return Calculated(None, entirely_deleted=True, reason="missingOriginalLocation")
     first, last = loc.line_start - 1, loc.line_end - 1
@@ -449,7 +449,7 @@ def find_elsewhere(old: str | Sequence[str], location: Location, target: Target 
     """
     old_lines = split_lines(old) if isinstance(old, str) else old
     where = Target(target) if isinstance(target, str) else target
-    loc = _clamp_to(old_lines, location)
+    loc = clamp_to(old_lines, location)
     if loc is None:
         return Calculated(None, entirely_deleted=True, reason="missingOriginalLocation")
     return _moved(
@@ -465,6 +465,6 @@ def find_code(code: str, text: str) -> Calculated:
 
 def _normalised(loc: Location, lines: Sequence[str]) -> Location:
     """Never inverted, never out of bounds."""
-    clamped = _clamp_to(lines, loc)
+    clamped = clamp_to(lines, loc)
     assert clamped is not None
     return clamped

@@ -222,7 +222,7 @@ def follow(
             continue
         location, _ = snapped
         mapped = result.location
-        moved = result.moved or mapped is None or not _overlaps(mapped, location)
+        moved = result.moved or mapped is None or not share_a_line(mapped, location)
         changed = block_of_lines(new_lines, location) != block_of_lines(old_lines, locations[key])
         results[key] = replace(
             result,
@@ -235,5 +235,7 @@ def follow(
     return results
 
 
-def _overlaps(a: Location, b: Location) -> bool:
+def share_a_line(a: Location, b: Location) -> bool:
+    """Whether two locations have a line in common: a snapped marker sharing none with its line-mapped place
+    has moved."""
     return a.line_start <= b.line_end and b.line_start <= a.line_end

@@ -135,14 +135,14 @@ def match_file_by_distance(
     qualifies."""
     best: tuple[float, MapFile] | None = None
     gone = [entry for entry in pmap.files.values() if entry.prompts and not exists(entry.uri)]
-    for entry in _likely(gone, parsed, limits):
+    for entry in rename_candidates(gone, parsed, limits):
         score = match_prompts(entry.prompts, parsed, (), limits).score
         if score >= limits.rename and (best is None or score > best[0]):
             best = (score, entry)
     return None if best is None else best[1]
 
 
-def _likely(entries: list[MapFile], parsed: Sequence[Prompt], limits: Thresholds) -> list[MapFile]:
+def rename_candidates(entries: list[MapFile], parsed: Sequence[Prompt], limits: Thresholds) -> list[MapFile]:
     """Entries whose score could reach RENAME_THRESHOLD, best bound first.
 
     One C search per parsed prompt over every map prompt gives each entry an upper bound of its score (the sum

@@ -68,7 +68,8 @@ def errors_between(root: Node, start: int, end: int) -> bool:
     return False
 
 
-def _mid_word(text: bytes, cursor: int) -> bool:
+def mid_word(text: bytes, cursor: int) -> bool:
+    """Whether the cursor sits between two word characters: a completion there would split a word."""
     before = text[max(0, cursor - 4) : cursor].decode("utf-8", errors="ignore")[-1:]
     after = text[cursor : cursor + 4].decode("utf-8", errors="ignore")[:1]
     return bool(before and after and _WORD.match(before) and _WORD.match(after))
@@ -82,7 +83,7 @@ def incomplete(adapter: Adapter, tree: Tree, text: bytes, cursor: int) -> str | 
         first = start + indentation(prefix)
         if errors_between(tree.root_node, first, cursor):
             return "syntax error before the cursor on its line"
-    if _mid_word(text, cursor):
+    if mid_word(text, cursor):
         return "cursor is inside a word"
     reason: str | None = adapter.incomplete(tree.root_node, cursor)
     return reason
@@ -100,7 +101,7 @@ def logical_unit(adapter: Adapter, language: str, effective: str) -> Unit | None
     return unit
 
 
-def _anchor(text: bytes, cursor: int) -> int | None:
+def anchor_offset(text: bytes, cursor: int) -> int | None:
     """First non-blank, non-dash byte of the nearest non-blank line above the cursor line, else below."""
     start = line_start(text, cursor)
     at = start
@@ -120,7 +121,7 @@ def _anchor(text: bytes, cursor: int) -> int | None:
 
 
 def _sibling(adapter: Adapter, tree: Tree, text: bytes, cursor: int, unit: Unit) -> Candidate | None:
-    anchor = _anchor(text, cursor)
+    anchor = anchor_offset(text, cursor)
     if anchor is None:
         return None
     scope = adapter.scope(tree.root_node, anchor, unit)
@@ -150,7 +151,7 @@ def confidence(unit: Unit, old_column: int, lines: int) -> float:
     return round(min(score, 1.0), 4)
 
 
-def _validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], new_text: str) -> bool:
+def validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], new_text: str) -> bool:
     """Tabby-style: the edited copy, reparsed incrementally, has no more ERROR/MISSING nodes than before."""
     new_bytes = new_text.encode("utf-8")
     start, old_end = span
@@ -232,7 +233,7 @@ def _replacement(
         edit = span
         if span[0] != line_start(text, span[0]):
             new_text = new_text.lstrip(" \t")  # after a sequence dash that stays
-    if not _validates(tree, text, language, edit, new_text):
+    if not validates(tree, text, language, edit, new_text):
         return _insert(text, cursor, completion, "replacement would add syntax errors", unit)
     show = lines >= options.visual_diff_min_lines or score > options.visual_diff_min_confidence
     return Analysis("replace", edit, new_text, old.reason, span, score, show, lines, unit, old.strategy)

@@ -43,8 +43,7 @@ class Session:
         self.server.notify("initialized", {})
 
     def request(self, method: str, params: Any) -> dict[str, Any]:
-        self.server._next_id += 1
-        msg_id = self.server._next_id
+        msg_id = self.server.next_id()
         self.server.send({"id": msg_id, "method": method, "params": params})
         return self.wait_for(lambda m: m.get("id") == msg_id and "method" not in m)
 

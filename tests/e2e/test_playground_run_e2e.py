@@ -7,13 +7,11 @@ from __future__ import annotations
 import asyncio
 import socket
 import uuid
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcException
-from pygls.protocol.json_rpc import JsonRPCRequestMessage
 
 from tests.e2e.test_playground_e2e import Editor, start, stop
 from tests.fakemodel import Answer, RunningModel
@@ -209,14 +207,7 @@ async def test_cancel_stops_the_model_call(tmp_path: Path) -> None:
             editor.open("prompts.py", PROMPTS)
             pid = (await prompt_ids(editor))["SYSTEM_PROMPT"]
             msg_id = str(uuid.uuid4())
-            future: Future[Any] = Future()
-            lsp.protocol._request_futures[msg_id] = future
-            lsp.protocol._result_types[msg_id] = None
-            lsp.protocol._send_data(
-                JsonRPCRequestMessage(
-                    id=msg_id, method="tether/playground/run", params={"promptId": pid}, jsonrpc="2.0"
-                )
-            )
+            future = lsp.protocol.send_request("tether/playground/run", {"promptId": pid}, msg_id=msg_id)
             while not seen:  # until the answer is streaming
                 await asyncio.wait_for(lsp.wait_for_notification("tether/playground/didRunOutput"), 10)
             raw_notify(lsp, "$/cancelRequest", {"id": msg_id})

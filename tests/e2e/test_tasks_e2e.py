@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,6 @@ import pytest
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
-from pygls.protocol.json_rpc import JsonRPCRequestMessage
 
 from tests.e2e.test_edits_e2e import EditorModel
 from tests.e2e.test_markers_e2e import git
@@ -229,12 +227,7 @@ async def test_a_cancelled_run_leaves_documents_consistent(tmp_path: Path) -> No
         try:
             calc = ws.open("calc.py", CALC)
             msg_id = str(uuid.uuid4())
-            future: Future[Any] = Future()
-            lsp.protocol._request_futures[msg_id] = future
-            lsp.protocol._result_types[msg_id] = None
-            lsp.protocol._send_data(
-                JsonRPCRequestMessage(id=msg_id, method="tether/tasks/run", params=run_params(calc), jsonrpc="2.0")
-            )
+            future = lsp.protocol.send_request("tether/tasks/run", run_params(calc), msg_id=msg_id)
             await asyncio.wait_for(calc.changed.wait(), 10)  # the first applied piece of the change
             assert "return sum(items)" in calc.text  # it was being written when cancelled
             raw_notify(lsp, "$/cancelRequest", {"id": msg_id})

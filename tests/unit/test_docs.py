@@ -13,6 +13,7 @@ import pytest
 from scripts import docgen
 from tether_lsp.__main__ import main
 from tether_lsp.compose import create_server
+from tether_lsp.server.protocol import make_converter
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
@@ -71,7 +72,7 @@ def _json_messages() -> list[dict[str, Any]]:
 def test_protocol_examples_are_valid_messages_of_their_methods() -> None:
     server = create_server()
     specs = {spec.method: spec for spec in server.protocol.methods.all()}
-    converter = server.protocol._converter
+    converter = make_converter()  # the factory the server's protocol is built with
     requests: dict[int, str] = {}
     checked = set()
     for message in _json_messages():

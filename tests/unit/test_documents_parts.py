@@ -95,11 +95,13 @@ def test_a_version_pinned_while_current_stays_whole() -> None:
 
 
 def kept_cost(doc: Document) -> int:
-    """What the history should cost, summed over the kept versions: text, edits (64 bytes each beside their
-    texts) and 160 bytes per version."""
-    assert VERSION_OVERHEAD == 160
+    """What the history should cost, summed over the kept versions: the text of each version that holds one,
+    edits (64 bytes each beside their texts) and a fixed overhead per version."""
     return sum(
-        len(v._text or b"") + sum(len(e.new_text) + len(e.old_text) + 64 for e in v.edits) + 160 for v in doc.versions()
+        (len(v.text) if v.materialised else 0)
+        + sum(len(e.new_text) + len(e.old_text) + 64 for e in v.edits)
+        + VERSION_OVERHEAD
+        for v in doc.versions()
     )
 
 

@@ -1,14 +1,24 @@
-"""The three-way merge of a model's change with the user's (EDITS.md: conflict only when they touch the
-same base lines), rule by rule, including the boundaries: touching is not overlapping, except for two
-insertions at the same place."""
+"""The three-way merge of a model's change with the user's (a conflict only when they touch the same base
+lines), rule by rule, including the boundaries: touching is not overlapping, except for two insertions at the
+same place."""
 
 from __future__ import annotations
 
 import pytest
 
-from tether_lsp.handlers.edits.merge import _overlap, merge3
+from tether_lsp.handlers.edits.merge import merge3
 
 BASE = "a\nb\nc\nd\ne"
+
+Change = tuple[int, int, list[str]]  # base lines [i1, i2) replaced by these lines
+
+
+def applied(*changes: Change) -> str:
+    """BASE with non-overlapping changes made (the later ones first, so the earlier line numbers hold)."""
+    lines = BASE.split("\n")
+    for i1, i2, new in sorted(changes, key=lambda c: (c[0], c[1]), reverse=True):
+        lines[i1:i2] = new
+    return "\n".join(lines)
 
 
 @pytest.mark.parametrize(
@@ -29,8 +39,10 @@ BASE = "a\nb\nc\nd\ne"
         ((0, 1, []), (4, 5, []), False),  # far apart
     ],
 )
-def test_overlap_rules(first: tuple[int, int, list[str]], second: tuple[int, int, list[str]], overlap: bool) -> None:
-    assert _overlap(first, second) is overlap
+def test_overlap_rules(first: Change, second: Change, overlap: bool) -> None:
+    """The user made ``first``, the model ``second``: a conflict, or both changes in the merge."""
+    merged = merge3(BASE, applied(first), applied(second))
+    assert merged == (None if overlap else applied(first, second))
 
 
 def test_changes_on_different_lines_merge() -> None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tether_lsp.server.linediff import _cost, _indent, _longest_increasing, _merge, _unique_anchors, hunks
+from tether_lsp.server.linediff import hunks, indent_of, longest_increasing, slide_cost, unique_anchors
 
 
 def rebuilt(old: list[str], new: list[str]) -> list[str]:
@@ -97,10 +97,10 @@ def test_unique_anchors_pair_lines_once_on_each_side_within_the_range() -> None:
     a = [1, 2, 3, 2, 4, 5]
     b = [4, 2, 1, 3, 5, 5]
     # 2 twice in a, 5 twice in b: never anchors; 1 and 3 and 4 are, and 1 -> 3 is the longest increasing run
-    assert _unique_anchors(a, b, 0, len(a), 0, len(b)) == [(0, 2), (2, 3)]
-    assert _unique_anchors(a, b, 1, 4, 0, 4) == [(2, 3)]  # 2 is still twice in a[1:4]; 1 is outside
-    assert _unique_anchors(a, b, 4, 6, 4, 6) == []  # 5: once in a[4:6], twice in b[4:6]
-    assert _unique_anchors(a, b, 0, 6, 0, 5) == [(0, 2), (2, 3), (5, 4)]  # 5 once in b[0:5]
+    assert unique_anchors(a, b, 0, len(a), 0, len(b)) == [(0, 2), (2, 3)]
+    assert unique_anchors(a, b, 1, 4, 0, 4) == [(2, 3)]  # 2 is still twice in a[1:4]; 1 is outside
+    assert unique_anchors(a, b, 4, 6, 4, 6) == []  # 5: once in a[4:6], twice in b[4:6]
+    assert unique_anchors(a, b, 0, 6, 0, 5) == [(0, 2), (2, 3), (5, 4)]  # 5 once in b[0:5]
 
 
 @settings(max_examples=200, deadline=None)
@@ -109,7 +109,7 @@ def test_longest_increasing_is_a_longest_strictly_increasing_run(seconds: list[i
     pairs = [(k, j) for k, j in enumerate(seconds)]
     rnd.shuffle(pairs)
     pairs.sort()
-    run = _longest_increasing(pairs)
+    run = longest_increasing(pairs)
     assert all(p in pairs for p in run)
     assert all(x[0] < y[0] and x[1] < y[1] for x, y in itertools.pairwise(run))
     best = [1] * len(pairs)  # the O(n²) longest increasing subsequence, for its length
@@ -135,7 +135,7 @@ def test_longest_increasing_is_a_longest_strictly_increasing_run(seconds: list[i
     ],
 )
 def test_indent_counts_leading_blanks_and_blank_lines_have_none(line: object, indent: int | None) -> None:
-    assert _indent(line) == indent
+    assert indent_of(line) == indent
 
 
 @pytest.mark.parametrize(
@@ -151,7 +151,7 @@ def test_indent_counts_leading_blanks_and_blank_lines_have_none(line: object, in
     ],
 )
 def test_cost_of_a_run(lines: list[str], first: int, size: int, cost: tuple[int, int, int]) -> None:
-    assert _cost(lines, first, size) == cost
+    assert slide_cost(lines, first, size) == cost
 
 
 # Found by comparing hunks() with variants of the slide's bounds over random small diffs: each pins where a
@@ -220,6 +220,7 @@ def test_slides_stay_between_their_neighbours(old: list[str], new: list[str], ex
     assert hunks(old, new) == expected
 
 
-def test_touching_hunks_are_merged_into_one() -> None:
-    assert _merge([(0, 2, 0, 1), (2, 3, 1, 1), (5, 5, 3, 4)]) == [(0, 3, 0, 1), (5, 5, 3, 4)]
-    assert _merge([(1, 1, 0, 2), (1, 2, 2, 2)]) == [(1, 2, 0, 2)]
+def test_a_deletion_next_to_an_insertion_is_one_hunk() -> None:
+    """The LCS gives a changed line as a deletion and an insertion that touch: they come out as one region."""
+    assert hunks(list("abc"), list("axc")) == [(1, 2, 1, 2)]
+    assert hunks(list("abcde"), list("aXYe")) == [(1, 4, 1, 3)]  # three deletions and two insertions

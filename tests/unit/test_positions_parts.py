@@ -12,8 +12,6 @@ from tether_lsp.server.positions import (
     Encoding,
     LineIndex,
     Pos,
-    _units,
-    _utf8_len,
     char_point,
     line_starts,
     lsp_offset,
@@ -22,8 +20,9 @@ from tether_lsp.server.positions import (
 
 
 def test_the_last_bmp_code_point_is_one_utf16_unit() -> None:
-    assert _units("\uffff", Encoding.UTF16) == 1
-    assert _units("\U00010000", Encoding.UTF16) == 2
+    index = LineIndex("\uffff\U00010000x".encode())  # 3 bytes, then 4
+    assert index.position_of(3, Encoding.UTF16) == Pos(0, 1)
+    assert index.position_of(7, Encoding.UTF16) == Pos(0, 3)
     index = LineIndex("a\uffffb\n".encode())
     assert index.position_of(len("a\uffff".encode()), Encoding.UTF16) == Pos(0, 2)
     assert index.offset_of(Pos(0, 2), Encoding.UTF16) == 4
@@ -78,7 +77,10 @@ def test_lsp_offsets_are_lenient_unless_told() -> None:
 
 
 def test_utf8_lengths_at_each_boundary() -> None:
-    assert [_utf8_len(c) for c in "\x7f\x80\u07ff\u0800\uffff\U00010000"] == [1, 2, 2, 3, 3, 4]
+    """Positions after each character walk its UTF-8 length: 1, 2, 2, 3, 3 and 4 bytes."""
+    index = LineIndex("\x7f\x80\u07ff\u0800\uffff\U00010000".encode())
+    after = [index.offset_of(Pos(0, k), Encoding.UTF32) for k in range(7)]
+    assert after == [0, 1, 3, 5, 8, 11, 15]
 
 
 def test_line_lookups_with_a_pending_shift() -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from tether_lsp.handlers.replacement.engine import (
-    _anchor,
-    _mid_word,
-    _validates,
+    anchor_offset,
     confidence,
     error_count,
     errors_between,
+    mid_word,
+    validates,
 )
 from tether_lsp.handlers.replacement.model import Unit
 from tether_lsp.server.syntax import parse_text
@@ -62,7 +62,7 @@ def test_errors_between_looks_past_clean_statements() -> None:
     ],
 )
 def test_mid_word(text: bytes, cursor: int, expected: bool) -> None:
-    assert _mid_word(text, cursor) is expected
+    assert mid_word(text, cursor) is expected
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_mid_word(text: bytes, cursor: int, expected: bool) -> None:
     ],
 )
 def test_the_anchor_is_the_nearest_code_line(text: bytes, cursor: int, expected: int | None) -> None:
-    assert _anchor(text, cursor) == expected
+    assert anchor_offset(text, cursor) == expected
 
 
 @pytest.mark.parametrize(
@@ -105,25 +105,25 @@ PY = b"def f():\n    return 1\n"
 
 def test_an_edit_that_keeps_the_code_valid_validates() -> None:
     tree = parse_text("python", PY)
-    assert _validates(tree, PY, "python", (0, 21), "def f():\n    return 2")
-    assert _validates(tree, PY, "python", (0, 21), "def f():\n    x = [1,\n         2]\n    return x")
+    assert validates(tree, PY, "python", (0, 21), "def f():\n    return 2")
+    assert validates(tree, PY, "python", (0, 21), "def f():\n    x = [1,\n         2]\n    return x")
 
 
 def test_an_edit_that_adds_errors_does_not_validate() -> None:
     tree = parse_text("python", PY)
-    assert not _validates(tree, PY, "python", (0, 21), "def f(:\n    return 2")
-    assert not _validates(tree, PY, "python", (9, 21), "return (")
+    assert not validates(tree, PY, "python", (0, 21), "def f(:\n    return 2")
+    assert not validates(tree, PY, "python", (9, 21), "return (")
 
 
 def test_an_edit_that_nests_too_deep_for_the_grammar_does_not_validate() -> None:
     text = b"a:\n  b: 1\n"
     tree = parse_text("yaml", text)
     deep = "".join(f"{'  ' * k}k{k}:\n" for k in range(1, 230)) + "  " * 230 + "v: 1"
-    assert not _validates(tree, text, "yaml", (3, 9), deep)
+    assert not validates(tree, text, "yaml", (3, 9), deep)
 
 
 def test_the_anchor_line_below_starts_right_after_its_newline() -> None:
-    assert _anchor(b"\nb", 0) == 1
+    assert anchor_offset(b"\nb", 0) == 1
 
 
 def test_an_error_on_the_line_above_is_not_before_the_cursor_on_its_line() -> None:
@@ -132,4 +132,5 @@ def test_an_error_on_the_line_above_is_not_before_the_cursor_on_its_line() -> No
     text = b"if x:\n    y = )\n    z"
     assert incomplete(ADAPTERS["python"], parse_text("python", text), text, len(text)) is None
     text = b"if x:\n    y = 1\n    z = )"
-    assert incomplete(ADAPTERS["python"], parse_text("python", text), text, len(text)) is not None
+    reason = incomplete(ADAPTERS["python"], parse_text("python", text), text, len(text))
+    assert reason == "syntax error before the cursor on its line"

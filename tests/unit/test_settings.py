@@ -13,8 +13,8 @@ from tether_lsp.server.settings import (
     LogSettings,
     Settings,
     SettingsSchema,
-    _check,
     extract_tether,
+    fits_json_type,
     setting,
 )
 
@@ -145,7 +145,7 @@ def test_a_setting_needs_a_description() -> None:
     ],
 )
 def test_json_type_checks(value: object, hint: object, accepted: bool) -> None:
-    assert _check(value, hint) is accepted
+    assert fits_json_type(value, hint) is accepted
 
 
 def test_an_unknown_key_does_not_hide_the_known_ones_after_it() -> None:

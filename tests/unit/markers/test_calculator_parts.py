@@ -11,10 +11,10 @@ from tether_lsp.handlers.markers.calculator import (
     LineMap,
     Location,
     Target,
-    _clamp_to,
     added_lines,
     block_of,
     calculate,
+    clamp_to,
     find_code,
     find_elsewhere,
     line_diff,
@@ -89,9 +89,9 @@ def test_line_diff_folds_stray_equal_runs(old: list[str], new: list[str], expect
 
 def test_in_change_scores_of_short_and_long_lines() -> None:
     lm = LineMap(["x"], ["y"])
-    assert lm._scores("ab", ["ab", "abc", "x"]) == [1.0, 0.0, 0.0]
-    assert lm._scores("abcd", ["abce", "abcd"]) == [0.75, 1.0]  # four characters are not short
-    assert lm._scores("abcdef", ["abcdef", "abcdeg", "abc", "abcd"]) == pytest.approx([1.0, 1 - 2 / 12, 0.0, 0.8])
+    assert lm.scores("ab", ["ab", "abc", "x"]) == [1.0, 0.0, 0.0]
+    assert lm.scores("abcd", ["abce", "abcd"]) == [0.75, 1.0]  # four characters are not short
+    assert lm.scores("abcdef", ["abcdef", "abcdeg", "abc", "abcd"]) == pytest.approx([1.0, 1 - 2 / 12, 0.0, 0.8])
 
 
 @pytest.mark.parametrize(
@@ -155,11 +155,11 @@ def test_map_column_on_lines_of_40000_repeated_characters_is_quick() -> None:
     ],
 )
 def test_clamping_to_the_text(loc: Location, expected: Location | None) -> None:
-    assert _clamp_to(["abc", "de"], loc) == expected
+    assert clamp_to(["abc", "de"], loc) == expected
 
 
 def test_clamping_a_longer_last_line() -> None:
-    assert _clamp_to(["ab", "abcdef"], L(1, 1, 9, 9)) == L(1, 1, 2, 7)
+    assert clamp_to(["ab", "abcdef"], L(1, 1, 9, 9)) == L(1, 1, 2, 7)
 
 
 def test_block_text_on_one_line_and_across_lines() -> None:

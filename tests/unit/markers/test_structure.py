@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
-from tether_lsp.handlers.markers.structure import Covered, Unit, _overlaps, covered, follow, language_of, snap, units
+from tether_lsp.handlers.markers.structure import Covered, Unit, covered, follow, language_of, share_a_line, snap, units
 from tether_lsp.server.syntax import GrammarLimits
 
 
@@ -267,10 +267,10 @@ def test_language_of_a_path_or_uri() -> None:
 
 
 def test_ranges_overlap_when_they_share_a_line() -> None:
-    assert _overlaps(Location(1, 1, 3, 1), Location(3, 5, 4, 1))
-    assert _overlaps(Location(3, 5, 4, 1), Location(1, 1, 3, 1))
-    assert not _overlaps(Location(1, 1, 2, 9), Location(3, 1, 4, 1))
-    assert not _overlaps(Location(3, 1, 4, 1), Location(1, 1, 2, 9))
+    assert share_a_line(Location(1, 1, 3, 1), Location(3, 5, 4, 1))
+    assert share_a_line(Location(3, 5, 4, 1), Location(1, 1, 3, 1))
+    assert not share_a_line(Location(1, 1, 2, 9), Location(3, 1, 4, 1))
+    assert not share_a_line(Location(3, 1, 4, 1), Location(1, 1, 2, 9))
 
 
 def test_a_marker_that_cannot_be_snapped_does_not_stop_the_next_one() -> None:

@@ -8,11 +8,11 @@ from tests.unit.playground.test_resolver import mp, p
 from tether_lsp.handlers.playground.model import MapFile, PlaygroundMap
 from tether_lsp.handlers.playground.resolver import (
     DEFAULT,
-    _likely,
     match_file_by_distance,
     match_prompts,
     match_prompts_by_content,
     match_prompts_by_distance,
+    rename_candidates,
     resolve_file_prompts,
 )
 
@@ -83,7 +83,7 @@ def test_the_bound_filter_of_renamed_files() -> None:
     thin = _file("thin", "Summarize the ticket for the team.", "q1 q2 q3 q4 q5 q6", "r1 r2 r3 r4 r5", "s1 s2 s3 s4")
     parsed = [p("Summarize the ticket for the team."), p("Translate the message into French.")]
     near = _file("near", "Summarize the tickets for our team!", "zzzz yyyy xxxx wwww vvvv uuuu tttt")  # under 0.5
-    likely = _likely([*unrelated, thin, near, half, exact], parsed, DEFAULT)
+    likely = rename_candidates([*unrelated, thin, near, half, exact], parsed, DEFAULT)
     assert [e.id for e in likely] == ["exact", "half"]  # best bound first; 0.5 exactly is enough; thin is 0.25
     pmap = PlaygroundMap({e.id: e for e in [*unrelated, thin, half, exact]})
     found = match_file_by_distance(pmap, parsed, exists=lambda _u: False)
@@ -95,8 +95,8 @@ def test_the_bound_filter_of_renamed_files() -> None:
 def test_up_to_8_files_all_get_the_full_matching() -> None:
     parsed = [p("Summarize the ticket for the team.")]
     eight = [_file(f"u{k}", f"{k} zebra quantum hydrant {k}" * 3) for k in range(8)]
-    assert _likely(eight, parsed, DEFAULT) == eight  # few enough: no bound filter
-    assert _likely([*eight, _file("u8", "8 zebra quantum hydrant 8" * 3)], parsed, DEFAULT) == []
+    assert rename_candidates(eight, parsed, DEFAULT) == eight  # few enough: no bound filter
+    assert rename_candidates([*eight, _file("u8", "8 zebra quantum hydrant 8" * 3)], parsed, DEFAULT) == []
 
 
 def test_a_deleted_prompt_comes_back_within_20_updates() -> None:
