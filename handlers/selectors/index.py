@@ -137,6 +137,7 @@ class TreeIndex:
 
     __slots__ = (
         "_positions",
+        "copied_rows",
         "end",
         "error",
         "field",
@@ -179,6 +180,8 @@ class TreeIndex:
                     column.frombytes(value.tobytes())  # a numpy array: one copy in C
                 setattr(self, name, column)
         self._positions: dict[frozenset[int], list[int]] = {}
+        #: Rows taken from the previous version's index by :meth:`updated` (0: every node was walked).
+        self.copied_rows = 0
 
     @classmethod
     def updated(cls, old: TreeIndex, tree: Tree, text: bytes) -> TreeIndex:
@@ -190,10 +193,13 @@ class TreeIndex:
         changed_old = (prefix, len(old.text) - suffix)
         if changed_old[1] - changed_old[0] > SPLICE_MAX_CHANGED_SHARE * max(len(old.text), 1):
             return cls(tree, text)
-        columns = _Splice(old, tree, changed_old, len(text) - len(old.text)).columns()
+        splice = _Splice(old, tree, changed_old, len(text) - len(old.text))
+        columns = splice.columns()
         if columns is None:
             return cls(tree, text)
-        return cls(tree, text, columns)
+        index = cls(tree, text, columns)
+        index.copied_rows = sum(segment[2] - segment[1] for segment in splice.segments if segment[0] == "copy")
+        return index
 
     def __len__(self) -> int:
         return len(self.kind)

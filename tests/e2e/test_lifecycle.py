@@ -27,10 +27,15 @@ async def test_initialize_shutdown_exit_leaves_no_process(client: LanguageClient
     assert sync.change == types.TextDocumentSyncKind.Incremental
     assert sync.save == types.SaveOptions(include_text=True)
     assert result.capabilities.selection_range_provider
-    process = client._server
-    assert process is not None
-    await client.shutdown_session()
-    assert process.returncode == 0
+    await client.shutdown_session()  # returns once the server process has exited
+
+
+def test_shutdown_then_exit_exits_with_0() -> None:
+    server = RawServer()
+    server.initialize()
+    assert server.request("shutdown")["result"] is None
+    server.notify("exit")
+    assert server.proc.wait(timeout=10) == 0
 
 
 def test_exit_without_shutdown_exits_with_1() -> None:
@@ -40,12 +45,22 @@ def test_exit_without_shutdown_exits_with_1() -> None:
     assert server.proc.wait(timeout=10) == 1
 
 
-def test_closed_stdin_ends_the_server() -> None:
+def test_closed_stdin_without_shutdown_ends_the_server_with_1() -> None:
+    """The client left without ``shutdown``: an abnormal end, as ``exit`` without it."""
     server = RawServer()
     server.initialize()
     assert server.proc.stdin is not None
     server.proc.stdin.close()
-    assert server.proc.wait(timeout=10) is not None
+    assert server.proc.wait(timeout=10) == 1
+
+
+def test_closed_stdin_after_shutdown_ends_the_server_with_0() -> None:
+    server = RawServer()
+    server.initialize()
+    assert server.request("shutdown")["result"] is None
+    assert server.proc.stdin is not None
+    server.proc.stdin.close()
+    assert server.proc.wait(timeout=10) == 0
 
 
 def test_requests_after_shutdown_are_refused_not_ignored() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from tests.hostile.conftest import assert_alive
 from tests.rawclient import RawServer
+from tether_lsp.server.transport import MAX_HEADER_LINE
 
 
 def body(message: dict[str, object]) -> bytes:
@@ -50,9 +51,22 @@ def test_a_too_short_content_length_gives_a_parse_error_then_resynchronises(read
     assert_alive(ready)
 
 
-def test_a_header_line_without_end_is_dropped(ready: RawServer) -> None:
-    ready.send_raw(b"X-Junk: " + b"a" * 100_000 + b"\r\n\r\n")
-    assert_alive(ready)
+def test_an_overlong_header_line_is_a_framing_error_and_the_next_message_is_answered(ready: RawServer) -> None:
+    """A header line past the limit makes its block a framing error (logged; it has no id to answer); the
+    reader resynchronises on the very next message's Content-Length and answers it."""
+    request = body({"id": 902, "method": "tether/listSelectors", "params": {}})
+    ready.send_raw(b"X-Junk: " + b"a" * 100_000 + b"\r\n\r\n" + framed(request, len(request)))
+    seen: list[dict[str, object]] = []
+
+    def answers_902(message: dict[str, object]) -> bool:
+        seen.append(message)
+        return message.get("id") == 902
+
+    answer = ready.wait_for(answers_902)
+    assert answer["result"]["selectors"], answer
+    assert not [m for m in seen if "error" in m]  # nothing answered the bad block
+    log = ready.wait_for_stderr(b"resynchronised")
+    assert b"framing error: a header line longer than %d bytes" % MAX_HEADER_LINE in log
 
 
 @pytest.mark.parametrize(

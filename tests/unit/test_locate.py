@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tether_lsp.handlers.edits.locate import FUZZY_LEAD, Lines, Located, locate
+from tether_lsp.handlers.edits.locate import Lines, Located, locate
 
 
 def found(located: Located) -> tuple[str, int, int]:
@@ -155,7 +155,7 @@ def test_a_fuzzy_hit_is_on_by_default_with_its_similarity() -> None:
 def test_fuzzy_needs_the_similarity_asked_for() -> None:
     old = "def total(xs):\n    t = 1\n    for x in xs:\n        t *= x.cost\n    return t\n"
     assert locate(BODY, old) == Located(None)  # about 0.69: under the default 0.9
-    assert locate(BODY, old, min_similarity=0.65).found is not None
+    assert found(locate(BODY, old, min_similarity=0.65)) == ("fuzzy", 0, len(BODY))
 
 
 def test_the_similarity_asked_for_is_enough() -> None:
@@ -181,7 +181,18 @@ def test_two_windows_without_a_clear_lead_are_ambiguous() -> None:
 def test_a_lead_of_more_than_the_margin_wins() -> None:
     base = "value = compute(alpha)\nother\nvalue = compute(omega)\n"
     assert found(locate(base, "value = compute(alphx)")) == ("fuzzy", 0, 22)
-    assert FUZZY_LEAD == 0.05
+
+
+def test_the_margin_is_five_hundredths_of_similarity() -> None:
+    """50 characters: the best window differs in 1 (0.98), the runner-up in 3 (0.94, a lead of 0.04: too close)
+    or in 4 (0.92, a lead of 0.06: the best wins)."""
+    quoted = "result = combine(alpha, beta, gamma, delta, omega)"
+    best = "result = cQmbine(alpha, beta, gamma, delta, omega)"
+    close = "result = combine(alpQa, beta, Qamma, delQa, omega)"
+    behind = "result = combine(alpQa, beta, Qamma, delQa, oQega)"
+    ambiguous = locate(f"{best}\nother\n{close}\n", quoted)
+    assert ambiguous == Located(None, [(0, 50), (57, 107)], "fuzzy")
+    assert found(locate(f"{best}\nother\n{behind}\n", quoted)) == ("fuzzy", 0, 50)
 
 
 @pytest.mark.parametrize("newline", [True, False])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tether_lsp.handlers.selectors.index import COLUMNS, TreeIndex, _Splice
+from tether_lsp.handlers.selectors.index import COLUMNS, SPLICE_MAX_CHANGED_SHARE, TreeIndex
 from tether_lsp.server.syntax import parse_text
 
 PYTHON = '''import os
@@ -101,15 +101,11 @@ def test_a_one_character_edit_reuses_the_unchanged_subtrees() -> None:
     at = text.index(b"self.items = [1, 2, 3]", len(text) // 2)
     new_text = text[:at] + b"self.items = [1, 2, 3, 4]" + text[at + len(b"self.items = [1, 2, 3]") :]
     tree = parse_text("python", new_text)
-    prefix = len(b"self.items = [1, 2, 3")
-    splice = _Splice(old, tree, (at + prefix, at + prefix), len(new_text) - len(text))
-    columns = splice.columns()
-    assert columns is not None
-    assert_same(TreeIndex(tree, new_text, columns), TreeIndex(tree, new_text))
-    walked = sum(len(segment[1]) for segment in splice.segments if segment[0] == "rows")
-    copied = sum(segment[2] - segment[1] for segment in splice.segments if segment[0] == "copy")
+    index = TreeIndex.updated(old, tree, new_text)
+    assert_same(index, TreeIndex(tree, new_text))
+    walked = len(index) - index.copied_rows
     assert walked < 40  # the path from the root to the edited list, not thousands of nodes
-    assert copied > 0.99 * tree.root_node.descendant_count - walked
+    assert index.copied_rows > 0.99 * tree.root_node.descendant_count - walked
 
 
 def test_a_different_language_or_a_wide_change_walks_afresh() -> None:
@@ -117,7 +113,19 @@ def test_a_different_language_or_a_wide_change_walks_afresh() -> None:
     old = TreeIndex(parse_text("python", text), text)
     other = YAML.encode()
     tree = parse_text("yaml", other)
-    assert_same(TreeIndex.updated(old, tree, other), TreeIndex(tree, other))
+    index = TreeIndex.updated(old, tree, other)
+    assert index.copied_rows == 0
+    assert_same(index, TreeIndex(tree, other))
+
+    keep = text.index(b"    @property")  # the class header and __init__ stay: a splice could copy them
+    wide = text[:keep] + b"    size = 0\n"
+    assert len(text) - keep > SPLICE_MAX_CHANGED_SHARE * len(text)  # more than the share worth splicing
+    tree = parse_text("python", wide)
+    index = TreeIndex.updated(old, tree, wide)
+    assert index.copied_rows == 0
+    assert_same(index, TreeIndex(tree, wide))
+    narrow = text[:keep] + b"    size = 0\n" + text[keep:]  # the same kept lines, a narrow change: spliced
+    assert TreeIndex.updated(old, parse_text("python", narrow), narrow).copied_rows > 0
 
 
 @given(
