@@ -32,10 +32,13 @@ BIN = Path(sys.executable).parent
 
 #: Engine modules and the tests that are meant to catch their bugs.
 MODULES: dict[str, list[str]] = {
-    "server/documents.py": ["tests/unit/test_documents_parts.py", "tests/unit/test_documents.py"],
-    "server/positions.py": ["tests/unit/test_positions_parts.py", "tests/unit/test_positions.py"],
-    "server/linediff.py": ["tests/unit/test_linediff.py"],
-    "server/settings.py": ["tests/unit/test_settings.py", "tests/unit/test_docs.py"],  # the docs hold the defaults
+    "server/documents.py": ["tests/unit/server/test_documents_parts.py", "tests/unit/server/test_documents.py"],
+    "server/positions.py": ["tests/unit/server/test_positions_parts.py", "tests/unit/server/test_positions.py"],
+    "server/linediff.py": ["tests/unit/server/test_linediff.py"],
+    "server/settings.py": [
+        "tests/unit/server/test_settings.py",
+        "tests/unit/test_docs.py",  # the docs hold the defaults
+    ],
     "handlers/markers/calculator.py": [
         "tests/unit/markers/test_calculator_parts.py",
         "tests/unit/markers/test_calculator.py",
@@ -43,16 +46,19 @@ MODULES: dict[str, list[str]] = {
     ],
     "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer_parts.py", "tests/unit/markers/test_buffer.py"],
     "handlers/markers/structure.py": ["tests/unit/markers/test_structure.py"],
-    "handlers/edits/locate.py": ["tests/unit/test_locate.py", "tests/unit/test_edits_resolve.py"],
-    "handlers/edits/carry.py": ["tests/unit/test_edits_carry.py", "tests/unit/test_edits_resolve.py"],
-    "handlers/edits/merge.py": ["tests/unit/test_edits_merge.py", "tests/unit/test_edits_resolve.py"],
-    "handlers/edits/stream.py": ["tests/unit/test_stream.py", "tests/unit/test_stream_rules.py"],
+    "handlers/edits/locate.py": ["tests/unit/edits/test_locate.py", "tests/unit/edits/test_resolve.py"],
+    "handlers/edits/carry.py": ["tests/unit/edits/test_carry.py", "tests/unit/edits/test_resolve.py"],
+    "handlers/edits/merge.py": ["tests/unit/edits/test_merge.py", "tests/unit/edits/test_resolve.py"],
+    "handlers/edits/stream.py": ["tests/unit/edits/test_stream.py", "tests/unit/edits/test_stream_rules.py"],
     "handlers/playground/resolver.py": [
         "tests/unit/playground/test_resolver.py",
         "tests/unit/playground/test_resolver_rules.py",
         "tests/unit/playground/test_resolver_documented.py",
     ],
-    "handlers/replacement/engine.py": ["tests/unit/test_replacement_engine.py", "tests/unit/test_replacement.py"],
+    "handlers/replacement/engine.py": [
+        "tests/unit/replacement/test_engine_parts.py",
+        "tests/unit/replacement/test_engine.py",
+    ],
     "handlers/selectors/vocabulary.py": [
         "tests/unit/selectors/test_vocabulary_edges.py",
         "tests/unit/selectors/test_vocabulary_table.py",

@@ -15,7 +15,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from tests.helpers import capabilities, raw_request, server_config
-from tests.unit.test_edits_resolve import BASE, NEW, OLD
+from tests.unit.edits.test_resolve import BASE, NEW, OLD
 from tether_lsp.server.lspclient import plain
 
 
