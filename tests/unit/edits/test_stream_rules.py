@@ -3,7 +3,7 @@ reported in successive versions."""
 
 from __future__ import annotations
 
-from tests.unit.test_stream import TEXT, echo, streaming
+from tests.unit.edits.test_stream import TEXT, echo, streaming
 from tether_lsp.handlers.edits.stream import Stream, Write
 from tether_lsp.server.documents import ContentChange, Document
 from tether_lsp.server.positions import Encoding, Pos

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from tree_sitter import Node
 
+from tests.helpers import EXAMPLES
 from tether_lsp.server.nodes import descendant_index, enclosing, lineage, preorder
 from tether_lsp.server.syntax import parse_text
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def parent_chain(node: Node | None) -> list[Node]:

@@ -1,5 +1,5 @@
 """The replacement engine's parts, one by one: error counting, the cursor tests, the anchor line, the confidence
-model and the validation of an edit. (``test_replacement.py`` drives whole analyses.)"""
+model and the validation of an edit. (``test_engine.py`` drives whole analyses.)"""
 
 from __future__ import annotations
 
