@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import http
+from .endpoints import model_endpoint
 
 
 @dataclass(frozen=True)
@@ -24,15 +25,9 @@ class ChatEndpoint:
 
     @classmethod
     def parse(cls, endpoint: str) -> ChatEndpoint:
-        """``…/api/chat`` or a bare Ollama ``http://host:11434`` / ``…/api``: Ollama; ``…/v1``,
-        ``…/chat/completions`` or any other path: OpenAI-compatible (``/v1/chat/completions`` added)."""
-        url = http.Url.parse(endpoint)
-        path = url.path.rstrip("/")
-        if path.endswith("/api/chat") or path in ("/api",) or (path == "" and url.port == 11434):
-            return cls(http.Url(url.scheme, url.host, url.port, "/api/chat", url.query), "ollama")
-        if not path.endswith("/chat/completions"):
-            path += "/chat/completions" if path.endswith("/v1") else "/v1/chat/completions"
-        return cls(http.Url(url.scheme, url.host, url.port, path, url.query), "openai")
+        """The chat of the model server ``endpoint`` names (which API it speaks: see ``endpoints.py``)."""
+        found = model_endpoint(endpoint)
+        return cls(found.chat(), found.kind)
 
     def body(
         self,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tether_lsp.server import http
+from tether_lsp.server.endpoints import model_endpoint
 
 from .fim import STOP
 
@@ -32,21 +33,13 @@ class Endpoint:
 
     @classmethod
     def parse(cls, url: str) -> Endpoint:
-        """``http://host:11434`` (Ollama), ``…/api/generate``, ``…/v1`` or ``…/v1/completions`` (OpenAI-compatible)."""
+        """The completion of the model server ``url`` names (which API it speaks: see ``server/endpoints.py``)."""
         try:
-            parts = http.Url.parse(url)
+            found = model_endpoint(url)
         except http.HttpError as exc:
             raise InferenceError(f"tether.inference.endpoint must be an http(s) URL, got {url!r}") from exc
-        path = parts.path.rstrip("/")
-        if path.endswith("/completions"):
-            protocol = "openai"
-        elif path.endswith("/v1"):
-            protocol, path = "openai", path + "/completions"
-        elif path in ("", "/api") or path.endswith("/api/generate"):
-            protocol, path = "ollama", path if path.endswith("/api/generate") else "/api/generate"
-        else:
-            raise InferenceError(f"cannot tell the protocol of {url!r} (use …/api/generate or …/v1/completions)")
-        return cls(parts.scheme, parts.host, parts.port, path, protocol, parts.query)
+        where = found.completion()
+        return cls(where.scheme, where.host, where.port, where.path, found.kind, where.query)
 
 
 def request_body(endpoint: Endpoint, model: str, prompt: str, max_tokens: int, temperature: float) -> dict[str, Any]:

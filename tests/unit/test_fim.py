@@ -48,7 +48,7 @@ def test_endpoints(url: str, path: str, protocol: str) -> None:
     assert (endpoint.path, endpoint.protocol) == (path, protocol)
 
 
-@pytest.mark.parametrize("url", ["ftp://x/v1", "localhost:11434", "http://h/some/thing"])
+@pytest.mark.parametrize("url", ["ftp://x/v1", "localhost:11434", "http://", "http://h:port/v1"])
 def test_bad_endpoints(url: str) -> None:
     with pytest.raises(InferenceError):
         Endpoint.parse(url)
