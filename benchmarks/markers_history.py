@@ -5,8 +5,9 @@ the range modifies, renames or deletes gets a marker on each definition (functio
 decorators included) whose qualified name is unique in the file at A. Driven over LSP as an editor does:
 a fresh server on a working copy checked out at A, ``tether/markers/create`` on every definition,
 ``git checkout B``, the watched-files notification for ``.git/HEAD``, wait for ``tether/markers/didChange``,
-``tether/markers/list`` on every file. Truth: the definition with the same qualified name at B (renamed
-files followed with ``-M``); none when it is gone. In the same run, for the same markers:
+``tether/markers/list`` on every file; then ``git checkout A`` again, the same way, where every marker must be
+back where it was made (the line "checked out A again"). Truth: the definition with the same qualified name
+at B (renamed files followed with ``-M``); none when it is gone. In the same run, for the same markers:
 
 * the baseline: lines mapped through the ``git diff -U0 -M`` hunks (a line in a hunk goes to the start or
   the end of the hunk's new side);
@@ -71,6 +72,7 @@ class Case:
     tether: Lines = None
     engine: Lines = None
     baseline: Lines = None
+    back: Lines = None  # Tether after checking A out again
 
 
 @dataclass
@@ -111,6 +113,9 @@ class Totals:
                 self.scores[(system, "all")].add(got, case.truth)
                 if case.renamed:
                     self.scores[(system, RENAMED)].add(got, case.truth)
+        self.scores[("back", "all")].add(case.back, case.marker)
+        if case.renamed:
+            self.scores[("back", RENAMED)].add(case.back, case.marker)
 
 
 def _iou(got: Lines, truth: Lines) -> float:
@@ -220,12 +225,13 @@ async def tether_pair(work: Path, a: str, b: str, cases: list[Case], totals: Tot
     shutil.rmtree(work / ".git" / "tether", ignore_errors=True)
     git(work, "checkout", "-q", "--force", "--detach", a)
     client = make_client("bench")
-    done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    loop = asyncio.get_running_loop()
+    waiting = [loop.create_future()]  # resolved by the next didChange
 
     @client.feature("tether/markers/didChange")
     def changed(_params: Any) -> None:
-        if not done.done():
-            done.set_result(None)
+        if not waiting[0].done():
+            waiting[0].set_result(None)
 
     @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
     def create_token(_params: Any) -> None:
@@ -247,33 +253,50 @@ async def tether_pair(work: Path, a: str, b: str, cases: list[Case], totals: Tot
             )
             for case, marker in zip(batch, made, strict=True):
                 ids[marker["id"]] = case
-        git(work, "checkout", "-q", "--force", "--detach", b)
-        t = time.perf_counter()
         uris = {(work / c.path_a).as_uri() for c in cases} | {c.uri_b for c in cases}
-        if WATCH_HEAD:
-            client.workspace_did_change_watched_files(
-                types.DidChangeWatchedFilesParams(
-                    changes=[types.FileEvent(uri=(work / ".git" / "HEAD").as_uri(), type=types.FileChangeType.Changed)]
-                )
-            )
-        else:  # an editor that does not watch .git/HEAD: the next requests notice the new HEAD
-            for uri in sorted(uris):
-                await answered(client, "tether/markers/list", {"textDocument": {"uri": uri}})
-        await asyncio.wait_for(done, 300)
+        t = time.perf_counter()
+        await _checkout(client, work, b, uris, waiting)
         totals.head_ms.append(((time.perf_counter() - t) * 1000, len(cases)))
-        for uri in sorted(uris):
-            listed = await answered(client, "tether/markers/list", {"textDocument": {"uri": uri}})
-            for marker in listed["markers"]:
-                mine = ids.get(marker["id"])
-                if mine is None or marker["range"] is None:
-                    continue
-                got = (marker["range"]["start"]["line"], _last_line(marker["range"]))
-                if marker["uri"] == mine.uri_b or uri == mine.uri_b:
-                    mine.tether = got
+        for uri, marker, mine in await _listed(client, uris, ids):
+            if marker["uri"] == mine.uri_b or uri == mine.uri_b:
+                mine.tether = _lines(marker)
+        await _checkout(client, work, a, uris, waiting)  # and back to A: every marker where it was made
+        for uri, marker, mine in await _listed(client, uris, ids):
+            if uri == (work / mine.path_a).as_uri() and marker["uri"] == uri:
+                mine.back = _lines(marker)
         await client.shutdown_async(None)
         client.exit(None)
     finally:
         await client.stop()  # type: ignore[no-untyped-call]
+
+
+async def _checkout(client: Any, work: Path, commit: str, uris: set[str], waiting: list[Any]) -> None:
+    """Check ``commit`` out and wait for the server's ``didChange`` once it has relocated the markers."""
+    waiting[0] = asyncio.get_running_loop().create_future()
+    git(work, "checkout", "-q", "--force", "--detach", commit)
+    if WATCH_HEAD:
+        event = types.FileEvent(uri=(work / ".git" / "HEAD").as_uri(), type=types.FileChangeType.Changed)
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[event]))
+    else:  # an editor that does not watch .git/HEAD: the next requests notice the new HEAD
+        for uri in sorted(uris):
+            await answered(client, "tether/markers/list", {"textDocument": {"uri": uri}})
+    await asyncio.wait_for(waiting[0], 300)
+
+
+async def _listed(client: Any, uris: set[str], ids: dict[str, Case]) -> list[tuple[str, dict[str, Any], Case]]:
+    """Every located marker of the run, with the file it was listed for."""
+    found = []
+    for uri in sorted(uris):
+        listed = await answered(client, "tether/markers/list", {"textDocument": {"uri": uri}})
+        for marker in listed["markers"]:
+            mine = ids.get(marker["id"])
+            if mine is not None and marker["range"] is not None:
+                found.append((uri, marker, mine))
+    return found
+
+
+def _lines(marker: dict[str, Any]) -> Lines:
+    return (marker["range"]["start"]["line"], _last_line(marker["range"]))
 
 
 async def answered(client: Any, method: str, params: Any) -> Any:
@@ -434,6 +457,9 @@ def report(name: str, pairs: int, totals: Totals, per_distance: dict[int, Totals
             s = totals.scores[(system, subset)]
             share = 100 * s.wrong / max(1, s.total)
             print(f"  wrong (IoU < 0.5) {system}, {subset}: {s.wrong} of {s.total} ({share:.2f}%)")
+    for subset in ("all", RENAMED):
+        back = totals.scores[("back", subset)]
+        print(f"  checked out A again after B, {subset}: {back.cell()} where made ({back.total:,} markers)")
     t, g = totals.scores[("tether", RENAMED)], totals.scores[("baseline", RENAMED)]
     print(
         f"  renamed file, Tether against the git diff -M mapper: exact {t.exact} / {g.exact} "
