@@ -2,14 +2,14 @@
 every feature that calls a model (inline completion, inline tasks, playground runs), so the same URL means
 the same server to all of them.
 
-The rule, on the URL's path without its trailing slashes (the port plays no part):
+The rule, on the URL's path without its trailing slashes:
 
-* **Ollama**: no path at all (``http://host:11434``, on any port), ``/api``, or a path ending ``/api/chat``
-  or ``/api/generate``. Ollama is addressed by its host; what comes before ``/api/…`` (a proxy's prefix) is
-  kept.
+* **Ollama**: no path on Ollama's own port (``http://host:11434``), ``/api``, or a path ending ``/api/chat``
+  or ``/api/generate``. What comes before ``/api/…`` (a proxy's prefix) is kept.
 * **OpenAI-compatible**: any other path. One ending ``/chat/completions`` or ``/completions`` names the
   API's base by what comes before it; one ending ``/v1`` is the base; to any other path ``/v1`` is added
-  (``https://host/openai`` is ``https://host/openai/v1``).
+  (``https://host/openai`` is ``https://host/openai/v1``, ``http://host:8000`` is ``http://host:8000/v1``:
+  the OpenAI-compatible servers people run on their own ports, vLLM, llama.cpp, LM Studio, serve ``/v1``).
 
 Each feature then asks for its own operation under that base: a chat (``/api/chat`` or
 ``…/chat/completions``) or a completion (``/api/generate`` or ``…/completions``). The query string is kept.
@@ -25,6 +25,7 @@ from . import http
 Kind = Literal["ollama", "openai"]
 
 _OLLAMA_ENDINGS = ("/api/chat", "/api/generate")
+OLLAMA_PORT = 11434
 _OPENAI_ENDINGS = ("/chat/completions", "/completions")
 
 
@@ -53,7 +54,7 @@ def model_endpoint(url: str) -> ModelEndpoint:
     parts = http.Url.parse(url)
     path = parts.path.rstrip("/")
     kind: Kind
-    if path in ("", "/api") or path.endswith(_OLLAMA_ENDINGS):
+    if (path == "" and parts.port == OLLAMA_PORT) or path == "/api" or path.endswith(_OLLAMA_ENDINGS):
         kind, prefix = "ollama", _without(path, (*_OLLAMA_ENDINGS, "/api"))
     elif path.endswith(_OPENAI_ENDINGS):
         kind, prefix = "openai", _without(path, _OPENAI_ENDINGS)

@@ -49,7 +49,9 @@ def warnings(lsp: Any) -> list[str]:
 
 async def test_ollama_fim_prompt_and_an_insert(tmp_path: Path) -> None:
     with RunningModel(Answer("len(xs) and sum(xs) / len(xs)")) as model:
-        lsp = await start(tmp_path, {"endpoint": model.url(), "model": "qwen-test", "maxSuffixLength": 12})
+        lsp = await start(
+            tmp_path, {"endpoint": model.url("/api/generate"), "model": "qwen-test", "maxSuffixLength": 12}
+        )
         try:
             uri = (tmp_path / "m.py").as_uri()
             open_doc(lsp, uri, PY)
@@ -95,7 +97,7 @@ async def test_openai_compatible_deepseek_format_and_limits(tmp_path: Path) -> N
 async def test_a_replacement_for_a_client_that_opted_in(tmp_path: Path) -> None:
     experimental = {"tether": {"multilineInlineCompletionRange": True}}
     with RunningModel(Answer(COMPLETION)) as model:
-        lsp = await start(tmp_path, {"endpoint": model.url()}, experimental)
+        lsp = await start(tmp_path, {"endpoint": model.url("/api/generate")}, experimental)
         try:
             uri = (tmp_path / "site.yml").as_uri()
             open_doc(lsp, uri, SITE, "yaml")
@@ -109,7 +111,7 @@ async def test_a_replacement_for_a_client_that_opted_in(tmp_path: Path) -> None:
 
 async def test_a_multiline_replacement_is_withheld_from_stock_clients(tmp_path: Path) -> None:
     with RunningModel(Answer(COMPLETION)) as model:
-        lsp = await start(tmp_path, {"endpoint": model.url()})
+        lsp = await start(tmp_path, {"endpoint": model.url("/api/generate")})
         try:
             uri = (tmp_path / "site.yml").as_uri()
             open_doc(lsp, uri, SITE, "yaml")
@@ -122,7 +124,7 @@ async def test_lines_that_repeat_the_suffix_are_trimmed_and_identical_is_no_item
     doc = "def f(x):\n    y = x + 1\n    \n    return y\n"
     answers = [Answer("z = y * 2\n    return y\n"), Answer("return y")]
     with RunningModel(*answers) as model:
-        lsp = await start(tmp_path, {"endpoint": model.url()})
+        lsp = await start(tmp_path, {"endpoint": model.url("/api/generate")})
         try:
             uri = (tmp_path / "f.py").as_uri()
             open_doc(lsp, uri, doc)
@@ -143,7 +145,7 @@ async def test_failing_endpoints_give_no_items_and_one_warning(tmp_path: Path) -
         Answer(status=503),
     ]
     with RunningModel(*answers) as model:
-        lsp = await start(tmp_path, {"endpoint": model.url(), "timeout": 0.5})
+        lsp = await start(tmp_path, {"endpoint": model.url("/api/generate"), "timeout": 0.5})
         try:
             uri = (tmp_path / "m.py").as_uri()
             open_doc(lsp, uri, PY)
@@ -174,7 +176,7 @@ async def test_an_unreachable_endpoint(tmp_path: Path) -> None:
 
 async def test_the_latest_request_wins(tmp_path: Path) -> None:
     with RunningModel(Answer("old", delay=2), Answer("new")) as model:
-        lsp = await start(tmp_path, {"endpoint": model.url()})
+        lsp = await start(tmp_path, {"endpoint": model.url("/api/generate")})
         try:
             uri = (tmp_path / "m.py").as_uri()
             open_doc(lsp, uri, PY)
@@ -196,7 +198,7 @@ async def test_no_endpoint_and_disabled_automatic_trigger(tmp_path: Path) -> Non
     finally:
         await stop(lsp)
     with RunningModel(Answer("1")) as model:
-        lsp = await start(tmp_path, {"endpoint": model.url(), "delay": -1})
+        lsp = await start(tmp_path, {"endpoint": model.url("/api/generate"), "delay": -1})
         try:
             open_doc(lsp, uri, PY)
             assert await inline(lsp, uri, 8, 11, trigger=2) == []  # automatic: off

@@ -146,7 +146,7 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     ):
         env["TETHER_SETTINGS"] = json.dumps(
             {
-                "inference": {"endpoint": model.url(), "delay": 0},
+                "inference": {"endpoint": model.url("/api/generate"), "delay": 0},
                 "tasks": {"endpoint": tasks_model.url("/v1")},
                 "playground": {"endpoint": chat_model.url("/v1"), "model": "fake-chat"},
             }

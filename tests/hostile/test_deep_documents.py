@@ -140,7 +140,9 @@ def test_deep_documents_answer_every_request_before_and_after_an_edit_deep_insid
     with RunningModel(Answer(text[:2_000])) as model:
         server = RawServer("--log-level", "debug")
         try:
-            server.initialize(initializationOptions={"tether": {"inference": {"endpoint": model.url(), "delay": 0}}})
+            server.initialize(
+                initializationOptions={"tether": {"inference": {"endpoint": model.url("/api/generate"), "delay": 0}}}
+            )
             session = Session(server)
             server.notify(
                 "textDocument/didOpen",

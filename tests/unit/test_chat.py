@@ -17,7 +17,7 @@ from tether_lsp.server import chat, http
         ("http://h:11434/api", "ollama", "/api/chat"),
         ("http://h/api/chat", "ollama", "/api/chat"),
         ("https://api.openai.com/v1", "openai", "/v1/chat/completions"),
-        ("http://h:8080", "ollama", "/api/chat"),  # no path: Ollama, whatever the port
+        ("http://h:8080", "openai", "/v1/chat/completions"),  # no path: Ollama on its own port only
         ("http://h:8080/v1", "openai", "/v1/chat/completions"),
         (
             "http://h/openai/deployments/x/chat/completions?api-version=1",

@@ -55,7 +55,7 @@ def test_bad_endpoints(url: str) -> None:
 
 
 def test_answers() -> None:
-    ollama, openai = Endpoint.parse("http://h"), Endpoint.parse("http://h/v1")
+    ollama, openai = Endpoint.parse("http://h:11434"), Endpoint.parse("http://h/v1")
     assert completion_of(ollama, b'{"response": "x", "done": true}') == "x"
     assert completion_of(ollama, b'{"response": "a"}\n{"response": "b"}\n{"response": "", "done": true}\n') == "ab"
     assert completion_of(openai, b'{"choices": [{"text": "y"}]}') == "y"

@@ -11,12 +11,14 @@ from tether_lsp.server.endpoints import model_endpoint
 
 # url, the kind, where a chat goes, where a completion goes (path and query)
 RULE = [
-    # Ollama: no path, whatever the port
+    # Ollama: no path on Ollama's port
     ("http://localhost:11434", "ollama", "/api/chat", "/api/generate"),
     ("http://localhost:11434/", "ollama", "/api/chat", "/api/generate"),
-    ("http://h:8080", "ollama", "/api/chat", "/api/generate"),
-    ("https://h", "ollama", "/api/chat", "/api/generate"),
     ("http://[::1]:11434", "ollama", "/api/chat", "/api/generate"),
+    # OpenAI-compatible: no path on any other port is the /v1 base
+    ("http://h:8080", "openai", "/v1/chat/completions", "/v1/completions"),
+    ("https://h", "openai", "/v1/chat/completions", "/v1/completions"),
+    ("http://[::1]:8000/", "openai", "/v1/chat/completions", "/v1/completions"),
     # Ollama: /api, or a path ending /api/chat or /api/generate (a proxy's prefix kept)
     ("http://h:11434/api", "ollama", "/api/chat", "/api/generate"),
     ("http://h:11434/api/", "ollama", "/api/chat", "/api/generate"),
