@@ -3,8 +3,9 @@
 ``TetherServer`` owns the text model (:mod:`server.documents`), the parse cache (:mod:`server.syntax`),
 the negotiated position encoding, the validated settings and the (lazily opened) database. Document
 notifications are the only writers and stay small (docs/architecture.md, "Documents, snapshots and
-positions"): apply the change, reparse incrementally, tell listeners. Features never register themselves on import: the composition root
-(``tether_lsp.compose``) builds a ``TetherServer`` and hands it to each feature's ``register``.
+positions"): apply the change, reparse incrementally, tell listeners. Features never register themselves
+on import: the composition root (``tether_lsp.compose``) builds a ``TetherServer`` and hands it to each
+feature's ``register``.
 """
 
 from __future__ import annotations
