@@ -185,3 +185,8 @@ def describe_structure_error(exc: BaseException, root: str = "params") -> tuple[
     elif path.startswith(root + "["):
         path = path[len(root) :]
     return path or root, reason
+
+
+def is_shutting_down(exc: BaseException) -> bool:
+    """The server refused the work because it is shutting down: an orderly end, not a failure to report."""
+    return isinstance(exc, RequestFailed) and exc.data.get("kind") == "shuttingDown"

@@ -55,3 +55,24 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
 def read_text(path: Path, max_bytes: int) -> str:
     """The file as text (invalid UTF-8 replaced); errors as :func:`read_bytes`."""
     return read_bytes(path, max_bytes).decode("utf-8", errors="replace")
+
+
+def file_exists(uri: str) -> bool:
+    """Whether a ``file://`` uri names an existing file or folder (False for other schemes)."""
+    path = uri_to_path(uri)
+    return path is not None and path.exists()
+
+
+def file_uri_spellings(uri: str) -> list[str]:
+    """``uri`` and, when it differs, the spelling ``Path.as_uri`` gives the same file (clients percent-encode
+    differently from Python; what git reports is turned into uris by ``Path.as_uri``)."""
+    path = uri_to_path(uri)
+    if path is None or not path.is_absolute() or path.as_uri() == uri:
+        return [uri]
+    return [uri, path.as_uri()]
+
+
+def same_file(a: str, b: str) -> bool:
+    """Two uris of one file, whatever their percent-encoding."""
+    pa, pb = uri_to_path(a), uri_to_path(b)
+    return pa is not None and pa == pb

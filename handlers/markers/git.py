@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ log = logging.getLogger(__name__)
 TIMEOUT_S = 10
 #: How long a repository's ``user.name`` is reused before git is asked again.
 USER_NAME_TTL_S = 30
+#: How many files read at a commit :meth:`Git.show_recent` keeps.
+SHOWN_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class Git:
         #: folder -> its repository's root (found ones only: a ``git init`` later is seen).
         self._roots: dict[Path, Path] = {}
         self._users: dict[Path, tuple[float, str | None]] = {}
+        self._shown: dict[tuple[str, str, str], str | None] = {}  # (root, commit, path) -> text; guarded
+        self._lock = threading.Lock()
 
     def warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
@@ -121,6 +126,19 @@ class Git:
     def show(self, root: Path, commit: str, path: str) -> str | None:
         """The file's text at ``commit`` (None when it does not exist there)."""
         return self.run(root, "show", f"{commit}:{path}")
+
+    def show_recent(self, root: Path, commit: str, path: str) -> str | None:
+        """:meth:`show`, with the last few answers kept: creating many markers in one file reads it once."""
+        key = (str(root), commit, path)
+        with self._lock:
+            if key in self._shown:
+                return self._shown[key]
+        text = self.show(root, commit, path)
+        with self._lock:
+            if len(self._shown) >= SHOWN_KEPT:
+                self._shown.pop(next(iter(self._shown)))
+            self._shown[key] = text
+        return text
 
     def user_name(self, root: Path | None) -> str | None:
         """git's ``user.name`` for a repository (re-read at most every ``USER_NAME_TTL_S``)."""

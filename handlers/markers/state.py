@@ -1,5 +1,5 @@
-"""The markers feature's per-server state: stores, HEAD tracking per repository, the buffer cache, and the
-PostgreSQL ``LISTEN`` that brings other servers' changes in.
+"""The markers feature's per-server state: stores, HEAD tracking per repository, the buffer cache, and team
+mode's channel to other servers (:mod:`.team`).
 
 Kept apart from ``lsp.py`` so the protocol edge stays thin: everything here speaks uris, texts and
 locations, and reports changed files through ``on_change`` (which ``lsp.py`` turns into
@@ -8,7 +8,7 @@ locations, and reports changed files through ``on_change`` (which ``lsp.py`` tur
 Threads. The methods that touch git, the database or files (``locate_now``, ``create``, ``update``,
 ``delete``, ``sync_repo``, ``poll``, ``first_look``) run in the server's worker pool, never on the loop.
 ``buffer``, ``on_change`` and the HEAD-sync bookkeeping (``request_sync``) belong to the loop; workers reach
-them only through ``server.call_on_loop``. ``heads``, ``_committed`` and ``_local`` are shared by workers
+them only through ``server.call_on_loop``. ``heads`` and ``_local`` are shared by workers
 and guarded by ``_lock``. At most one HEAD sync per repository runs at a time; triggers that arrive
 meanwhile are coalesced into one more run.
 """
@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 import threading
-import uuid
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,8 +28,8 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from tether_lsp.server.errors import InvalidParams, RequestFailed, StorageError
-from tether_lsp.server.files import FileRefused, read_text, uri_to_path
+from tether_lsp.server.errors import InvalidParams, StorageError, is_shutting_down
+from tether_lsp.server.files import FileRefused, file_exists, file_uri_spellings, read_text, same_file, uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding
 from tether_lsp.server.progress import Progress
@@ -38,10 +37,10 @@ from tether_lsp.server.settings import LimitSettings
 
 from . import git
 from .convert import to_location
+from .team import TeamChannel
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Connection
-
+    from tether_lsp.server.app import TetherServer
     from tether_lsp.server.storage import Database
 
     from . import service, store, tracking
@@ -49,12 +48,8 @@ if TYPE_CHECKING:
 else:  # loaded on first use: they bring SQLAlchemy, which start-up does not need
     service, store, tracking = (lazy_module(f"{__package__}.{name}") for name in ("service", "store", "tracking"))
 
-if TYPE_CHECKING:
-    from tether_lsp.server.app import TetherServer
-
 log = logging.getLogger(__name__)
 
-CHANNEL = "tether_markers"
 #: Above this many locations to compute, a HEAD change reports ``$/progress``.
 PROGRESS_FROM = 200
 
@@ -85,7 +80,6 @@ class MarkersState:
     def __init__(self, server: TetherServer) -> None:
         self.server = server
         self.git = git.Git()  # the git CLI and what it remembers (roots, user names, warnings given)
-        self.instance = uuid.uuid4().hex  # tells our own NOTIFYs from other servers'
         self.heads: dict[str, str | None] = {}  # repository root -> the HEAD we last synced (guarded: _lock)
         self.buffer: dict[str, MarkersState.Cached] = {}  # loop only
         self.on_change: Callable[[list[str]], None] = lambda uris: None  # loop only
@@ -93,18 +87,15 @@ class MarkersState:
         self._syncs: dict[str, asyncio.Task[None]] = {}  # loop only: the running HEAD sync per repository
         self._again: set[str] = set()  # loop only: repositories to sync once more when their sync ends
         self._polls: set[str] = set()  # loop only: uris with a HEAD/rename check under way
-        self._listener: threading.Thread | None = None
-        self._listening_to: str | None = None
-        self._stop = threading.Event()
+        self.team = TeamChannel(server, self._from_other_servers)  # NOTIFY and LISTEN on PostgreSQL
         self._local: tuple[Database, UncommittedStore] | None = None
-        self._committed: dict[tuple[str, str, str], str | None] = {}
 
     # --- stores ---------------------------------------------------------------------------------------
 
     def markers(self) -> MarkerStore:
         stores = store.MarkerStore  # loads the store (its tables' migrations) before the database opens
         db = self.server.database()
-        return stores(db, self._announce if db.dialect == "postgresql" else None)
+        return stores(db, self.team.announce if db.dialect == "postgresql" else None)
 
     def locations(self) -> store.LocationStore:
         stores = store.LocationStore
@@ -121,12 +112,6 @@ class MarkersState:
                 local_db = self.server.local_database()
                 self._local = (local_db, stores(local_db))
             return self._local[1]
-
-    def _announce(self, conn: Connection, uris: list[str]) -> None:
-        from sqlalchemy import text as sql
-
-        payload = json.dumps({"origin": self.instance, "uris": uris})
-        conn.execute(sql("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
 
     # --- repositories and HEAD -----------------------------------------------------------------------
 
@@ -175,7 +160,7 @@ class MarkersState:
             except StorageError as exc:  # already in the log, where it happened; the next trigger tries again
                 log.debug("markers: recalculating %s failed: %s", root, exc)
             except Exception as exc:  # the next trigger tries again; requests keep answering meanwhile
-                if _shutting_down(exc):
+                if is_shutting_down(exc):
                     log.debug("markers: recalculating %s stopped by the shutdown", root)
                     return
                 log.warning("markers: recalculating %s failed: %s", root, exc)
@@ -270,7 +255,7 @@ class MarkersState:
             return service.Place(placing.uri, text, loc)
         head = self.git.head(repo.root)  # a new marker is anchored at the current HEAD, synced or not
         self.head_to_use(repo)
-        committed = self.committed_text(repo, head) if head else None
+        committed = self.git.show_recent(repo.root, head, repo.path) if head else None
         return service.Place(placing.uri, text, loc, True, head, committed)
 
     def create(self, placing: MarkersState.Placing, note: str, kind: str) -> tuple[service.Located, str]:
@@ -290,14 +275,11 @@ class MarkersState:
             return record
         stored = self.locations().at(head, [record.id]).get(record.id)
         if stored is None:
-            view = git.GitView(self.git, repo.root, head)
-            try:
+            with closing(git.GitView(self.git, repo.root, head)) as view:
                 limits = self.server.grammar_limits()
                 result = tracking.at_head([record], self.markers(), self.locations(), view, limits=limits)
-            finally:
-                view.close()
             stored = result.stored.get(record.id)
-        where = tracking.file_at_head(record, stored, _exists)
+        where = tracking.file_at_head(record, stored, file_exists)
         return record if where == record.uri else dataclasses.replace(record, uri=where)
 
     def update(
@@ -322,37 +304,21 @@ class MarkersState:
         markers, locations = self.markers(), self.locations()
         prefix = root.as_uri().rstrip("/") + "/"
         records = markers.under(prefix)
-        view = git.GitView(self.git, root, head)
-        try:
+        limits = self.server.grammar_limits()
+        with closing(git.GitView(self.git, root, head)) as view:
             local = self.local()
             pending = local.under(prefix)
-            if pending:
-                by_id = {r.id: r for r in records}
-                limits = self.server.grammar_limits()
-                flushed = tracking.flush_uncommitted(pending, by_id, markers, locations, local, view, limits)
-                if flushed:
-                    log.info("markers: %d uncommitted location(s) are now committed at %s", len(flushed), head[:12])
-                    records = markers.under(prefix)
-            result = tracking.at_head(records, markers, locations, view, progress, self.server.grammar_limits())
-        finally:
-            view.close()
+            flushed = tracking.flush_uncommitted(
+                pending, {r.id: r for r in records}, markers, locations, local, view, limits
+            )
+            if flushed:
+                log.info("markers: %d uncommitted location(s) are now committed at %s", len(flushed), head[:12])
+                records = markers.under(prefix)
+            result = tracking.at_head(records, markers, locations, view, progress, limits)
         if result.computed:
             log.info("markers: %d location(s) computed at %s", result.computed, head[:12])
         at_head = {s.uri for s in result.stored.values()}  # a checkout back: files markers return to
         return sorted({r.uri for r in records} | {r.uri for r in result.moved} | at_head)
-
-    def committed_text(self, repo: git.FileInRepo, head: str) -> str | None:
-        """A file's text at a commit (a few recent ones cached: creating many markers reads it once)."""
-        key = (str(repo.root), head, repo.path)
-        with self._lock:
-            if key in self._committed:
-                return self._committed[key]
-        text = self.git.show(repo.root, head, repo.path)
-        with self._lock:
-            if len(self._committed) >= 16:
-                self._committed.pop(next(iter(self._committed)))
-            self._committed[key] = text
-        return text
 
     def follow_working_tree_renames(self, uri: str) -> bool:
         """Markers of files renamed (``git mv``, committed or staged) into ``uri`` move with them."""
@@ -362,7 +328,7 @@ class MarkersState:
             return False
         root_uri = repo.root.as_uri().rstrip("/") + "/"
         markers = self.markers()
-        gone_files = [u for u in markers.uris_under(root_uri) if u != uri and not _exists(u)]
+        gone_files = [u for u in markers.uris_under(root_uri) if u != uri and not file_exists(u)]
         if not gone_files:
             return False
         gone = [r for u in gone_files for r in markers.for_uri(u)]
@@ -415,15 +381,15 @@ class MarkersState:
         """The markers in ``uri`` at ``head``: its own ones, and those whose location stored at ``head`` is in
         it (a checkout back before a rename, a rename undone), minus those stored in another file there."""
         locations = self.locations()
-        spellings = sorted({uri, *_canonical(uri)})
+        spellings = file_uri_spellings(uri)
         known = {r.id for r in records}
         arrived = [i for i in locations.ids_in_files(head, spellings) if i not in known]
         candidates = records + (markers.get_many(arrived) if arrived else [])
         stored = locations.at(head, [r.id for r in candidates if r.commit_hash_when_created])
         inside = []
         for record in candidates:
-            where = tracking.file_at_head(record, stored.get(record.id), _exists)
-            if where in spellings or _same_file(where, uri):
+            where = tracking.file_at_head(record, stored.get(record.id), file_exists)
+            if where in spellings or same_file(where, uri):
                 inside.append(record if record.uri == uri else dataclasses.replace(record, uri=uri))
         return inside
 
@@ -434,7 +400,7 @@ class MarkersState:
         repo = self.repo_of(prefix + "x")
         head = self.head_to_use(repo) if repo is not None else None
         if head is not None:
-            uris.update(u for u in self.locations().files_under(head, prefix) if _exists(u))
+            uris.update(u for u in self.locations().files_under(head, prefix) if file_exists(u))
         return sorted(uris)
 
     def _committed_references(
@@ -467,100 +433,18 @@ class MarkersState:
         for uri in uris:
             self.buffer.pop(uri, None)
 
-    # --- other servers (PostgreSQL LISTEN/NOTIFY) ------------------------------------------------------
+    # --- other servers (team mode) ----------------------------------------------------------------------
 
-    async def start_listening(self) -> None:
-        """In team mode, markers changed by another server reach this one's clients as didChange."""
-        try:
-            db = await self.server.run_blocking(self.server.database)
-        except StorageError as exc:  # already in the log, where it happened; the requests answer it
-            log.debug("markers: no database to listen to (%s)", exc)
-            return
-        except Exception as exc:
-            log.log(
-                logging.DEBUG if _shutting_down(exc) else logging.WARNING, "markers: no database to listen to (%s)", exc
-            )
-            return
-        if db.dialect != "postgresql":
-            return
-        dsn = db.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        if self._listener is not None and self._listening_to == dsn:
-            return
-        self._stop_listener()
-        self._stop = threading.Event()
-        loop = asyncio.get_running_loop()
-        self._listening_to = dsn
-        self._listener = threading.Thread(
-            target=self._listen, args=(dsn, loop, self._stop), daemon=True, name="markers-listen"
-        )
-        self._listener.start()
+    async def start_listening(self) -> None:  # team mode: other servers' changes reach this client
+        await self.team.start()
 
-    def on_settings(self, _settings: Any) -> None:
-        """Loop: a changed ``tether.database.url`` moves the LISTEN to the new database (or stops it)."""
-        if self._listener is None and self._listening_to is None:
-            return
-        self.server.spawn(self.start_listening(), "markers: moving LISTEN to the new database")
+    def on_settings(self, settings: Any) -> None:
+        self.team.on_settings(settings)
 
-    def _stop_listener(self) -> None:
-        self._stop.set()
-        if self._listener is not None:
-            self._listener.join(timeout=2)
-        self._listener, self._listening_to = None, None
-
-    def _listen(self, dsn: str, loop: asyncio.AbstractEventLoop, stop: threading.Event) -> None:
-        import psycopg
-
-        while not stop.is_set():
-            try:
-                with psycopg.connect(dsn, autocommit=True, connect_timeout=5) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    log.info("markers: listening for other servers' changes")
-                    while not stop.is_set():
-                        for note in conn.notifies(timeout=0.5):
-                            self._received(note.payload, loop)
-            except Exception as exc:
-                if stop.is_set():
-                    return
-                log.warning("markers: LISTEN connection lost (%s); retrying in 2 s", exc)
-                stop.wait(2)
-
-    def _received(self, payload: str, loop: asyncio.AbstractEventLoop) -> None:
-        try:
-            data: Any = json.loads(payload)
-            uris = [u for u in data["uris"] if isinstance(u, str)]
-        except (ValueError, KeyError, TypeError):
-            log.warning("markers: ignored a malformed notification %r", payload[:200])
-            return
-        if data.get("origin") == self.instance or not uris:
-            return
-
-        def deliver() -> None:
-            self.forget(*uris)
-            self.on_change(uris)
-
-        loop.call_soon_threadsafe(deliver)
+    def _from_other_servers(self, uris: list[str]) -> None:
+        """Loop: another server changed markers in these files."""
+        self.forget(*uris)
+        self.on_change(uris)
 
     def close(self) -> None:
-        self._stop_listener()
-
-
-def _exists(uri: str) -> bool:
-    path = uri_to_path(uri)
-    return path is not None and path.exists()
-
-
-def _canonical(uri: str) -> list[str]:
-    """The spelling git's paths give a file uri (``Path.as_uri``), when the client spelled it otherwise."""
-    path = uri_to_path(uri)
-    return [path.as_uri()] if path is not None and path.is_absolute() else []
-
-
-def _same_file(a: str, b: str) -> bool:
-    """Two uris of one file, whatever their percent-encoding (clients and ``Path.as_uri`` differ)."""
-    pa, pb = uri_to_path(a), uri_to_path(b)
-    return pa is not None and pa == pb
-
-
-def _shutting_down(exc: BaseException) -> bool:
-    """The server refused the work because it is shutting down: an orderly end, not a failure."""
-    return isinstance(exc, RequestFailed) and exc.data.get("kind") == "shuttingDown"
+        self.team.stop()

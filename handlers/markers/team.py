@@ -1,0 +1,123 @@
+"""Team mode's channel between servers on one PostgreSQL database: ``NOTIFY`` when this server changes
+markers, ``LISTEN`` for the others' changes, which reach this server's client as ``didChange``.
+
+Kept apart from the markers state because it is a thread of its own with its own connection: it is started
+after ``initialized``, follows a changed ``tether.database.url``, reconnects when the connection drops, and
+stops at shutdown. Payloads are ``{"origin": <server instance>, "uris": [...]}``; a server ignores its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from tether_lsp.server.errors import StorageError, is_shutting_down
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+    from tether_lsp.server.storage import Database
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+
+
+class Host(Protocol):
+    """What the channel needs of the server it runs in."""
+
+    async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R: ...
+    def database(self) -> Database: ...
+    def spawn(self, work: Awaitable[Any], what: str) -> None: ...
+
+
+CHANNEL = "tether_markers"
+
+
+class TeamChannel:
+    """``announce`` inside a writing transaction; ``start`` the LISTEN thread; ``deliver`` gets other
+    servers' changed uris on the loop."""
+
+    def __init__(self, server: Host, deliver: Callable[[list[str]], None]) -> None:
+        self.server = server
+        self.deliver = deliver  # loop only
+        self.instance = uuid.uuid4().hex  # tells our own NOTIFYs from other servers'
+        self._listener: threading.Thread | None = None
+        self._listening_to: str | None = None
+        self._stop = threading.Event()
+
+    def announce(self, conn: Connection, uris: list[str]) -> None:
+        """Worker, inside the transaction that changed these files' markers: sent when it commits."""
+        from sqlalchemy import text as sql
+
+        payload = json.dumps({"origin": self.instance, "uris": uris})
+        conn.execute(sql("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+
+    async def start(self) -> None:
+        """Loop: LISTEN on the server's database when it is PostgreSQL (once per database)."""
+        try:
+            db = await self.server.run_blocking(self.server.database)
+        except StorageError as exc:  # already in the log, where it happened; the requests answer it
+            log.debug("markers: no database to listen to (%s)", exc)
+            return
+        except Exception as exc:
+            level = logging.DEBUG if is_shutting_down(exc) else logging.WARNING
+            log.log(level, "markers: no database to listen to (%s)", exc)
+            return
+        if db.dialect != "postgresql":
+            return
+        dsn = db.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        if self._listener is not None and self._listening_to == dsn:
+            return
+        self.stop()
+        self._stop = threading.Event()
+        loop = asyncio.get_running_loop()
+        self._listening_to = dsn
+        self._listener = threading.Thread(
+            target=self._listen, args=(dsn, loop, self._stop), daemon=True, name="markers-listen"
+        )
+        self._listener.start()
+
+    def on_settings(self, _settings: Any) -> None:
+        """Loop: a changed ``tether.database.url`` moves the LISTEN to the new database (or stops it)."""
+        if self._listener is None and self._listening_to is None:
+            return
+        self.server.spawn(self.start(), "markers: moving LISTEN to the new database")
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._listener is not None:
+            self._listener.join(timeout=2)
+        self._listener, self._listening_to = None, None
+
+    def _listen(self, dsn: str, loop: asyncio.AbstractEventLoop, stop: threading.Event) -> None:
+        import psycopg
+
+        while not stop.is_set():
+            try:
+                with psycopg.connect(dsn, autocommit=True, connect_timeout=5) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    log.info("markers: listening for other servers' changes")
+                    while not stop.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            self._received(note.payload, loop)
+            except Exception as exc:
+                if stop.is_set():
+                    return
+                log.warning("markers: LISTEN connection lost (%s); retrying in 2 s", exc)
+                stop.wait(2)
+
+    def _received(self, payload: str, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            data: Any = json.loads(payload)
+            uris = [u for u in data["uris"] if isinstance(u, str)]
+        except (ValueError, KeyError, TypeError):
+            log.warning("markers: ignored a malformed notification %r", payload[:200])
+            return
+        if data.get("origin") == self.instance or not uris:
+            return
+        loop.call_soon_threadsafe(self.deliver, uris)
