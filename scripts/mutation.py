@@ -44,6 +44,10 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/markers/test_calculator.py",
         "tests/unit/markers/test_structure.py",
     ],
+    "handlers/markers/columns.py": [
+        "tests/unit/markers/test_calculator_parts.py",
+        "tests/unit/markers/test_calculator.py",
+    ],
     "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer_parts.py", "tests/unit/markers/test_buffer.py"],
     "handlers/markers/structure.py": ["tests/unit/markers/test_structure.py"],
     "handlers/edits/locate.py": ["tests/unit/edits/test_locate.py", "tests/unit/edits/test_resolve.py"],

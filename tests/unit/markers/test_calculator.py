@@ -12,11 +12,11 @@ from tether_lsp.handlers.markers.calculator import (
     block_of,
     calculate,
     line_diff,
-    map_column,
     similar_lines,
     similarity,
     split_lines,
 )
+from tether_lsp.handlers.markers.columns import map_column
 
 FUNC = """import os
 

@@ -18,10 +18,10 @@ from tether_lsp.handlers.markers.calculator import (
     find_code,
     find_elsewhere,
     line_diff,
-    map_column,
     normalised_similarity,
     similar_lines,
 )
+from tether_lsp.handlers.markers.columns import map_column
 
 L = Location
 

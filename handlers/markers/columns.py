@@ -1,0 +1,58 @@
+"""Mapping a column of a line onto the same line after an edit, through a character alignment.
+
+Kept apart from the line calculator: this is the one place that compares characters, and the one whose cost
+grows with the product of two lines' lengths, so it carries its own bound.
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+#: Lines longer than this product of lengths are aligned on their changed middle only, and a middle still longer
+#: as one replacement: difflib's alignment costs the product on repeated characters (two 40,000-character lines
+#: took minutes).
+MAX_ALIGNED_PRODUCT = 250_000
+
+
+def character_opcodes(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
+    """difflib opcodes aligning two lines, bounded in time (see :data:`MAX_ALIGNED_PRODUCT`)."""
+    if len(old) * len(new) <= MAX_ALIGNED_PRODUCT:
+        matcher = SequenceMatcher(None, old, new, autojunk=False)
+        return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    a, b = old[head : len(old) - tail], new[head : len(new) - tail]
+    opcodes: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+    if len(a) * len(b) > MAX_ALIGNED_PRODUCT:
+        opcodes.append(("replace", head, head + len(a), head, head + len(b)))
+    elif a or b:
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            opcodes.append((tag, head + i1, head + i2, head + j1, head + j2))
+    if tail:
+        opcodes.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
+    return opcodes
+
+
+def map_column(old_line: str, new_line: str, column: int, *, end: bool = False) -> int:
+    """A 1-based column of ``old_line`` mapped onto ``new_line`` through a character alignment.
+
+    A start column goes before text that replaced what followed it; an (exclusive) ``end`` column goes after
+    text that replaced what preceded it — so a block keeps a replaced word at either of its edges.
+    """
+    index = column - 1
+    if old_line == new_line:
+        return max(1, min(column, len(new_line) + 1))
+    for tag, i1, i2, j1, j2 in character_opcodes(old_line, new_line):
+        if end and i1 < index <= i2:
+            mapped = j1 + (index - i1) if tag == "equal" else j2
+        elif not end and (i1 <= index < i2 or index == i2 == len(old_line)):
+            mapped = j1 + (index - i1) if tag == "equal" else j1
+        else:
+            continue
+        return max(1, min(mapped + 1, len(new_line) + 1))
+    return max(1, min(len(new_line) + 1, column))
