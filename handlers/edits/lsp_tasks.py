@@ -2,13 +2,12 @@
 session whose changes are placed and applied as they arrive (docs/edits.md and docs/protocol.md, "Inline
 tasks").
 
-The prompt shows the model the current file and the context the instruction names (a small registry:
-``@file:path`` inside the workspace, ``@errors``, ``@tabs``); each file is recorded at the version it was shown
-— the ``baseVersion`` of the edits to it. The OpenAI-compatible chat completions stream is parsed
-incrementally; each change of an open document streams in through :class:`.streamer.Streamer`,
-a change of a file that is not open is applied when complete, a new file is created. Everything is written
-down in Tether's data folder, ``sessions/<UTC timestamp>/``: ``raw.md`` (what the model got and said) and
-``session.md`` — in the clone's git directory, never in the worktree, where git would show it as untracked.
+The prompt shows the model the current file and the context the instruction names (:mod:`.taskcontext`).
+The model's chat stream is parsed incrementally; each change of an open document streams in through
+:class:`.streamer.Streamer`, a change of a file that is not open is applied when complete, a new file is
+created. Everything is written down in Tether's data folder, ``sessions/<UTC timestamp>/``: ``raw.md`` (what
+the model got and said) and ``session.md`` — in the clone's git directory, never in the worktree, where git
+would show it as untracked.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +35,7 @@ from tether_lsp.server.progress import Progress
 from tether_lsp.server.settings import LimitSettings, setting
 
 from .resolve import EditRequest, Options, Text, resolve_one
+from .taskcontext import TaskContext, gather, messages
 from .taskformat import Event, TaskOutputParser
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ class TaskSettings:
 
     endpoint: str | None = setting(
         None,
-        "OpenAI-compatible chat completions URL (`.../v1` or `.../v1/chat/completions`) for inline tasks. "
+        "Chat model URL for inline tasks: OpenAI-compatible (`.../v1` or `.../v1/chat/completions`) or Ollama "
+        '(`http://host:11434` or `.../api/chat`), read as docs/settings.md "Model endpoints" says. '
         "null: `tether/tasks/run` answers -32803 saying so.",
     )
     model: str = setting("gpt-4o-mini", "Model name sent to the tasks endpoint.")
@@ -72,85 +73,6 @@ class TaskSettings:
 
 #: The session log is written at most this often while a task streams.
 LOG_FLUSH_S = 0.2
-
-SYSTEM = """You edit files of a code base. For each change print exactly:
-<change><path>relative/path</path>
-<range-to-replace>
-the old lines, quoted exactly (long ones may be elided with <truncated/> between the first and last lines)
-</range-to-replace>
-<replacement>
-the new lines
-</replacement></change>
-For a new file, leave <range-to-replace> empty. You may add one <description>…</description> and
-<terminal-command>…</terminal-command> lines. Never repeat a file's content outside a change."""
-
-
-@dataclass
-class Shown:
-    """A file shown to the model: its uri and text, at the version it was shown (None: read from disk)."""
-
-    path: str
-    uri: str
-    text: str
-    version: int | None
-
-
-@dataclass
-class TaskContext:
-    ls: TetherServer
-    root: Path | None
-    uri: str
-    files: dict[str, Shown] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    extra: list[str] = field(default_factory=list)
-    #: Taken on the loop before gathering (which runs in a worker): open documents' text and version, and
-    #: the syntax errors of the task's file.
-    open_docs: dict[str, tuple[str, int]] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    max_file_bytes: int = 8 * 1024 * 1024
-
-
-def _relative(ctx: TaskContext, uri: str) -> str:
-    path = uri_to_path(uri)
-    if path is not None and ctx.root is not None:
-        try:
-            return path.resolve().relative_to(ctx.root.resolve()).as_posix()
-        except ValueError:
-            pass
-    return uri
-
-
-def show(ctx: TaskContext, uri: str) -> Shown | None:
-    """Record a file for the model at its current version (open buffer, else disk; runs in a worker)."""
-    if uri in ctx.open_docs:
-        text, version = ctx.open_docs[uri]
-        shown = Shown(_relative(ctx, uri), uri, text, version)
-    else:
-        path = uri_to_path(uri)
-        if path is None:
-            return None
-        try:
-            text = read_text(path, ctx.max_file_bytes)
-        except (OSError, FileRefused) as exc:
-            ctx.notes.append(f"{_relative(ctx, uri)} was not included: {exc}")
-            return None
-        shown = Shown(_relative(ctx, uri), uri, text, None)
-    ctx.files[shown.path] = shown
-    return shown
-
-
-def _file(ctx: TaskContext, argument: str | None) -> None:
-    if not argument or ctx.root is None:
-        ctx.notes.append("@file needs a path and a workspace")
-        return
-    path = (ctx.root / argument).resolve()
-    try:
-        path.relative_to(ctx.root.resolve())
-    except ValueError:
-        ctx.notes.append(f"@file:{argument} is outside the workspace: not shown")
-        return
-    if show(ctx, path.as_uri()) is None:
-        ctx.notes.append(f"@file:{argument} does not exist")
 
 
 def syntax_errors(ls: TetherServer, uri: str) -> list[str]:
@@ -170,40 +92,6 @@ def syntax_errors(ls: TetherServer, uri: str) -> list[str]:
         elif node.has_error:
             stack.extend(reversed(node.children))
     return found
-
-
-def _errors(ctx: TaskContext, argument: str | None) -> None:
-    if not ctx.errors:
-        ctx.extra.append("Errors: none known.")
-        return
-    ctx.extra.append("Errors in the current file:\n" + "\n".join(ctx.errors))
-
-
-def _tabs(ctx: TaskContext, argument: str | None) -> None:
-    for uri in ctx.open_docs:
-        show(ctx, uri)
-
-
-#: Context expressions: ``@name`` or ``@name:argument`` in the instruction. Add new ones here.
-CONTEXT: dict[str, Callable[[TaskContext, str | None], None]] = {"file": _file, "errors": _errors, "tabs": _tabs}
-EXPRESSION = re.compile(r"@(?P<name>[a-z]+)(?::(?P<arg>\S+))?")
-
-
-def gather(ctx: TaskContext, instruction: str) -> None:
-    show(ctx, ctx.uri)
-    for match in EXPRESSION.finditer(instruction):
-        handler = CONTEXT.get(match.group("name"))
-        if handler is not None:
-            handler(ctx, match.group("arg"))
-
-
-def messages(ctx: TaskContext, instruction: str, limit: int) -> list[dict[str, str]]:
-    parts = [f"Task: {instruction}"]
-    for shown in ctx.files.values():
-        text = shown.text if len(shown.text) <= limit else shown.text[:limit] + "\n<truncated/>"
-        parts.append(f'<file path="{shown.path}">\n{text}\n</file>')
-    parts += ctx.extra
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
 @dataclass
@@ -493,14 +381,13 @@ async def run_task(ls: TetherServer, streamer: Streamer, to_range: ToRange, para
     settings = ls.settings.section(TaskSettings)
     if not settings.endpoint:
         raise RequestFailed(
-            "no model endpoint: set tether.tasks.endpoint (an OpenAI-compatible chat completions URL)",
+            "no model endpoint: set tether.tasks.endpoint (a chat model's URL, Ollama or OpenAI-compatible)",
             "noEndpoint",
         )
     max_file_bytes = ls.settings.section(LimitSettings).maxFileBytes
     uri = params.text_document.uri
     instruction = _instruction_at(await _task_text(ls, uri, max_file_bytes), params.position.line)
     ctx = TaskContext(
-        ls,
         ls.workspace_root,
         uri,
         open_docs={d.uri: (d.current.string, d.version) for d in ls.documents},
