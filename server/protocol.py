@@ -15,7 +15,6 @@ Why a ``LanguageServerProtocol`` subclass (docs/architecture.md, "The protocol l
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
 import itertools
 import json
@@ -34,6 +33,7 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from .arrival import ARRIVAL
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, StrictTypeError, camel, describe_structure_error
 from .positions import choose_encoding
 from .transport import decode, invalid_envelope
@@ -209,13 +209,6 @@ class _Rejected:
     message: str
     field: str
     jsonrpc: str = "2.0"
-
-
-#: The arrival number of the message being dispatched (0: none, as in tests that call handlers directly).
-#: Set before each message's handler starts; a task takes a copy of the context when it is created, which
-#: is at dispatch, so an ``async`` handler still reads its own message's number after later messages were
-#: handled: it can tell the document events that arrived before it from those that came after.
-ARRIVAL: contextvars.ContextVar[int] = contextvars.ContextVar("tether_arrival", default=0)
 
 
 class TetherProtocol(LanguageServerProtocol):

@@ -17,11 +17,11 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from tether_lsp.server.arrival import ARRIVAL
 from tether_lsp.server.errors import RequestFailed, StorageError
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding, Pos
-from tether_lsp.server.protocol import ARRIVAL
 
 from .engine import Detected, Playground, State, scan
 from .model import MapFile, PlaygroundMap
