@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from . import __version__
 from .handlers import register
-from .server.app import TetherServer, register_lifecycle
+from .server.app import TetherServer
+from .server.lifecycle import register_lifecycle
 
 
 def create_server() -> TetherServer:

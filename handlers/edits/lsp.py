@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 import attrs
 from lsprotocol import types
 
-from tether_lsp.server.app import DocumentEvent
 from tether_lsp.server.documents import Document, TextVersion
 from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.hooks import DocumentEvent
 from tether_lsp.server.positions import lsp_range
 from tether_lsp.server.settings import setting
 
@@ -281,7 +281,7 @@ def register_streaming(server: TetherServer) -> tuple[Streamer, LspFront]:
         if event.kind == "close":
             streamer.closed(event.uri)
 
-    server.document_listeners.append(on_document)
+    server.on_document(on_document)
 
     @server.handler("tether/edits/begin", BeginParams, BeginResult)
     def begin(ls: TetherServer, params: BeginParams) -> BeginResult:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 
-from tether_lsp.server.app import DocumentEvent
 from tether_lsp.server.errors import InvalidParams, StorageError
 from tether_lsp.server.files import uri_to_path
+from tether_lsp.server.hooks import DocumentEvent
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding
 
@@ -332,10 +332,10 @@ def register(server: TetherServer) -> None:
             state.buffer.pop(event.uri, None)  # a save recomputes from the committed text
 
     state.on_change = notify_changed
-    server.document_listeners.append(on_document)
-    server.settings_listeners.append(state.on_settings)
-    server.initialized_hooks.append(lambda ls: watch_git(ls, state))
-    server.shutdown_hooks.append(state.close)
+    server.on_document(on_document)
+    server.on_settings(state.on_settings)
+    server.on_initialized(lambda ls: watch_git(ls, state))
+    server.on_shutdown(state.close)
     server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(lambda ls, params: watched(ls, state, params))
     for method, params_cls, result_cls, handler in (
         ("tether/markers/create", CreateParams, Marker, create),

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 
-from tether_lsp.server.app import DocumentEvent
 from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.hooks import DocumentEvent
 from tether_lsp.server.positions import LineIndex, Pos, lsp_range
 
 from . import lsp_run
@@ -274,11 +274,11 @@ def register(server: TetherServer) -> None:
         if event.kind in ("open", "change", "save"):
             session.later(event.uri, event.kind)
 
-    server.document_listeners.append(on_document)
-    server.before_shutdown.append(session.prepare_shutdown)
-    server.shutdown_hooks.append(session.write_at_shutdown)
+    server.on_document(on_document)
+    server.on_shutdown_begin(session.prepare_shutdown)
+    server.on_shutdown(session.write_at_shutdown)
 
-    server.settings_listeners.append(lambda settings: session.settings_changed(settings.section(PlaygroundSettings)))
+    server.on_settings(lambda settings: session.settings_changed(settings.section(PlaygroundSettings)))
 
     requests = Requests(session, wire)
     server.notification("tether/editor/didChangeActiveEditor", ActiveEditorParams)(_plain(requests.active_editor))

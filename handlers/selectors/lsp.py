@@ -23,7 +23,8 @@ from .spans import expansion
 from .vocabulary import SELECTORS, RegexLimits
 
 if TYPE_CHECKING:
-    from tether_lsp.server.app import DocumentEvent, TetherServer
+    from tether_lsp.server.app import TetherServer
+    from tether_lsp.server.hooks import DocumentEvent
 
 INDEX_KEY = "selectors.index"
 
@@ -193,7 +194,7 @@ def list_selectors(params: ListSelectorsParams | None) -> ListSelectorsResult:
 def register(server: TetherServer) -> None:
     server.register_settings("selectors", SelectorSettings)
     indexes = LatestIndexes()
-    server.document_listeners.append(indexes.on_document)
+    server.on_document(indexes.on_document)
 
     @server.handler("tether/applySelector", ApplySelectorParams, ApplySelectorResult)
     def _apply(ls: TetherServer, params: ApplySelectorParams) -> ApplySelectorResult:

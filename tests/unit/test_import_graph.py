@@ -18,7 +18,7 @@ Words, as the checks use them:
 * *wire types* are the classes registered as the params or results of methods and notifications (with
   ``server.handler``, ``server.notification``, ``server.sends``) and the classes their fields hold, read from a
   fully registered server (``create_server()``); a *wire module* is a module that defines one (today each
-  feature's LSP glue, and ``server/app.py`` for the runtime's own methods); a feature that gives its wire
+  feature's LSP glue, and ``server/debug.py`` for the runtime's own methods); a feature that gives its wire
   types a module of their own names it ``wire.py`` (or ``wire_*.py``);
 * its *engine and service modules* are every other module of the feature except ``__init__.py``,
   ``demo*.py`` (the ``tether-lsp demo`` script, a client of the whole server) and ``cli.py`` (a command line
@@ -63,9 +63,6 @@ KNOWN: dict[tuple[str, str, str], str] = {
     ),
     (ENGINE_IMPORTS_LSP, f"{PACKAGE}.handlers.markers.state", "lsprotocol"): (
         "MarkersState keeps the LSP range of each marker of an open document, not a byte span"
-    ),
-    (ENGINE_IMPORTS_LSP, f"{PACKAGE}.handlers.markers.state", f"{PACKAGE}.server.app"): (
-        "MarkersState is typed on the language server (TetherServer) rather than a small host protocol"
     ),
 }
 

@@ -17,8 +17,9 @@ from lsprotocol import types
 from tether_lsp.handlers.playground.model import PlaygroundMap
 from tether_lsp.handlers.playground.session import MAX_WORKER_ROUNDS, Session
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
-from tether_lsp.server.app import TetherServer, did_change, did_open
-from tether_lsp.server.protocol import ARRIVAL
+from tether_lsp.server.app import TetherServer
+from tether_lsp.server.arrival import ARRIVAL
+from tether_lsp.server.document_sync import did_change, did_open
 
 URI = "file:///race/prompts.py"
 A = 'A_PROMPT = "Summarise {text} in one line."\n'
@@ -89,7 +90,7 @@ async def started(text: str) -> tuple[TetherServer, Session, Gate, list[Any]]:
 
 
 async def finished(server: TetherServer) -> None:
-    await asyncio.gather(*server._background)
+    await asyncio.gather(*server.workers._background)
 
 
 async def test_a_message_during_detection_waits_for_it_and_a_stale_answer_is_dropped() -> None:

@@ -1,0 +1,84 @@
+"""Document sync: ``didOpen``, ``didChange``, ``didClose`` and ``didSave`` keep the text model and the parse
+cache up to date, then tell the features (docs/architecture.md, "Documents, snapshots and positions").
+
+These notifications are the only writers of documents and stay small: apply the change, reparse
+incrementally, tell listeners (``server.on_document``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from .documents import ContentChange
+from .hooks import DocumentEvent
+from .positions import Pos
+
+if TYPE_CHECKING:
+    from .app import TetherServer
+
+log = logging.getLogger(__name__)
+
+
+def register(server: TetherServer) -> None:
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+    server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))(did_save)
+
+
+def _content_changes(params: types.DidChangeTextDocumentParams) -> list[ContentChange]:
+    changes: list[ContentChange] = []
+    for change in params.content_changes:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            r = change.range
+            span = (Pos(r.start.line, r.start.character), Pos(r.end.line, r.end.character))
+            changes.append(ContentChange(change.text, span))
+        else:
+            changes.append(ContentChange(change.text))
+    return changes
+
+
+def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
+    """Hold the document's text and parse it (Python and YAML)."""
+    item = params.text_document
+    doc = ls.documents.open(item.uri, item.language_id, item.version, item.text)
+    snapshot = ls.syntax.open(doc)
+    ls.hooks.document_changed(DocumentEvent("open", item.uri, snapshot))
+
+
+def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
+    """Apply incremental or full-text changes."""
+    uri, version = params.text_document.uri, params.text_document.version
+    doc = ls.documents.get(uri)
+    if doc is None:
+        log.warning("didChange for %s, which is not open: ignored", uri)
+        return
+    previous = doc.client_version
+    doc.apply(version, _content_changes(params), ls.encoding)  # the client's text is the truth, whatever its number
+    if version <= previous and not doc.warned_out_of_order:
+        doc.warned_out_of_order = True
+        log.warning(
+            "didChange for %s has version %d, not newer than the document's version %d: applied all the same "
+            "(requests that name a version mean the latest text the client gave that number; warned once)",
+            uri,
+            version,
+            previous,
+        )
+    snapshot = ls.syntax.update(doc)
+    ls.hooks.document_changed(DocumentEvent("change", uri, snapshot))
+
+
+def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> None:
+    """Forget the document."""
+    uri = params.text_document.uri
+    ls.documents.close(uri)
+    ls.syntax.close(uri)
+    ls.hooks.document_changed(DocumentEvent("close", uri, None))
+
+
+def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Saved: markers are recomputed from the committed text."""
+    ls.hooks.document_changed(DocumentEvent("save", params.text_document.uri, ls.snapshot(params.text_document.uri)))
