@@ -2,8 +2,8 @@
 
 ``initialize`` negotiates the position encoding and reads the workspace root and the first settings;
 ``initialized`` pulls the settings and runs the features' ``on_initialized`` hooks; ``shutdown`` flushes and
-closes everything (``TetherServer.close_down``). Document sync and the introspection endpoints are registered
-from here too, in the order the protocol reference lists them.
+closes everything (``TetherServer.close_down``). Document sync (:mod:`.document_sync`) and the introspection
+endpoints (:mod:`.debug`) are registered from here too.
 """
 
 from __future__ import annotations
