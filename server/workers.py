@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from .errors import RequestFailed
+from .errors import RequestFailed, is_shutting_down
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,11 @@ class Workers:
             self._pool = ThreadPoolExecutor(max_workers=self._size(), thread_name_prefix="tether-worker")
         return await loop.run_in_executor(self._pool, functools.partial(fn, *args))
 
+    async def settled(self) -> None:
+        """Loop: wait until the background work started so far (and what it starts meanwhile) has ended."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
     def spawn(self, work: Awaitable[Any], what: str) -> None:
         """Loop: run ``work`` in the background, kept alive until done; a failure is logged, never lost."""
         task = asyncio.ensure_future(work)
@@ -55,7 +60,7 @@ class Workers:
             self._background.discard(finished)
             if finished.cancelled() or (exc := finished.exception()) is None:
                 return
-            if isinstance(exc, RequestFailed) and exc.data.get("kind") == "shuttingDown":
+            if is_shutting_down(exc):
                 log.debug("%s: stopped by the shutdown", what)  # an orderly end, nothing to tell the client
             else:
                 log.warning("%s failed: %s", what, exc)

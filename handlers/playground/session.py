@@ -93,9 +93,19 @@ class Session:
     ``on_state`` is told each state that differs from the last one told (None: nobody shows the playground).
     """
 
-    def __init__(self, server: Host, on_state: Callable[[State], None] | None = None) -> None:
+    def __init__(
+        self,
+        server: Host,
+        on_state: Callable[[State], None] | None = None,
+        *,
+        debounce_s: float = DEBOUNCE_S,
+        stored_map: PlaygroundMap | None = None,
+    ) -> None:
+        """``debounce_s``: the pause in typing after which changes are processed; ``stored_map``: a map to start
+        from instead of the database's (a session with no database)."""
         self.server = server
         self.on_state = on_state
+        self.debounce_s = debounce_s
         self._engine: Playground | None = None
         self._store: PlaygroundStore | None = None
         #: The cursor of each document as the client sent it (line, character in the server's encoding).
@@ -109,7 +119,7 @@ class Session:
         self._in_order = asyncio.Lock()  # playground messages, one at a time, in arrival order (FIFO)
         self._flush_handle: asyncio.TimerHandle | None = None
         self._loading: asyncio.Future[PlaygroundMap] | None = None
-        self._loaded: PlaygroundMap | None = None
+        self._loaded: PlaygroundMap | None = stored_map
         self._final: list[tuple[int, MapFile, bool]] = []  # what shutdown writes
         self._taken = 0  # loop only: numbers the batches of map entries handed to workers
         self._written: dict[str, int] = {}  # file id -> the newest batch written for it (guarded)
@@ -287,7 +297,7 @@ class Session:
         if self._catch_up_handle is not None:
             self._catch_up_handle.cancel()
         try:
-            self._catch_up_handle = asyncio.get_running_loop().call_later(DEBOUNCE_S, self.catch_up_in_background)
+            self._catch_up_handle = asyncio.get_running_loop().call_later(self.debounce_s, self.catch_up_in_background)
         except RuntimeError:
             self._catch_up_handle = None
             self.catch_up()

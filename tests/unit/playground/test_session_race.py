@@ -49,8 +49,8 @@ class Gate:
 
 
 def change(server: TetherServer, session: Session, version: int, text: str, *, pause: bool = True) -> None:
-    """An edit; then typing pauses (the debounce timer's callback runs now) or, with ``pause=False``, the
-    timer has not fired yet when the test goes on (it is cancelled, so it never does)."""
+    """An edit; then typing pauses (what the debounce timer calls runs now) or, with ``pause=False``, typing
+    has not paused yet when the test goes on (the session's pause is an hour: its timer never fires here)."""
     did_change(
         server,
         types.DidChangeTextDocumentParams(
@@ -59,9 +59,7 @@ def change(server: TetherServer, session: Session, version: int, text: str, *, p
         ),
     )
     session.later(URI, "change")  # what the playground's document listener does
-    handle = session._catch_up_handle
-    assert handle is not None  # later() scheduled the catch-up
-    handle.cancel()
+    assert URI in session.pending  # to be processed when typing pauses (the session's pause is an hour here)
     if pause:
         session.catch_up_in_background()
 
@@ -81,8 +79,7 @@ async def started(text: str) -> tuple[TetherServer, Session, Gate, list[Any]]:
     server.run_blocking = gate.run_blocking  # type: ignore[method-assign]
     sent: list[Any] = []
     server.protocol.notify = lambda method, params=None: sent.append((method, params))  # type: ignore[method-assign]
-    session = Session(server)
-    session._loaded = PlaygroundMap()  # no database in this test
+    session = Session(server, debounce_s=3600, stored_map=PlaygroundMap())  # no database in this test
     did_open(server, types.DidOpenTextDocumentParams(types.TextDocumentItem(URI, "python", 1, text)))
     session.later(URI, "open")
     session.catch_up()  # version 1 read at once (on the loop: no worker job counted)
@@ -90,7 +87,7 @@ async def started(text: str) -> tuple[TetherServer, Session, Gate, list[Any]]:
 
 
 async def finished(server: TetherServer) -> None:
-    await asyncio.gather(*server.workers._background)
+    await server.workers.settled()
 
 
 async def test_a_message_during_detection_waits_for_it_and_a_stale_answer_is_dropped() -> None:
