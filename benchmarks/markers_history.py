@@ -438,7 +438,8 @@ async def run(repo: Path, name: str, pairs: int, seed: int, show: int, renames: 
 
 
 def report(name: str, pairs: int, totals: Totals, per_distance: dict[int, Totals]) -> None:
-    markers = sum(s.total for (system, subset), s in totals.scores.items() if system == "tether" and subset != "all")
+    tether = [score for (system, subset), score in totals.scores.items() if system == "tether" and subset in SUBSETS]
+    markers = sum(score.total for score in tether)  # the subsets, not the rows across them
     gone = totals.scores[("tether", "deleted")].total
     print(f"Markers on {name}: {pairs} commit pairs (B = A+1/+10/+100, first parent, and pairs across the")
     print(f"  commits that rename a Python file), {markers:,} markers")
