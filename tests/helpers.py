@@ -113,3 +113,31 @@ def wait_until_serving(proc: subprocess.Popen[bytes], timeout: float = 30) -> No
     threading.Thread(target=read, daemon=True).start()
     if not found.wait(timeout) or proc.poll() is not None:
         raise AssertionError(f"the server did not start listening (exit code {proc.poll()})")
+
+
+def git(repo: Path, *args: str) -> str:
+    """git in a test repository, with a fixed identity and none of the machine's configuration."""
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(repo),
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "ada@example.org",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "ada@example.org",
+    }
+    return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def commit_all(repo: Path, message: str) -> str:
+    """Commit everything in the working tree; the new HEAD."""
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def git_move(repo: Path, old: str, new: str) -> None:
+    """``git mv``, making the new folder first."""
+    (repo / new).parent.mkdir(parents=True, exist_ok=True)
+    git(repo, "mv", old, new)

@@ -13,7 +13,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from tests.helpers import capabilities, change_doc, open_doc, raw_request, server_config
+from tests.helpers import capabilities, change_doc, git, open_doc, raw_request, server_config
+
+__all__ = ["git"]  # imported from here by the other markers tests
 
 SOURCE = "import os\n\ndef total(items):  # café 🚀\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
 
@@ -211,22 +213,6 @@ async def test_unknown_marker_and_unknown_file(client: LanguageClient, workspace
     with pytest.raises(JsonRpcException) as info:
         await create(client, (workspace / "missing.py").as_uri(), rng(0, 0, 0, 0), "x")
     assert info.value.code == -32602
-
-
-def git(repo: Path, *args: str) -> str:
-    import subprocess
-
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(repo),
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "Ada",
-        "GIT_AUTHOR_EMAIL": "ada@example.org",
-        "GIT_COMMITTER_NAME": "Ada",
-        "GIT_COMMITTER_EMAIL": "ada@example.org",
-    }
-    return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True).stdout
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, listed_after_head_change, repo, rng
-from tests.helpers import capabilities, change_doc, open_doc, server_config
+from tests.helpers import capabilities, change_doc, commit_all, open_doc, server_config
 from tether_lsp.handlers.markers.store import ALGORITHM_VERSION
 
 __all__ = ["repo"]  # the git repository fixture, shared with test_markers_e2e
@@ -32,12 +32,6 @@ def stored_rows(repo: Path) -> list[tuple[Any, ...]]:
             "SELECT commit_hash, derived_from, algorithm_version, line_start, line_end"
             " FROM tether_marker_locations ORDER BY line_start"
         ).fetchall()
-
-
-def commit_all(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 async def test_a_commit_stores_the_location_at_the_new_head(client: LanguageClient, repo: Path) -> None:

@@ -15,7 +15,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, listed_after_head_change, repo, rng
-from tests.helpers import capabilities, open_doc, raw_request, server_config
+from tests.helpers import capabilities, commit_all, git_move, open_doc, raw_request, server_config
 
 __all__ = ["repo"]  # the git repository fixture, shared with test_markers_e2e
 
@@ -27,17 +27,6 @@ async def client(lsp_client: LanguageClient, repo: Path):
     await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=repo.as_uri()))
     yield
     await lsp_client.shutdown_session()
-
-
-def commit_all(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()
-
-
-def move(repo: Path, old: str, new: str) -> None:
-    (repo / new).parent.mkdir(parents=True, exist_ok=True)
-    git(repo, "mv", old, new)
 
 
 def head_changed(client: LanguageClient, repo: Path) -> None:
@@ -59,7 +48,7 @@ async def test_a_checkout_back_before_the_rename_finds_the_marker_in_the_old_fil
 ) -> None:
     first = git(repo, "rev-parse", "HEAD").strip()
     marker = await create(client, (repo / "calc.py").as_uri(), TOTAL, "follow the file")
-    move(repo, "calc.py", "src/pkg/calc.py")
+    git_move(repo, "calc.py", "src/pkg/calc.py")
     second = commit_all(repo, "move the package under src/")
     for commit, path, gone in ((second, "src/pkg/calc.py", "calc.py"), (first, "calc.py", "src/pkg/calc.py")) * 2:
         git(repo, "checkout", "-q", "--detach", commit)
@@ -76,7 +65,7 @@ async def test_a_checkout_back_before_the_rename_finds_the_marker_in_the_old_fil
 async def test_a_file_renamed_and_back_keeps_its_markers(client: LanguageClient, repo: Path) -> None:
     marker = await create(client, (repo / "calc.py").as_uri(), TOTAL, "vendored, then not")
     for old, new in (("calc.py", "_vendor/calc.py"), ("_vendor/calc.py", "calc.py")):
-        move(repo, old, new)
+        git_move(repo, old, new)
         commit_all(repo, f"{old} -> {new}")
         head_changed(client, repo)
         m = await found_in(client, repo, new, marker["id"])
@@ -86,7 +75,7 @@ async def test_a_file_renamed_and_back_keeps_its_markers(client: LanguageClient,
 
 async def test_a_rename_with_edits_over_a_range_of_commits(client: LanguageClient, repo: Path) -> None:
     marker = await create(client, (repo / "calc.py").as_uri(), TOTAL, "renamed and edited")
-    move(repo, "calc.py", "tests/test_calc.py")
+    git_move(repo, "calc.py", "tests/test_calc.py")
     path = repo / "tests" / "test_calc.py"
     path.write_text('"""Moved into tests/."""\n' + SOURCE.replace("s = 0", "s = 0  # start"), encoding="utf-8")
     commit_all(repo, "move into tests/ with an edit")
@@ -103,7 +92,7 @@ async def test_an_open_file_renamed_by_a_commit_shows_its_markers_under_the_new_
     old_uri = (repo / "calc.py").as_uri()
     open_doc(client, old_uri, SOURCE)
     marker = await create(client, old_uri, TOTAL, "open while renamed")
-    move(repo, "calc.py", "lib/calc_v2.py")
+    git_move(repo, "calc.py", "lib/calc_v2.py")
     commit_all(repo, "rename with a suffix")
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(old_uri)))
     new_uri = (repo / "lib" / "calc_v2.py").as_uri()
@@ -132,7 +121,7 @@ async def test_a_teammates_markers_follow_a_rename_and_a_checkout_back(repo: Pat
     mine, theirs = await _start(config, repo), await _start(config, repo)
     try:
         marker = await create(theirs, (repo / "calc.py").as_uri(), TOTAL, "a teammate's note")
-        move(repo, "calc.py", "pkg/calc.py")
+        git_move(repo, "calc.py", "pkg/calc.py")
         second = commit_all(repo, "move calc.py into pkg/")
         for lsp in (mine, theirs):
             head_changed(lsp, repo)

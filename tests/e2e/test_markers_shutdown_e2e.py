@@ -7,21 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.test_markers_e2e import SOURCE, git
-from tests.e2e.test_playground_shutdown_e2e import shut_down
+from tests.e2e.test_playground_shutdown_e2e import complaints, shut_down
 from tests.helpers import server_env
 from tests.rawclient import RawServer
-
-WARNING = 2  # MessageType.Warning; Error is 1
-
-
-def complaints(seen: list[dict[str, Any]]) -> list[str]:
-    return [
-        m["params"]["message"]
-        for m in seen
-        if m.get("method") in ("window/showMessage", "window/logMessage")
-        and m["params"]["type"] <= WARNING
-        and "markers" in m["params"]["message"]
-    ]
 
 
 def test_shutdown_right_after_start_in_a_repository_warns_nothing_about_markers(tmp_path: Path) -> None:
@@ -41,6 +29,6 @@ def test_shutdown_right_after_start_in_a_repository_warns_nothing_about_markers(
             server.send({"id": "lens", "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}})
             seen: list[dict[str, Any]] = []
             shut_down(server, seen)
-            assert complaints(seen) == [], complaints(seen)
+            assert complaints(seen, "markers") == [], complaints(seen, "markers")
         finally:
             server.close()

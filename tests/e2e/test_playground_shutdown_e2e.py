@@ -55,14 +55,14 @@ def shut_down(server: RawServer, seen: list[dict[str, Any]]) -> None:
         seen.append(server.messages.get())
 
 
-def complaints(seen: list[dict[str, Any]]) -> list[str]:
-    """Warnings and errors about the playground the client was shown or logged."""
+def complaints(seen: list[dict[str, Any]], about: str = "playground") -> list[str]:
+    """Warnings and errors about a feature the client was shown or logged."""
     return [
         m["params"]["message"]
         for m in seen
         if m.get("method") in ("window/showMessage", "window/logMessage")
         and m["params"]["type"] <= WARNING
-        and "playground" in m["params"]["message"]
+        and about in m["params"]["message"]
     ]
 
 

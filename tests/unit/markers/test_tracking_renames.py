@@ -6,13 +6,13 @@ undone) and what the tracker makes of it (the marker's file at HEAD).
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import commit_all, git, git_move
 from tether_lsp.handlers.markers.calculator import Location
 from tether_lsp.handlers.markers.git import Git, GitView
 from tether_lsp.handlers.markers.store import (
@@ -28,59 +28,33 @@ from tether_lsp.server.storage import Database
 BODY = "".join(f"def f{k}(x):\n    return x + {k}  # café 東京\n\n\n" for k in range(12))
 
 
-def git(root: Path, *args: str) -> str:
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(root),
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "Ada",
-        "GIT_AUTHOR_EMAIL": "ada@example.org",
-        "GIT_COMMITTER_NAME": "Ada",
-        "GIT_COMMITTER_EMAIL": "ada@example.org",
-    }
-    done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True)
-    return done.stdout
-
-
-def commit(root: Path, message: str) -> str:
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message)
-    return git(root, "rev-parse", "HEAD").strip()
-
-
-def move(root: Path, old: str, new: str) -> None:
-    (root / new).parent.mkdir(parents=True, exist_ok=True)
-    git(root, "mv", old, new)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "a.py").write_text(BODY, encoding="utf-8")
-    commit(root, "init")
+    commit_all(root, "init")
     return root
 
 
 def test_a_rename_with_edits_is_a_rename(repo: Path) -> None:
     first = git(repo, "rev-parse", "HEAD").strip()
-    move(repo, "a.py", "src/pkg/a.py")
+    git_move(repo, "a.py", "src/pkg/a.py")
     edited = BODY.replace("return x + 3", "return x - 3").replace("return x + 7", "return 7")
     (repo / "src/pkg/a.py").write_text("# moved\n" + edited, encoding="utf-8")
-    commit(repo, "move with edits")
+    commit_all(repo, "move with edits")
     assert Git().renames(repo, first) == {"a.py": "src/pkg/a.py"}
 
 
 def test_renames_chain_across_commits_and_the_index(repo: Path) -> None:
     first = git(repo, "rev-parse", "HEAD").strip()
-    move(repo, "a.py", "b.py")
-    commit(repo, "a -> b")
-    move(repo, "b.py", "tests/c.py")
-    commit(repo, "b -> tests/c")
+    git_move(repo, "a.py", "b.py")
+    commit_all(repo, "a -> b")
+    git_move(repo, "b.py", "tests/c.py")
+    commit_all(repo, "b -> tests/c")
     assert Git().renames(repo, first) == {"a.py": "tests/c.py"}
-    move(repo, "tests/c.py", "d_v2.py")  # staged, not committed
+    git_move(repo, "tests/c.py", "d_v2.py")  # staged, not committed
     assert Git().renames(repo, first) == {"a.py": "d_v2.py", "tests/c.py": "d_v2.py"}
     assert Git().renames(repo, first, staged=False) == {"a.py": "tests/c.py"}
 
@@ -88,17 +62,17 @@ def test_renames_chain_across_commits_and_the_index(repo: Path) -> None:
 def test_a_rename_beside_a_copy_in_one_commit(repo: Path) -> None:
     first = git(repo, "rev-parse", "HEAD").strip()
     (repo / "copy.py").write_text(BODY + "def extra():\n    return 0\n", encoding="utf-8")
-    move(repo, "a.py", "renamed.py")
-    commit(repo, "rename a.py, copy it too")
+    git_move(repo, "a.py", "renamed.py")
+    commit_all(repo, "rename a.py, copy it too")
     assert Git().renames(repo, first) == {"a.py": "renamed.py"}
 
 
 def test_a_rename_undone_by_a_later_commit_is_no_rename(repo: Path) -> None:
     first = git(repo, "rev-parse", "HEAD").strip()
-    move(repo, "a.py", "_vendor/a.py")
-    commit(repo, "vendor")
-    move(repo, "_vendor/a.py", "a.py")
-    commit(repo, "unvendor")
+    git_move(repo, "a.py", "_vendor/a.py")
+    commit_all(repo, "vendor")
+    git_move(repo, "_vendor/a.py", "a.py")
+    commit_all(repo, "unvendor")
     assert Git().renames(repo, first) == {}
 
 
@@ -133,15 +107,15 @@ def test_the_marker_moves_with_its_file_and_back(repo: Path, stores: tuple[Marke
     markers, locations = stores
     record, origin = _marker(repo, git(repo, "rev-parse", "HEAD").strip())
     markers.insert(record, origin)
-    move(repo, "a.py", "_vendor/a.py")
+    git_move(repo, "a.py", "_vendor/a.py")
     (repo / "_vendor/a.py").write_text("# vendored\n" + BODY, encoding="utf-8")
-    commit(repo, "vendor with an edit")
+    commit_all(repo, "vendor with an edit")
     stored, moved = _at(repo, markers, locations)
     assert (stored.uri, stored.location) == ((repo / "_vendor/a.py").as_uri(), Location(22, 1, 23, 28))
     assert moved.uri == stored.uri
-    move(repo, "_vendor/a.py", "a.py")
+    git_move(repo, "_vendor/a.py", "a.py")
     (repo / "a.py").write_text(BODY, encoding="utf-8")
-    commit(repo, "unvendor")
+    commit_all(repo, "unvendor")
     stored, back = _at(repo, markers, locations)
     assert (stored.uri, stored.location) == ((repo / "a.py").as_uri(), Location(21, 1, 22, 28))
     assert back.uri == stored.uri  # the rename undone takes the marker back too
@@ -153,7 +127,7 @@ def test_a_staged_rename_keeps_the_marker_in_its_working_file(
     markers, locations = stores
     record, origin = _marker(repo, git(repo, "rev-parse", "HEAD").strip())
     markers.insert(record, origin)
-    move(repo, "a.py", "b.py")  # staged: HEAD still has a.py, the working tree has b.py
+    git_move(repo, "a.py", "b.py")  # staged: HEAD still has a.py, the working tree has b.py
     markers.replace(MarkerRecord(**{**record.__dict__, "uri": (repo / "b.py").as_uri()}))
     stored, kept = _at(repo, markers, locations)
     assert stored.uri == (repo / "a.py").as_uri()
