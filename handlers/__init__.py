@@ -1,28 +1,25 @@
-"""Tether's features. :func:`register` is the one router: every feature's handlers are listed here."""
+"""Tether's features: :func:`features` lists each one's method table (``FEATURE`` in its ``lsp.py``), which the
+router installs (``tether_lsp.compose``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tether_lsp.server.app import TetherServer
     from tether_lsp.server.demo import Section
+    from tether_lsp.server.methods import Feature
 
 
-def register(server: TetherServer) -> None:
-    """Register every feature's handlers on ``server`` (no handler registers itself on import)."""
+def features() -> list[Feature[Any]]:
+    """Every feature, in the order installed (nothing registers itself on import)."""
     from .edits import lsp as edits
     from .markers import lsp as markers
     from .playground import lsp as playground
     from .replacement import lsp as replacement
     from .selectors import lsp as selectors
 
-    selectors.register(server)
-    markers.register(server)
-    replacement.register(server)
-    playground.register(server)
-    edits.register(server)
+    return [selectors.FEATURE, markers.FEATURE, replacement.FEATURE, playground.FEATURE, edits.FEATURE]
 
 
 def commands() -> dict[str, Callable[[Sequence[str]], int]]:

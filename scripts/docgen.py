@@ -1,7 +1,7 @@
 """Generate, from the classes the server runs on, every file that would otherwise describe them by hand.
 
-One source of truth: the settings dataclasses (``server.settings.setting`` fields) and the typed protocol
-registry (``server.protocol``) produce
+One source of truth: the settings dataclasses (``server.settings.setting`` fields) and the features' method
+tables (``server.methods``, as the router installed them) produce
 
 * ``docs/settings.schema.json`` — a JSON Schema of the ``tether`` settings object;
 * the settings table in ``docs/settings.md``;
@@ -19,12 +19,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import enum
+import inspect
 import json
 import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ from tether_lsp.server import errors as errors_mod
 from tether_lsp.server import settings as settings_mod
 from tether_lsp.server import syntax as syntax_mod
 from tether_lsp.server.errors import camel
-from tether_lsp.server.protocol import MethodSpec
+from tether_lsp.server.methods import Method, summary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -186,33 +188,67 @@ def _interface(cls: type[Any], seen: list[type[Any]], clashing: set[str]) -> str
     return "\n".join(lines)
 
 
-def _direction(spec: MethodSpec) -> str:
-    if spec.sender == "server":
-        return "server → client notification"
-    return "request" if spec.request else "client → server notification"
+@dataclass(frozen=True)
+class _Row:
+    """One line of the method list, from a table row (a method the client sends, or a notice)."""
+
+    name: str
+    kind: str
+    params: Any
+    result: Any
+    runs: str
+    summary: str
+    request: bool
 
 
-def _summary(fn: Callable[..., Any] | None) -> str:
-    fn = getattr(fn, "func", fn)  # pygls keeps handlers as functools.partial
-    doc = (fn.__doc__ or "").strip() if fn is not None else ""
-    return doc.split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
+def _first_paragraph(obj: Any) -> str:
+    return (inspect.getdoc(obj) or "").split("\n\n")[0].replace("\n", " ")
 
 
-def _method_rows(
-    specs: list[MethodSpec], features: dict[str, Any], seen: list[type[Any]], clashing: set[str]
-) -> list[str]:
-    rows = ["| method | kind | params | result | what it does |", "| --- | --- | --- | --- | --- |"]
-    for spec in specs:
-        if spec.method.startswith("tether/debug/"):
-            continue
-        params = _ts_type(spec.params, seen, clashing) if spec.params is not None else "any"
-        result = (
-            "—" if not spec.request else (_ts_type(spec.result, seen, clashing) if spec.result is not None else "null")
+def _where(method: Method[Any]) -> str:
+    """Where the handler runs, and whether ``$/cancelRequest`` stops it."""
+    if method.notification or method.runs == "loop":
+        return method.runs
+    return f"{method.runs}, {'cancellable' if method.cancellable else 'runs to its end'}"
+
+
+def _rows() -> list[_Row]:
+    """Every ``tether/*`` method and notice of the assembled server, from the method tables the router holds."""
+    router = create_server().router
+    rows = [
+        _Row(
+            r.method.name,
+            "client → server notification" if r.method.notification else "request",
+            r.method.params,
+            r.method.result,
+            _where(r.method),
+            summary(r.method) or _first_paragraph(r.method.params),
+            not r.method.notification,
         )
-        summary = _summary(features.get(spec.method)) or _summary(spec.params)
-        cells = [f"`{c}`".replace("|", "\\|") for c in (spec.method, params, result)]
-        rows.append(f"| {cells[0]} | {_direction(spec)} | {cells[1]} | {cells[2]} | {summary} |")
-    return rows
+        for r in router.routes()
+        if r.method.custom and not r.method.name.startswith("tether/debug/")
+    ]
+    rows += [
+        _Row(n.name, "server → client notification", n.params, None, "—", _first_paragraph(n.params), False)
+        for _, n in router.notices()
+    ]
+    return sorted(rows, key=lambda row: row.name)
+
+
+def _method_rows(rows: list[_Row], seen: list[type[Any]], clashing: set[str]) -> list[str]:
+    lines = [
+        "| method | kind | runs | params | result | what it does |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        params = _ts_type(row.params, seen, clashing) if row.params is not None else "any"
+        result = (
+            "—" if not row.request else (_ts_type(row.result, seen, clashing) if row.result is not None else "null")
+        )
+        name, params, result = (f"`{c}`".replace("|", "\\|") for c in (row.name, params, result))
+        what = row.summary.replace("|", "\\|")
+        lines.append(f"| {name} | {row.kind} | {row.runs} | {params} | {result} | {what} |")
+    return lines
 
 
 def _shapes(seen: list[type[Any]], clashing: set[str]) -> list[str]:
@@ -224,24 +260,20 @@ def _shapes(seen: list[type[Any]], clashing: set[str]) -> list[str]:
 
 
 def protocol_methods() -> str:
-    protocol = create_server().protocol
-    features, specs = protocol.fm.features, protocol.methods.all()
+    rows = _rows()
     seen: list[type[Any]] = []
-    _method_rows(specs, features, seen, set())
+    _method_rows(rows, seen, set())
     _shapes(seen, set())  # a first pass only to learn every class reached, and which names clash
     names = [cls.__name__ for cls in seen]
     clashing = {n for n in names if names.count(n) > 1}
     seen = []
-    rows = _method_rows(specs, features, seen, clashing)
-    standard = sorted(m for m in features if not m.startswith("tether/"))
-    rows += [
-        "",
-        "Standard LSP methods Tether implements (beyond `initialize`, `shutdown`, `exit`, `$/cancelRequest`):",
-        "",
-    ]
-    rows += [f"* `{m}` — {_summary(features[m])}" for m in standard]
-    rows += ["", "Message shapes (`?`: the field has a default; in params it may be omitted):", ""]
-    return "\n".join([*rows, "```ts", "\n\n".join(_shapes(seen, clashing)), "```"])
+    lines = _method_rows(rows, seen, clashing)
+    routes = create_server().router.routes()
+    standard = sorted((r.method for r in routes if not r.method.custom), key=lambda m: m.name)
+    lines += ["", "Standard LSP methods Tether implements (beyond `exit` and `$/cancelRequest`):", ""]
+    lines += [f"* `{m.name}` ({_where(m)}) — {summary(m)}" for m in standard]
+    lines += ["", "Message shapes (`?`: the field has a default; in params it may be omitted):", ""]
+    return "\n".join([*lines, "```ts", "\n\n".join(_shapes(seen, clashing)), "```"])
 
 
 def selectors_table() -> str:

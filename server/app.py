@@ -24,7 +24,8 @@ from .hooks import DocumentListener, Hooks, SettingsListener, ShutdownHook
 from .loopwatch import LoopWatch
 from .positions import Encoding
 from .protocol import TetherProtocol, make_converter
-from .reporting import ErrorReporter, guarded, log_sender
+from .reporting import ErrorReporter, log_sender
+from .router import Router
 from .serve import serve_stdio, serve_tcp, serve_ws
 from .settings import DatabaseSettings, LimitSettings, LogSettings, Settings, SettingsSchema
 from .syntax import GrammarLimits, Snapshot, SyntaxCache
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-F = TypeVar("F", bound=Callable[..., Any])
 R = TypeVar("R")
 
 
@@ -76,6 +76,8 @@ class TetherServer(LanguageServer):
         self.stop_serving: Callable[[], None] = lambda: None
         self.stop_requested = False
         self.loop_watch = LoopWatch()
+        #: Every method this server answers and sends, from the features' method tables (:mod:`.router`).
+        self.router = Router(self)
 
     # --- hooks: how features follow the runtime ------------------------------------------------------
 
@@ -170,45 +172,22 @@ class TetherServer(LanguageServer):
         self.databases.close()
         logs.detach(self.client_log)
 
-    # --- registration helpers ----------------------------------------------------------------------
+    # --- registration: settings and storage here; methods only through the router (:mod:`.router`) -----
 
-    def handler(
-        self,
-        method: str,
-        params: type[Any] | None = None,
-        result: Any = None,
-        *,
-        options: Any = None,
-        custom: bool | None = None,
-    ) -> Callable[[F], F]:
-        """Register a request/notification handler; :class:`TetherError` becomes its JSON-RPC error.
+    def feature(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused: a method is declared in its feature's method table and registered by the router, so that
+        the tables are the whole list of what the server answers."""
+        raise TypeError("declare the method in a feature's method table (server/methods.py)")
 
-        Custom (``tether/*``) methods get their params/result classes registered with the protocol.
-        """
-        is_custom = method.startswith("tether/") if custom is None else custom
-        if is_custom:
-            self.protocol.methods.add(method, params, result, request=True)
-
-        def decorate(fn: F) -> F:
-            self.feature(method, options)(guarded(fn))
-            return fn
-
-        return decorate
-
-    def notification(self, method: str, params: type[Any]) -> Callable[[F], F]:
-        """Register a custom client -> server notification with typed params."""
-        self.protocol.methods.add(method, params, None, request=False)
-        return self.handler(method, custom=False)
+    def command(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused, like :meth:`feature`: a command is a ``Command`` row of a feature's table."""
+        raise TypeError("declare the command in a feature's method table (server/methods.py)")
 
     def register_settings(self, name: str, cls: type[Any]) -> None:
         """Declare a feature's settings section ``tether.<name>`` (its defaults apply until settings arrive)."""
         self.settings_schema.register(name, cls)
         # keep what was applied; the new section reads as its defaults until the next settings arrive
         self.settings = Settings(self.settings.values, self.settings_schema.sections())
-
-    def sends(self, method: str, params: type[Any]) -> None:
-        """Declare a custom server -> client notification (its params class documents its shape)."""
-        self.protocol.methods.add_outgoing(method, params)
 
     def register_storage(self, component: str, migrations: Callable[[], Sequence[Migration]]) -> None:
         """Declare a feature's tables, migrated when a database opens (:meth:`Databases.register`)."""

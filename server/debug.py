@@ -8,7 +8,6 @@ loop watch's counters. Kept apart from the lifecycle so that what exists only to
 from __future__ import annotations
 
 import hashlib
-import os
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -67,14 +66,6 @@ class DocumentInfo:
     tree_sha256: str | None = None
     #: Why a document in a parsed language has no tree (too large, nested too deeply); null otherwise.
     text_only_reason: str | None = None
-
-
-def register(server: TetherServer) -> None:
-    server.handler("tether/documentInfo", DocumentInfoParams, DocumentInfo)(document_info)
-    if os.environ.get("TETHER_TEST_HOOKS") == "1":
-        server.handler("tether/debug/raise", None, None)(debug_raise)
-        server.handler("tether/debug/loopStats", LoopStatsParams, LoopStats)(loop_stats)
-        server.notification("tether/debug/raiseInNotification", DebugParams)(debug_raise_notification)
 
 
 def tree_digest(tree: Tree) -> str:

@@ -22,13 +22,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def register(server: TetherServer) -> None:
-    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
-    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
-    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
-    server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))(did_save)
-
-
 def _content_changes(params: types.DidChangeTextDocumentParams) -> list[ContentChange]:
     changes: list[ContentChange] = []
     for change in params.content_changes:

@@ -2,8 +2,8 @@
 
 ``initialize`` negotiates the position encoding and reads the workspace root and the first settings;
 ``initialized`` pulls the settings and runs the features' ``on_initialized`` hooks; ``shutdown`` flushes and
-closes everything (``TetherServer.close_down``). Document sync (:mod:`.document_sync`) and the introspection
-endpoints (:mod:`.debug`) are registered from here too.
+closes everything (``TetherServer.close_down``). :mod:`.runtime_methods` declares them with document sync and
+the introspection endpoints.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from . import debug, document_sync
 from .files import uri_to_path
 from .loopwatch import LoopWatch
 from .positions import choose_encoding
@@ -31,16 +30,6 @@ if TYPE_CHECKING:
     from .app import TetherServer
 
 log = logging.getLogger(__name__)
-
-
-def register_lifecycle(server: TetherServer) -> None:
-    """initialize / configuration / document sync: the feature-agnostic part of the protocol."""
-    server.feature(types.INITIALIZE)(initialize)
-    server.feature(types.INITIALIZED)(initialized)
-    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
-    document_sync.register(server)
-    debug.register(server)
-    server.feature(types.SHUTDOWN)(shutdown)
 
 
 def _watch_parent(ls: TetherServer, pid: int) -> None:

@@ -7,14 +7,16 @@ Kept out of both halves so that dependencies run one way: ``handlers`` imports `
 from __future__ import annotations
 
 from . import __version__
-from .handlers import register
+from .handlers import features
 from .server.app import TetherServer
-from .server.lifecycle import register_lifecycle
+from .server.runtime_methods import runtime_feature
 
 
 def create_server() -> TetherServer:
-    """A fully registered server, not yet started (also what the docs generator inspects)."""
+    """A fully registered server, not yet started (also what the docs generator inspects): the runtime's
+    method table, then each feature's, installed by the one router."""
     server = TetherServer("tether-lsp", __version__)
-    register_lifecycle(server)
-    register(server)
+    server.router.install(runtime_feature())
+    for feature in features():
+        server.router.install(feature)
     return server

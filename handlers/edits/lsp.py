@@ -18,6 +18,7 @@ from lsprotocol import types
 from tether_lsp.server.documents import Document, TextVersion
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.hooks import DocumentEvent
+from tether_lsp.server.methods import Feature, Method, Notice
 from tether_lsp.server.positions import lsp_range
 from tether_lsp.server.settings import setting
 
@@ -173,45 +174,39 @@ def check_overlaps(results: list[Resolution]) -> None:
             raise InvalidParams("edits", f"the targets of edits[{first}] and edits[{second}] overlap")
 
 
-def register(server: TetherServer) -> None:
-    server.register_settings("edits", EditSettings)
+def resolve(context: Edits, params: ResolveParams) -> ResolveResult:
+    """Place edits a model made on `baseVersion` onto the current version (no side effects)."""
+    ls = context.server
+    doc = open_document(ls, params.text_document.uri)
+    base = base_of(doc, params.base_version)
+    options = options_of(params.options)
+    for k, item in enumerate(params.edits):
+        if not item.old_text and base.text:
+            raise InvalidParams(f"edits[{k}].oldText", "empty, but the base document is not (where would it go?)")
+    requests = [EditRequest(item.id or str(k), item.old_text, item.new_text) for k, item in enumerate(params.edits)]
+    edits = list(doc.edits_since(base.version) or [])
+    results = resolve_all(base.text, doc.current.text, edits, requests, options)
+    check_overlaps(results)
+    index, encoding = doc.current.index, ls.encoding
 
-    @server.handler("tether/edits/resolve", ResolveParams, ResolveResult)
-    def resolve(ls: TetherServer, params: ResolveParams) -> ResolveResult:
-        """Place edits a model made on `baseVersion` onto the current version (no side effects)."""
-        doc = open_document(ls, params.text_document.uri)
-        base = base_of(doc, params.base_version)
-        options = options_of(params.options)
-        for k, item in enumerate(params.edits):
-            if not item.old_text and base.text:
-                raise InvalidParams(f"edits[{k}].oldText", "empty, but the base document is not (where would it go?)")
-        requests = [EditRequest(item.id or str(k), item.old_text, item.new_text) for k, item in enumerate(params.edits)]
-        edits = list(doc.edits_since(base.version) or [])
-        results = resolve_all(base.text, doc.current.text, edits, requests, options)
-        check_overlaps(results)
-        index, encoding = doc.current.index, ls.encoding
+    def rng(span: tuple[int, int]) -> types.Range:
+        return lsp_range(index, span[0], span[1], encoding)
 
-        def rng(span: tuple[int, int]) -> types.Range:
-            return lsp_range(index, span[0], span[1], encoding)
-
-        out = []
-        for r in results:
-            resolved = r.status == "resolved" and r.span is not None
-            out.append(
-                EditResult(
-                    id=r.id,
-                    status=r.status,
-                    range=rng(r.span) if r.span is not None else None,
-                    new_text=r.new_text if resolved else None,
-                    match=Match(*r.match) if r.match and resolved else None,
-                    candidates=[rng(c) for c in r.candidates] or None,
-                    notes=r.notes or None,
-                )
+    out = []
+    for r in results:
+        resolved = r.status == "resolved" and r.span is not None
+        out.append(
+            EditResult(
+                id=r.id,
+                status=r.status,
+                range=rng(r.span) if r.span is not None else None,
+                new_text=r.new_text if resolved else None,
+                match=Match(*r.match) if r.match and resolved else None,
+                candidates=[rng(c) for c in r.candidates] or None,
+                notes=r.notes or None,
             )
-        return ResolveResult(doc.client_version, out)
-
-    streamer, front = register_streaming(server)
-    lsp_tasks.register(server, streamer, front.range)
+        )
+    return ResolveResult(doc.client_version, out)
 
 
 @dataclass(frozen=True)
@@ -272,36 +267,62 @@ class LspFront:
         return True
 
 
-def register_streaming(server: TetherServer) -> tuple[Streamer, LspFront]:
-    front = LspFront(server)
-    streamer = Streamer(front)
-    server.sends("tether/edits/didUpdate", DidUpdate)
+class Edits:
+    """The edits feature's context: one :class:`Streamer` writing through the LSP front, and the tasks that
+    stream into it."""
 
-    def on_document(event: DocumentEvent) -> None:
-        if event.kind == "close":
-            streamer.closed(event.uri)
+    def __init__(self, server: TetherServer) -> None:
+        server.register_settings("edits", EditSettings)
+        self.server = server
+        self.front = front = LspFront(server)
+        self.streamer = streamer = Streamer(front)
 
-    server.on_document(on_document)
+        def on_document(event: DocumentEvent) -> None:
+            if event.kind == "close":
+                streamer.closed(event.uri)
 
-    @server.handler("tether/edits/begin", BeginParams, BeginResult)
-    def begin(ls: TetherServer, params: BeginParams) -> BeginResult:
+        server.on_document(on_document)
+        self.tasks = lsp_tasks.Tasks(server, streamer, front.range)
+
+    def begin(self, params: BeginParams) -> BeginResult:
         """Start streaming an edit made on `baseVersion` (the base version is kept until the stream ends)."""
-        doc = open_document(ls, params.text_document.uri)
-        return BeginResult(streamer.begin(doc.uri, base_of(doc, params.base_version).version))
+        doc = open_document(self.server, params.text_document.uri)
+        return BeginResult(self.streamer.begin(doc.uri, base_of(doc, params.base_version).version))
 
-    @server.handler("tether/edits/update", UpdateParams, StreamStatus)
-    async def update(ls: TetherServer, params: UpdateParams) -> StreamStatus:
+    async def update(self, params: UpdateParams) -> StreamStatus:
         """The target and replacement so far (cumulative); writes what is complete through `workspace/applyEdit`."""
-        state = await streamer.update(
+        state = await self.streamer.update(
             params.edit_id, params.old_text, params.old_text_final, params.new_text, params.new_text_final
         )
-        return front.status(state)
+        return self.front.status(state)
 
-    @server.handler("tether/edits/end", EndParams, StreamStatus)
-    async def end(ls: TetherServer, params: EndParams) -> StreamStatus:
+    async def end(self, params: EndParams) -> StreamStatus:
         """End a stream: keep what was written, or revert to the original text."""
         if params.action not in ("keep", "revert"):
             raise InvalidParams("action", f"expected keep or revert, got {params.action!r}")
-        return front.status(await streamer.end(params.edit_id, params.action))
+        return self.front.status(await self.streamer.end(params.edit_id, params.action))
 
-    return streamer, front
+    async def run_task(self, params: lsp_tasks.RunParams) -> lsp_tasks.RunResult:
+        """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""
+        return await self.tasks.run(params)
+
+
+FEATURE = Feature(
+    "edits",
+    setup=Edits,
+    methods=[
+        Method("tether/edits/resolve", resolve, ResolveParams, ResolveResult),
+        Method("tether/edits/begin", Edits.begin, BeginParams, BeginResult),
+        Method("tether/edits/update", Edits.update, UpdateParams, StreamStatus, runs="async"),
+        Method("tether/edits/end", Edits.end, EndParams, StreamStatus, runs="async"),
+        Method(
+            "tether/tasks/run",
+            Edits.run_task,
+            lsp_tasks.RunParams,
+            lsp_tasks.RunResult,
+            runs="async",
+            cancellable=True,
+        ),
+    ],
+    sends=[Notice("tether/edits/didUpdate", DidUpdate)],
+)

@@ -366,14 +366,17 @@ def session_folder(root: Path | None) -> Path:
     return data_folder(root) / "sessions" / stamp
 
 
-def register(server: TetherServer, streamer: Streamer, to_range: ToRange) -> None:
-    """``tether/tasks/run``, streaming the model's changes through ``streamer`` (``to_range`` reports where)."""
-    server.register_settings("tasks", TaskSettings)
+class Tasks:
+    """``tether/tasks/run`` over one server, streaming the model's changes through ``streamer`` (``to_range``
+    reports where)."""
 
-    @server.handler("tether/tasks/run", RunParams, RunResult)
-    async def run(ls: TetherServer, params: RunParams) -> RunResult:
+    def __init__(self, server: TetherServer, streamer: Streamer, to_range: ToRange) -> None:
+        server.register_settings("tasks", TaskSettings)
+        self.server, self.streamer, self.to_range = server, streamer, to_range
+
+    async def run(self, params: RunParams) -> RunResult:
         """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""
-        return await run_task(ls, streamer, to_range, params)
+        return await run_task(self.server, self.streamer, self.to_range, params)
 
 
 async def run_task(ls: TetherServer, streamer: Streamer, to_range: ToRange, params: RunParams) -> RunResult:

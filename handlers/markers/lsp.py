@@ -6,11 +6,10 @@ current text from the open buffer or from disk, and maps failures to the protoco
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 from lsprotocol import types
@@ -19,6 +18,7 @@ from tether_lsp.server.errors import InvalidParams, StorageError
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.hooks import DocumentEvent
 from tether_lsp.server.lazy import lazy_module
+from tether_lsp.server.methods import Feature, Method, Notice
 from tether_lsp.server.positions import Encoding
 
 if TYPE_CHECKING:
@@ -190,8 +190,9 @@ def _open_text(ls: TetherServer, uri: str) -> str | None:
     return snapshot.doc.string if snapshot is not None else None
 
 
-async def create(ls: TetherServer, state: MarkersState, params: CreateParams) -> Marker:
+async def create(m: Markers, params: CreateParams) -> Marker:
     """Pin a note to a range of a file."""
+    ls, state = m.server, m.state
     uri, kind = params.text_document.uri, service.check_kind(params.kind)
     request = MarkersState.Placing(uri, _open_text(ls, uri), params.range, ls.encoding, "textDocument.uri")
     item, text = await ls.run_blocking(state.create, request, params.note, kind)
@@ -199,8 +200,9 @@ async def create(ls: TetherServer, state: MarkersState, params: CreateParams) ->
     return to_marker(item, text, ls.encoding)
 
 
-async def list_markers(ls: TetherServer, state: MarkersState, params: ListParams) -> MarkerList:
+async def list_markers(m: Markers, params: ListParams) -> MarkerList:
     """Every marker of a file where its code is now: located ones in document order, then missing ones."""
+    ls, state = m.server, m.state
     uri = params.text_document.uri
     try:
         text, located = await located_now(ls, state, uri)
@@ -213,8 +215,9 @@ async def list_markers(ls: TetherServer, state: MarkersState, params: ListParams
     return MarkerList([to_marker(item, text, ls.encoding) for item in located])
 
 
-async def list_workspace(ls: TetherServer, state: MarkersState, params: WorkspaceParams) -> WorkspaceMarkers:
+async def list_workspace(m: Markers, params: WorkspaceParams) -> WorkspaceMarkers:
     """Every file with markers under the workspace folder (or `under`), each with its markers as `list` gives them."""
+    ls, state = m.server, m.state
     root = params.under or (ls.workspace_root.as_uri() if ls.workspace_root is not None else None)
     if root is None:
         raise InvalidParams("under", "the server has no workspace folder: give the folder's uri")
@@ -224,14 +227,15 @@ async def list_workspace(ls: TetherServer, state: MarkersState, params: Workspac
     uris = await ls.run_blocking(state.files_with_markers, prefix)
     files = []
     for uri in sorted(uris):
-        listed = await list_markers(ls, state, ListParams(types.TextDocumentIdentifier(uri)))
+        listed = await list_markers(m, ListParams(types.TextDocumentIdentifier(uri)))
         if listed.markers:
             files.append(FileMarkers(uri, listed.markers))
     return WorkspaceMarkers(files)
 
 
-async def update(ls: TetherServer, state: MarkersState, params: UpdateParams) -> Marker:
+async def update(m: Markers, params: UpdateParams) -> Marker:
     """Change a marker's note or kind, or move it by hand (possibly to another file)."""
+    ls, state = m.server, m.state
     if params.text_document is not None and params.range is None:
         raise InvalidParams("range", "required when textDocument is given (where in that document?)")
     request = None
@@ -245,14 +249,16 @@ async def update(ls: TetherServer, state: MarkersState, params: UpdateParams) ->
     return to_marker(item, text, ls.encoding)
 
 
-async def delete(ls: TetherServer, state: MarkersState, params: IdParams) -> None:
+async def delete(m: Markers, params: IdParams) -> None:
     """Delete a marker."""
+    ls, state = m.server, m.state
     record = await ls.run_blocking(state.delete, params.id)
     state.forget(record.uri)
 
 
-async def code_lens(ls: TetherServer, state: MarkersState, params: types.CodeLensParams) -> list[types.CodeLens]:
+async def code_lens(m: Markers, params: types.CodeLensParams) -> list[types.CodeLens]:
     """One lens per located marker, on its first line, titled with its note."""
+    ls, state = m.server, m.state
     text, located = await located_now(ls, state, params.text_document.uri)
     if text is None:
         return []
@@ -271,8 +277,9 @@ async def code_lens(ls: TetherServer, state: MarkersState, params: types.CodeLen
     return lenses
 
 
-def watched(ls: TetherServer, state: MarkersState, params: types.DidChangeWatchedFilesParams) -> None:
+def watched(m: Markers, params: types.DidChangeWatchedFilesParams) -> None:
     """Notice commits, checkouts and files changed on disk (recompute markers, then `tether/markers/didChange`)."""
+    state = m.state
     roots = set()
     for change in params.changes:
         path = uri_to_path(change.uri)
@@ -317,42 +324,47 @@ def _migrations() -> Sequence[Migration]:
     return MIGRATIONS
 
 
-def register(server: TetherServer) -> None:
-    """Wire the markers requests to one :class:`MarkersState` (shared by every request of this server)."""
-    server.register_storage("markers", _migrations)
-    state = MarkersState(server)
-    server.sends("tether/markers/didChange", DidChangeMarkers)
+class Markers:
+    """The markers feature's context: the server and its one :class:`MarkersState` (shared by every request)."""
 
-    def notify_changed(uris: list[str]) -> None:
-        if uris:
-            server.protocol.notify("tether/markers/didChange", DidChangeMarkers(sorted(set(uris))))
+    def __init__(self, server: TetherServer) -> None:
+        server.register_storage("markers", _migrations)
+        self.server = server
+        self.state = state = MarkersState(server)
 
-    def on_document(event: DocumentEvent) -> None:
-        if event.kind in ("save", "close"):
-            state.buffer.pop(event.uri, None)  # a save recomputes from the committed text
+        def notify_changed(uris: list[str]) -> None:
+            if uris:
+                server.protocol.notify("tether/markers/didChange", DidChangeMarkers(sorted(set(uris))))
 
-    state.on_change = notify_changed
-    server.on_document(on_document)
-    server.on_settings(state.on_settings)
-    server.on_initialized(lambda ls: watch_git(ls, state))
-    server.on_shutdown(state.close)
-    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(lambda ls, params: watched(ls, state, params))
-    for method, params_cls, result_cls, handler in (
-        ("tether/markers/create", CreateParams, Marker, create),
-        ("tether/markers/list", ListParams, MarkerList, list_markers),
-        ("tether/markers/listWorkspace", WorkspaceParams, WorkspaceMarkers, list_workspace),
-        ("tether/markers/update", UpdateParams, Marker, update),
-        ("tether/markers/delete", IdParams, None, delete),
-        (types.TEXT_DOCUMENT_CODE_LENS, None, None, code_lens),
-    ):
-        server.handler(method, params_cls, result_cls)(_bound(handler, state))
+        def on_document(event: DocumentEvent) -> None:
+            if event.kind in ("save", "close"):
+                state.buffer.pop(event.uri, None)  # a save recomputes from the committed text
+
+        state.on_change = notify_changed
+        server.on_document(on_document)
+        server.on_settings(state.on_settings)
+        server.on_initialized(lambda ls: watch_git(ls, state))
+        server.on_shutdown(state.close)
 
 
-def _bound(handler: Any, state: MarkersState) -> Any:
-    """``handler(ls, state, params)`` as the ``(ls, params)`` coroutine pygls calls (docstring kept)."""
-
-    @functools.wraps(handler)
-    async def run(ls: TetherServer, params: Any) -> Any:
-        return await handler(ls, state, params)
-
-    return run
+FEATURE = Feature(
+    "markers",
+    setup=Markers,
+    methods=[
+        Method("tether/markers/create", create, CreateParams, Marker, runs="async"),
+        Method("tether/markers/list", list_markers, ListParams, MarkerList, runs="async", cancellable=True),
+        Method(
+            "tether/markers/listWorkspace",
+            list_workspace,
+            WorkspaceParams,
+            WorkspaceMarkers,
+            runs="async",
+            cancellable=True,
+        ),
+        Method("tether/markers/update", update, UpdateParams, Marker, runs="async"),
+        Method("tether/markers/delete", delete, IdParams, None, runs="async"),
+        Method(types.TEXT_DOCUMENT_CODE_LENS, code_lens, runs="async", cancellable=True),
+        Method(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, watched, notification=True),
+    ],
+    sends=[Notice("tether/markers/didChange", DidChangeMarkers)],
+)

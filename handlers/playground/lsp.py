@@ -7,7 +7,6 @@ values and its states (byte spans) into ``PlaygroundState`` (ranges), and regist
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +15,7 @@ from lsprotocol import types
 
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.hooks import DocumentEvent
+from tether_lsp.server.methods import Feature, Method, Notice
 from tether_lsp.server.positions import LineIndex, Pos, lsp_range
 
 from . import lsp_run
@@ -163,12 +163,30 @@ RENAME_OPTIONS = types.FileOperationRegistrationOptions(
 )
 
 
-class Requests:
-    """The playground's requests and notifications, one method each, over one server's :class:`Session`."""
+class Playground:
+    """The playground's context (one server's :class:`Session`) and its requests and notifications, one method
+    each."""
 
-    def __init__(self, session: Session, wire: StateWire) -> None:
-        self.session = session
-        self.wire = wire
+    def __init__(self, server: TetherServer) -> None:
+        server.register_settings("playground", PlaygroundSettings)
+        server.register_storage("playground", _migrations)
+        self.server = server
+        self.wire = wire = StateWire(server)
+
+        def tell(state: State) -> None:
+            server.protocol.notify("tether/playground/didChangeState", wire(state))
+
+        self.session = session = Session(server, tell)
+
+        def on_document(event: DocumentEvent) -> None:
+            if event.kind in ("open", "change", "save"):
+                session.later(event.uri, event.kind)
+
+        server.on_document(on_document)
+        server.on_shutdown_begin(session.prepare_shutdown)
+        server.on_shutdown(session.write_at_shutdown)
+        server.on_settings(lambda settings: session.settings_changed(settings.section(PlaygroundSettings)))
+        self.runs = lsp_run.Runs(server, session)
 
     def known_prompt(self, prompt_id: str) -> None:
         for entry in self.session.engine.pmap.files.values():
@@ -176,7 +194,7 @@ class Requests:
                 return
         raise InvalidParams("promptId", f"no prompt with id {prompt_id!r}", kind="unknownPrompt")
 
-    async def active_editor(self, ls: TetherServer, params: ActiveEditorParams) -> None:
+    async def active_editor(self, params: ActiveEditorParams) -> None:
         """The editor the user looks at changed (null: none)."""
         await self.session.caught_up()
         uri = params.text_document.uri if params.text_document else None
@@ -186,14 +204,14 @@ class Requests:
         if self.session.engine.pin is None:
             self.session.emit()
 
-    async def cursor(self, ls: TetherServer, params: CursorParams) -> None:
+    async def cursor(self, params: CursorParams) -> None:
         """The cursor moved (clients debounce)."""
         await self.session.caught_up()
         self.session.positions[params.text_document.uri] = Pos(params.position.line, params.position.character)
         if self.session.engine.pin is None:
             self.session.emit()
 
-    async def get_state(self, ls: TetherServer, params: Empty) -> PlaygroundState:
+    async def get_state(self, params: Empty) -> PlaygroundState:
         """What the playground shows now: the file, its prompts, the selected prompt and why."""
         await self.session.caught_up()
         engine = self.session.engine
@@ -202,7 +220,7 @@ class Requests:
             engine.sent = engine.state()
         return self.wire(engine.sent)
 
-    async def pin(self, ls: TetherServer, params: PinParams) -> PlaygroundState:
+    async def pin(self, params: PinParams) -> PlaygroundState:
         """Keep showing this prompt whatever the cursor does."""
         await self.session.caught_up()
         engine = self.session.engine
@@ -214,14 +232,14 @@ class Requests:
         self.session.emit()
         return self.wire(engine.state())
 
-    async def unpin(self, ls: TetherServer, params: Empty) -> PlaygroundState:
+    async def unpin(self, params: Empty) -> PlaygroundState:
         """Follow the active editor and cursor again."""
         await self.session.caught_up()
         self.session.engine.pin = None
         self.session.emit()
         return self.wire(self.session.engine.state())
 
-    async def set_settings(self, ls: TetherServer, params: SetSettingsParams) -> None:
+    async def set_settings(self, params: SetSettingsParams) -> None:
         """Store a playground's inputs for a prompt (kept with the prompt's identity)."""
         await self.session.caught_up()
         if not isinstance(params.settings, dict):
@@ -232,9 +250,9 @@ class Requests:
         def store_them() -> None:
             self.session.store().set_settings(params.prompt_id, settings)
 
-        await ls.run_blocking(store_them)
+        await self.server.run_blocking(store_them)
 
-    async def get_settings(self, ls: TetherServer, params: GetSettingsParams) -> dict[str, Any] | None:
+    async def get_settings(self, params: GetSettingsParams) -> dict[str, Any] | None:
         """The inputs stored for a prompt, or null."""
         await self.session.caught_up()
         self.known_prompt(params.prompt_id)
@@ -242,14 +260,22 @@ class Requests:
         def read_them() -> dict[str, Any] | None:
             return self.session.store().settings(params.prompt_id)
 
-        return await ls.run_blocking(read_them)
+        return await self.server.run_blocking(read_them)
 
-    async def renamed(self, ls: TetherServer, params: types.RenameFilesParams) -> None:
+    async def renamed(self, params: types.RenameFilesParams) -> None:
         """Files were renamed: their prompts keep their ids."""
         await self.session.caught_up()
         for change in params.files:
             self.session.renamed(change.old_uri, change.new_uri)
         self.session.emit()
+
+    async def run(self, params: lsp_run.PlaygroundRunParams) -> lsp_run.PlaygroundRunResult:
+        """Send a prompt to the model with its variables; the answer streams as `didRunOutput` first."""
+        return await self.runs.run(params)
+
+    async def stored_runs(self, params: lsp_run.RunsParams) -> list[lsp_run.StoredRun]:
+        """The prompt's latest runs, newest first (they follow the prompt's id across edits and renames)."""
+        return await self.runs.runs(params)
 
 
 def _migrations() -> Sequence[Migration]:
@@ -259,47 +285,58 @@ def _migrations() -> Sequence[Migration]:
     return MIGRATIONS
 
 
-def register(server: TetherServer) -> None:
-    server.register_settings("playground", PlaygroundSettings)
-    server.register_storage("playground", _migrations)
-    wire = StateWire(server)
-
-    def tell(state: State) -> None:
-        server.protocol.notify("tether/playground/didChangeState", wire(state))
-
-    session = Session(server, tell)
-    server.sends("tether/playground/didChangeState", PlaygroundState)
-
-    def on_document(event: DocumentEvent) -> None:
-        if event.kind in ("open", "change", "save"):
-            session.later(event.uri, event.kind)
-
-    server.on_document(on_document)
-    server.on_shutdown_begin(session.prepare_shutdown)
-    server.on_shutdown(session.write_at_shutdown)
-
-    server.on_settings(lambda settings: session.settings_changed(settings.section(PlaygroundSettings)))
-
-    requests = Requests(session, wire)
-    server.notification("tether/editor/didChangeActiveEditor", ActiveEditorParams)(_plain(requests.active_editor))
-    server.notification("tether/editor/didChangeCursor", CursorParams)(_plain(requests.cursor))
-    server.handler("tether/playground/getState", Empty, PlaygroundState)(_plain(requests.get_state))
-    server.handler("tether/playground/pin", PinParams, PlaygroundState)(_plain(requests.pin))
-    server.handler("tether/playground/unpin", Empty, PlaygroundState)(_plain(requests.unpin))
-    server.handler("tether/playground/setSettings", SetSettingsParams, None)(_plain(requests.set_settings))
-    server.handler("tether/playground/getSettings", GetSettingsParams, dict[str, Any] | None)(
-        _plain(requests.get_settings)
-    )
-    server.feature(types.WORKSPACE_DID_RENAME_FILES, RENAME_OPTIONS)(_plain(requests.renamed))
-    lsp_run.register(server, session, _plain)
-
-
-def _plain(method: Any) -> Any:
-    """A bound method as the plain ``(ls, params)`` coroutine function pygls registers (it tags functions with
-    attributes, which methods cannot take); name and docstring kept."""
-
-    @functools.wraps(method)
-    async def run(ls: TetherServer, params: Any) -> Any:
-        return await method(ls, params)
-
-    return run
+FEATURE = Feature(
+    "playground",
+    setup=Playground,
+    methods=[
+        Method(
+            "tether/editor/didChangeActiveEditor",
+            Playground.active_editor,
+            ActiveEditorParams,
+            runs="async",
+            notification=True,
+        ),
+        Method("tether/editor/didChangeCursor", Playground.cursor, CursorParams, runs="async", notification=True),
+        Method(
+            "tether/playground/getState", Playground.get_state, Empty, PlaygroundState, runs="async", cancellable=True
+        ),
+        Method("tether/playground/pin", Playground.pin, PinParams, PlaygroundState, runs="async"),
+        Method("tether/playground/unpin", Playground.unpin, Empty, PlaygroundState, runs="async"),
+        Method("tether/playground/setSettings", Playground.set_settings, SetSettingsParams, None, runs="async"),
+        Method(
+            "tether/playground/getSettings",
+            Playground.get_settings,
+            GetSettingsParams,
+            dict[str, Any] | None,
+            runs="async",
+            cancellable=True,
+        ),
+        Method(
+            types.WORKSPACE_DID_RENAME_FILES,
+            Playground.renamed,
+            runs="async",
+            notification=True,
+            options=RENAME_OPTIONS,
+        ),
+        Method(
+            "tether/playground/run",
+            Playground.run,
+            lsp_run.PlaygroundRunParams,
+            lsp_run.PlaygroundRunResult,
+            runs="async",
+            cancellable=True,
+        ),
+        Method(
+            "tether/playground/runs",
+            Playground.stored_runs,
+            lsp_run.RunsParams,
+            list[lsp_run.StoredRun],
+            runs="async",
+            cancellable=True,
+        ),
+    ],
+    sends=[
+        Notice("tether/playground/didChangeState", PlaygroundState),
+        Notice("tether/playground/didRunOutput", lsp_run.RunOutput),
+    ],
+)

@@ -151,7 +151,8 @@ def _new_run_id() -> str:
 class Runs:
     """The two requests over one server's playground :class:`~.session.Session`."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, server: TetherServer, session: Session) -> None:
+        self.server = server
         self.session = session
 
     def prompt(self, prompt_id: str) -> Prompt:
@@ -204,8 +205,9 @@ class Runs:
             log.warning("playground: could not read the saved inputs of %s (%s)", prompt_id, exc)
             return {}
 
-    async def run(self, ls: TetherServer, params: PlaygroundRunParams) -> PlaygroundRunResult:
+    async def run(self, params: PlaygroundRunParams) -> PlaygroundRunResult:
         """Send a prompt to the model with its variables; the answer streams as `didRunOutput` first."""
+        ls = self.server
         await self.session.caught_up()
         prompt = self.prompt(params.prompt_id)
         saved = await self.saved(ls, params.prompt_id)
@@ -294,8 +296,9 @@ class Runs:
         except Exception as exc:  # the answer is still given; only the history misses it
             log.warning("playground: could not store run %s (%s)", run.run_id, exc)
 
-    async def runs(self, ls: TetherServer, params: RunsParams) -> list[StoredRun]:
+    async def runs(self, params: RunsParams) -> list[StoredRun]:
         """The prompt's latest runs, newest first (they follow the prompt's id across edits and renames)."""
+        ls = self.server
         await self.session.caught_up()
         self.prompt(params.prompt_id)
         limit = DEFAULT_LIMIT if params.limit is None else _count(params.limit, "limit", 1, MAX_LIMIT)
@@ -312,11 +315,3 @@ def _strings_or_none(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         return {}
     return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
-
-
-def register(server: TetherServer, session: Session, plain: Any) -> None:
-    """The run requests; ``plain`` wraps a bound method as the ``(ls, params)`` function pygls registers."""
-    runs = Runs(session)
-    server.sends("tether/playground/didRunOutput", RunOutput)
-    server.handler("tether/playground/run", PlaygroundRunParams, PlaygroundRunResult)(plain(runs.run))
-    server.handler("tether/playground/runs", RunsParams, list[StoredRun])(plain(runs.runs))

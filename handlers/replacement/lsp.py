@@ -15,6 +15,7 @@ import attrs
 from lsprotocol import types
 
 from tether_lsp.server.errors import ContentModified, InvalidParams
+from tether_lsp.server.methods import Command, Feature, Method
 from tether_lsp.server.positions import Pos, PositionOutOfRange, lsp_range
 from tether_lsp.server.settings import LimitSettings
 from tether_lsp.server.syntax import Snapshot
@@ -139,22 +140,6 @@ def to_result(ls: TetherServer, snapshot: Snapshot, analysis: Analysis, completi
     )
 
 
-def register(server: TetherServer) -> None:
-    server.register_settings("completion", CompletionSettings)
-    server.register_settings("inference", InferenceSettings)
-
-    @server.handler("tether/analyzeReplacement", AnalyzeParams, AnalyzeResult)
-    def analyze_replacement(ls: TetherServer, params: AnalyzeParams) -> AnalyzeResult:
-        """Does a completion at the cursor insert, or replace an existing unit (and which lines)?"""
-        snapshot = snapshot_for(ls, params.text_document.uri, params.text_document.version)
-        cursor = cursor_offset(snapshot, params.position, ls)
-        options = options_for(ls, params.options)
-        analysis = run(ls, snapshot, cursor, params.completion, options)
-        return to_result(ls, snapshot, analysis, params.completion)
-
-    register_inline(server)
-
-
 class InlineState:
     """Latest request wins: a newer inline completion cancels the model call of the older one."""
 
@@ -184,76 +169,92 @@ def multiline_ranges(ls: TetherServer) -> bool:
 NO_ITEMS = types.InlineCompletionList(items=[])
 
 
-def register_inline(server: TetherServer) -> None:
-    state = InlineState()
+class Replacement:
+    """The replacement feature's context: the server and the inline completion requests' shared state."""
 
-    @server.command("tether.replacementAccepted")
-    def accepted(ls: TetherServer, *args: Any) -> None:
-        log.info("inline completion: replacement accepted %s", args[:1])
+    def __init__(self, server: TetherServer) -> None:
+        server.register_settings("completion", CompletionSettings)
+        server.register_settings("inference", InferenceSettings)
+        self.server = server
+        self.inline = InlineState()
 
-    @server.handler(types.TEXT_DOCUMENT_INLINE_COMPLETION, options=types.InlineCompletionOptions())
-    async def inline_completion(ls: TetherServer, params: types.InlineCompletionParams) -> types.InlineCompletionList:
-        """Ask the fill-in-the-middle model, then place its answer as an insert or a replacement."""
-        settings = ls.settings.section(InferenceSettings)
-        if not settings.endpoint:
-            return NO_ITEMS
-        automatic = params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic
-        if automatic and settings.delay < 0:
-            return NO_ITEMS
-        state.generation += 1
-        mine = state.generation
-        if state.inflight is not None:
-            state.inflight.cancel()
-        if automatic and settings.delay > 0:
-            await asyncio.sleep(settings.delay / 1000)
-            if mine != state.generation:
-                return NO_ITEMS  # superseded while waiting
-        snapshot = ls.snapshot(params.text_document.uri)
-        if snapshot is None or snapshot.language is None or snapshot.text_only is not None:
-            return NO_ITEMS
-        cursor = snapshot.index.offset_of(Pos(params.position.line, params.position.character), ls.encoding)
-        prefix = snapshot.text[:cursor].decode("utf-8", errors="replace")
-        suffix = snapshot.text[cursor:].decode("utf-8", errors="replace")
-        prompt = fim.build(
-            prefix, suffix, snapshot.language, settings.format, settings.maxPrefixLength, settings.maxSuffixLength
+    def analyze(self, params: AnalyzeParams) -> AnalyzeResult:
+        """Does a completion at the cursor insert, or replace an existing unit (and which lines)?"""
+        ls = self.server
+        snapshot = snapshot_for(ls, params.text_document.uri, params.text_document.version)
+        cursor = cursor_offset(snapshot, params.position, ls)
+        options = options_for(ls, params.options)
+        analysis = run(ls, snapshot, cursor, params.completion, options)
+        return to_result(ls, snapshot, analysis, params.completion)
+
+    def accepted(self, arguments: list[Any]) -> None:
+        """The user accepted a replacement (the inline item's command): logged."""
+        log.info("inline completion: replacement accepted %s", arguments[:1])
+
+
+async def inline_completion(context: Replacement, params: types.InlineCompletionParams) -> types.InlineCompletionList:
+    """Ask the fill-in-the-middle model, then place its answer as an insert or a replacement."""
+    ls, state = context.server, context.inline
+    settings = ls.settings.section(InferenceSettings)
+    if not settings.endpoint:
+        return NO_ITEMS
+    automatic = params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic
+    if automatic and settings.delay < 0:
+        return NO_ITEMS
+    state.generation += 1
+    mine = state.generation
+    if state.inflight is not None:
+        state.inflight.cancel()
+    if automatic and settings.delay > 0:
+        await asyncio.sleep(settings.delay / 1000)
+        if mine != state.generation:
+            return NO_ITEMS  # superseded while waiting
+    snapshot = ls.snapshot(params.text_document.uri)
+    if snapshot is None or snapshot.language is None or snapshot.text_only is not None:
+        return NO_ITEMS
+    cursor = snapshot.index.offset_of(Pos(params.position.line, params.position.character), ls.encoding)
+    prefix = snapshot.text[:cursor].decode("utf-8", errors="replace")
+    suffix = snapshot.text[cursor:].decode("utf-8", errors="replace")
+    prompt = fim.build(
+        prefix, suffix, snapshot.language, settings.format, settings.maxPrefixLength, settings.maxSuffixLength
+    )
+    try:
+        endpoint = inference.Endpoint.parse(settings.endpoint)
+    except inference.InferenceError as exc:
+        state.failed(str(exc))
+        return NO_ITEMS
+    call = asyncio.ensure_future(
+        inference.complete(
+            endpoint,
+            settings.model,
+            prompt.text,
+            settings.maxTokens,
+            settings.temperature,
+            settings.timeout,
+            ls.settings.section(LimitSettings).maxResponseBytes,
         )
-        try:
-            endpoint = inference.Endpoint.parse(settings.endpoint)
-        except inference.InferenceError as exc:
-            state.failed(str(exc))
-            return NO_ITEMS
-        call = asyncio.ensure_future(
-            inference.complete(
-                endpoint,
-                settings.model,
-                prompt.text,
-                settings.maxTokens,
-                settings.temperature,
-                settings.timeout,
-                ls.settings.section(LimitSettings).maxResponseBytes,
-            )
-        )
-        state.inflight = call
-        try:
-            raw = await call
-        except asyncio.CancelledError:
-            return NO_ITEMS  # a newer request took over
-        except inference.InferenceError as exc:
-            state.failed(str(exc))
-            return NO_ITEMS
-        finally:
-            if state.inflight is call:
-                state.inflight = None
-        state.succeeded()
-        current = ls.snapshot(params.text_document.uri)
-        if mine != state.generation or current is None or current.version != snapshot.version:
-            return NO_ITEMS  # the document or the request moved on while the model was thinking
-        completion = fim.clean(raw, prompt.suffix, settings.maxLines)
-        if not completion.strip():
-            return NO_ITEMS
-        options = ls.settings.section(CompletionSettings).options()
-        analysis = run(ls, snapshot, cursor, completion, options)
-        return _items(ls, snapshot, analysis)
+    )
+    state.inflight = call
+    try:
+        raw = await call
+    except asyncio.CancelledError:
+        return NO_ITEMS  # a newer request took over
+    except inference.InferenceError as exc:
+        state.failed(str(exc))
+        return NO_ITEMS
+    finally:
+        if state.inflight is call:
+            state.inflight = None
+    state.succeeded()
+    current = ls.snapshot(params.text_document.uri)
+    if mine != state.generation or current is None or current.version != snapshot.version:
+        return NO_ITEMS  # the document or the request moved on while the model was thinking
+    completion = fim.clean(raw, prompt.suffix, settings.maxLines)
+    if not completion.strip():
+        return NO_ITEMS
+    options = ls.settings.section(CompletionSettings).options()
+    analysis = run(ls, snapshot, cursor, completion, options)
+    return _items(ls, snapshot, analysis)
 
 
 def _items(ls: TetherServer, snapshot: Snapshot, analysis: Analysis) -> types.InlineCompletionList:
@@ -274,3 +275,20 @@ def _items(ls: TetherServer, snapshot: Snapshot, analysis: Analysis) -> types.In
     )
     item = types.InlineCompletionItem(analysis.new_text, range=edit_range, command=command)
     return types.InlineCompletionList(items=[item])
+
+
+FEATURE = Feature(
+    "replacement",
+    setup=Replacement,
+    methods=[
+        Method("tether/analyzeReplacement", Replacement.analyze, AnalyzeParams, AnalyzeResult),
+        Method(
+            types.TEXT_DOCUMENT_INLINE_COMPLETION,
+            inline_completion,
+            runs="async",
+            cancellable=True,
+            options=types.InlineCompletionOptions(),
+        ),
+    ],
+    commands=[Command("tether.replacementAccepted", Replacement.accepted)],
+)

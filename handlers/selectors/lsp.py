@@ -11,6 +11,7 @@ import attrs
 from lsprotocol import types
 from tree_sitter import Tree
 
+from tether_lsp.server.methods import Feature, Method
 from tether_lsp.server.nodes import descendant_index
 from tether_lsp.server.positions import Pos, json_ranges, lsp_offset, lsp_range
 from tether_lsp.server.settings import LimitSettings, setting
@@ -191,24 +192,26 @@ def list_selectors(params: ListSelectorsParams | None) -> ListSelectorsResult:
     )
 
 
-def register(server: TetherServer) -> None:
-    server.register_settings("selectors", SelectorSettings)
-    indexes = LatestIndexes()
-    server.on_document(indexes.on_document)
+class Selectors:
+    """The selectors feature's context: the server and the latest selector index of each document."""
 
-    @server.handler("tether/applySelector", ApplySelectorParams, ApplySelectorResult)
-    def _apply(ls: TetherServer, params: ApplySelectorParams) -> ApplySelectorResult:
+    def __init__(self, server: TetherServer) -> None:
+        server.register_settings("selectors", SelectorSettings)
+        self.server = server
+        self.indexes = LatestIndexes()
+        server.on_document(self.indexes.on_document)
+
+    def apply(self, params: ApplySelectorParams) -> ApplySelectorResult:
         """Apply one selector to the cursors the client holds; the answer is the new cursors and their ranges."""
-        return apply_selector(ls, indexes, params)
+        return apply_selector(self.server, self.indexes, params)
 
-    @server.handler("tether/listSelectors", ListSelectorsParams, ListSelectorsResult)
-    def _list(ls: TetherServer, params: ListSelectorsParams | None) -> ListSelectorsResult:
+    def listing(self, params: ListSelectorsParams | None) -> ListSelectorsResult:
         """The selectors (names, arguments, descriptions) and the kinds a language knows."""
         return list_selectors(params)
 
-    @server.handler(types.TEXT_DOCUMENT_SELECTION_RANGE)
-    def selection_range(ls: TetherServer, params: types.SelectionRangeParams) -> list[types.SelectionRange]:
+    def selection_range(self, params: types.SelectionRangeParams) -> list[types.SelectionRange]:
         """Expand selection over the tree (trimmed ranges, same-range wrappers skipped)."""
+        ls = self.server
         snapshot = ls.snapshot(params.text_document.uri)
         tree = snapshot.tree_or_raise() if snapshot is not None else None
         if snapshot is None or tree is None:
@@ -227,3 +230,14 @@ def register(server: TetherServer) -> None:
             assert parent is not None
             results.append(parent)
         return results
+
+
+FEATURE = Feature(
+    "selectors",
+    setup=Selectors,
+    methods=[
+        Method("tether/applySelector", Selectors.apply, ApplySelectorParams, ApplySelectorResult),
+        Method("tether/listSelectors", Selectors.listing, ListSelectorsParams, ListSelectorsResult),
+        Method(types.TEXT_DOCUMENT_SELECTION_RANGE, Selectors.selection_range),
+    ],
+)

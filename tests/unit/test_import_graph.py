@@ -15,11 +15,11 @@ Words, as the checks use them:
 
 * a *feature* is a package directly under ``handlers/``;
 * its *LSP glue* is ``lsp.py`` and ``lsp_*.py``: where methods are registered and wire values are converted;
-* *wire types* are the classes registered as the params or results of methods and notifications (with
-  ``server.handler``, ``server.notification``, ``server.sends``) and the classes their fields hold, read from a
-  fully registered server (``create_server()``); a *wire module* is a module that defines one (today each
-  feature's LSP glue, and ``server/debug.py`` for the runtime's own methods); a feature that gives its wire
-  types a module of their own names it ``wire.py`` (or ``wire_*.py``);
+* *wire types* are the classes the method tables name as the params or results of methods and notifications
+  (``Method`` and ``Notice`` rows, ``server/methods.py``) and the classes their fields hold, read from a fully
+  registered server (``create_server()``); a *wire module* is a module that defines one; a feature gives its
+  wire types a module of their own, ``wire.py`` (or ``wire_*.py``), and ``server/debug.py`` holds the
+  runtime's own;
 * its *engine and service modules* are every other module of the feature except ``__init__.py``,
   ``demo*.py`` (the ``tether-lsp demo`` script, a client of the whole server) and ``cli.py`` (a command line
   front). They take and return plain Python values, so any front can call them.
