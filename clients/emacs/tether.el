@@ -1,135 +1,287 @@
-;;; tether.el --- Tether language server for Emacs (eglot)  -*- lexical-binding: t; -*-
+;;; tether.el --- Tether language server: markers, selectors, playground, tasks  -*- lexical-binding: t; -*-
 
-;; Registers tether-lsp with eglot for Python and YAML buffers, tells the server about the active buffer and
-;; the cursor (prompt playground), and adds commands for markers, selectors and inline tasks.
+;; Copyright (C) 2026 The Tether authors
+
+;; Author: The Tether authors
+;; Maintainer: The Tether authors
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1"))
+;; Keywords: languages, tools, convenience
+;; SPDX-License-Identifier: MIT
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; The Emacs client of Tether, a language server for Python and YAML that keeps
+;; notes (markers), structural selections, prompts and AI edits tethered to code
+;; while it changes.  It works with eglot (tether-eglot.el) and with lsp-mode
+;; (tether-lsp-mode.el); this file holds the commands both share.
 ;;
-;;   (add-to-list 'load-path "/path/to/tether/clients/emacs")
-;;   (require 'tether)
 ;;   (setq tether-command '("/path/to/tether/.venv/bin/tether-lsp"))
-;;   (tether-setup)
+;;   (tether-setup)          ; then M-x eglot or M-x lsp in a Python buffer
 ;;
-;; Commands: `tether-add-marker' (on the region), `tether-list-markers' (a list where RET jumps),
-;; `tether-select', `tether-playground', `tether-run-task' (asynchronous, no client-side timeout) and
-;; `tether-cancel-task'.  Only eglot is supported (not lsp-mode).
+;; In a buffer the server manages, `tether-mode' is on: markers show as a sign
+;; in the margin (fringe on graphical frames) with their note after the line,
+;; and the commands are under `tether-keymap-prefix' (C-c ; by default):
+;;
+;;   a  add a marker (region or line)      e  edit a marker's note (C-u: kind)
+;;   d  delete a marker                     l  the file's markers
+;;   L  the workspace's markers             s  run a selector chain
+;;   r  forget the structural cursors       p  the prompt playground
+;;   v  preview a replacement               t  run the @run task on this line
+;;   k  cancel the running task             g  read the markers again
 
 ;;; Code:
 
-(require 'eglot)
 (require 'cl-lib)
-(require 'json)
+(require 'subr-x)
+(require 'tabulated-list)
+(require 'url-util)
 
-(defgroup tether nil "The Tether language server." :group 'tools)
+(defgroup tether nil
+  "The Tether language server."
+  :group 'tools
+  :prefix "tether-")
 
 (defcustom tether-command '("tether-lsp")
-  "How to start the server."
+  "How to start the server: the program and its arguments."
   :type '(repeat string))
 
 (defcustom tether-settings nil
-  "The `tether' settings section, as a plist (e.g. (:database (:url \"postgresql://...\")))."
+  "The `tether' settings section, as a plist.
+For example (:database (:url \"postgresql://...\"))."
   :type 'plist)
 
-(defvar tether-playground-state nil "The last `tether/playground/didChangeState' received.")
-(defvar-local tether--playground-server nil "The server the playground buffer talks to.")
-(defvar tether-markers-changed-hook nil "Run when the server says markers moved (a commit, a teammate).")
+(defcustom tether-request-timeout 30
+  "Seconds to wait for the server's answer to a command."
+  :type 'number)
 
-(defclass tether-server (eglot-lsp-server) ()
-  :documentation "Tether: eglot plus the experimental capabilities it opts into.")
+(defcustom tether-marker-signs
+  '(("comment" . "…") ("question" . "?") ("issue" . "!") ("bookmark" . "★"))
+  "The sign shown in the margin for each marker kind."
+  :type '(alist :key-type string :value-type string))
 
-(cl-defmethod eglot-client-capabilities ((server tether-server))
-  "Opt into multi-line inline completion ranges (Emacs applies them correctly)."
-  (append (cl-call-next-method server)
-          (list :experimental (list :tether (list :multilineInlineCompletionRange t)))))
+(defcustom tether-marker-fringe-bitmaps
+  '(("comment" . right-triangle) ("question" . question-mark)
+    ("issue" . exclamation-mark) ("bookmark" . filled-rectangle))
+  "The fringe bitmap shown on graphical frames for each marker kind."
+  :type '(alist :key-type string :value-type symbol))
 
-(cl-defmethod eglot-initialization-options ((_server tether-server))
-  (list :tether (or tether-settings (make-hash-table))))
+(defcustom tether-marker-sign-place 'auto
+  "Where a marker's sign goes.
+`auto': the fringe on graphical frames, the left margin on terminals;
+`margin' or `fringe': always there; nil: no sign."
+  :type '(choice (const auto) (const margin) (const fringe) (const nil)))
 
-(cl-defmethod eglot-handle-notification ((_server tether-server) (_method (eql tether/markers/didChange)) &rest _)
-  (run-hooks 'tether-markers-changed-hook))
+(defcustom tether-marker-show-note t
+  "Whether a marker's note shows after the end of its first line."
+  :type 'boolean)
 
-(cl-defmethod eglot-handle-notification ((_server tether-server) (_method (eql tether/playground/didChangeState))
-                                         &rest state)
-  (setq tether-playground-state state)
-  (when (fboundp 'tether--playground-redraw)
-    (tether--playground-load-quietly)
-    (tether--playground-redraw)))
+(defconst tether-marker-kinds '("comment" "question" "issue" "bookmark")
+  "The kinds a marker can have.")
 
-(defun tether--playground-load-quietly ()
-  "Load the new prompt's inputs when the playground buffer is shown (never from a plain notification otherwise)."
-  (when-let ((buffer (get-buffer "*tether-playground*")))
-    (with-current-buffer buffer
-      (when tether--playground-server
-        (ignore-errors (tether--playground-load))))))
+(defface tether-marker-face '((t :inherit font-lock-comment-face :slant italic))
+  "A marker's note after its first line.")
+(defface tether-marker-comment-face '((t :inherit font-lock-doc-face))
+  "The sign of a comment marker.")
+(defface tether-marker-question-face '((t :inherit success))
+  "The sign of a question marker.")
+(defface tether-marker-issue-face '((t :inherit warning))
+  "The sign of an issue marker.")
+(defface tether-marker-bookmark-face '((t :inherit font-lock-keyword-face))
+  "The sign of a bookmark marker.")
 
-(cl-defmethod eglot-handle-notification ((_server tether-server) (_method (eql tether/edits/didUpdate)) &rest _)
+(defvar tether-playground-state nil
+  "The last `tether/playground/didChangeState' received.")
+(defvar tether-markers-changed-hook nil
+  "Run when the server says markers moved (a commit, a teammate).")
+
+(define-error 'tether-error "Tether")
+
+(defvar tether-mode)
+(defvar tether--markers-source)
+(declare-function project-root "project")
+
+;;; Connections: what eglot and lsp-mode provide
+
+(defvar tether-connection-functions nil
+  "Functions returning the current buffer's Tether connection, or nil.
+tether-eglot.el and tether-lsp-mode.el add one each.")
+
+(cl-defgeneric tether-backend-request (connection method params)
+  "Send METHOD (a string) with PARAMS on CONNECTION and return the result.
+The result is a plist (objects), vector (arrays) tree.  A JSON-RPC error
+signals `tether-error' with (MESSAGE CODE DATA).")
+
+(cl-defgeneric tether-backend-async (connection method params on-success on-error)
+  "Send METHOD with PARAMS on CONNECTION without waiting and no timeout.
+Call ON-SUCCESS with the result or ON-ERROR with the error as a plist
+\(:code :message :data).  Return the request id, for `tether-backend-cancel'.")
+
+(cl-defgeneric tether-backend-cancel (connection id)
+  "Ask CONNECTION's server to cancel the request ID.")
+
+(cl-defgeneric tether-backend-notify (connection method params)
+  "Send the notification METHOD with PARAMS on CONNECTION.")
+
+(cl-defgeneric tether-backend-flush (_connection)
+  "Send the current buffer's pending changes to the server now."
   nil)
 
-(cl-defmethod eglot-handle-request ((_server tether-server) (_method (eql workspace/applyEdit)) &key _label edit)
-  "Tether's own edits (a task's changes streaming in), applied without asking: eglot would ask \"Server wants to
-edit … Proceed?\" for every piece.  Scoped to Tether's server; other servers still ask as configured."
-  (tether--apply-edit edit)
-  `(:applied t))
+(cl-defgeneric tether-backend-uri (connection file)
+  "The URI of FILE, as CONNECTION's client names it to the server.")
 
-(defun tether--apply-edit (edit)
-  "Apply the WorkspaceEdit EDIT: create files, edit buffers; a file that was not visited is saved and its buffer
-killed again, so a task's change to a closed file ends up on disk, not in a hidden modified buffer."
+(cl-defgeneric tether-backend-position (connection)
+  "The LSP position of point in the encoding CONNECTION uses.")
+
+(cl-defgeneric tether-backend-goto (connection position)
+  "Move point to the LSP POSITION (a plist) in CONNECTION's encoding.")
+
+(cl-defgeneric tether-backend-version (_connection)
+  "The current buffer's document version as the server knows it, or nil."
+  nil)
+
+(defun tether-connection ()
+  "The current buffer's Tether connection (eglot's or lsp-mode's), or nil."
+  (run-hook-with-args-until-success 'tether-connection-functions))
+
+(defun tether--connection ()
+  (or (tether-connection)
+      (user-error "Tether is not running in this buffer (M-x eglot or M-x lsp)")))
+
+(defun tether-error-message (err)
+  "The message of ERR, a `tether-error' (or any error) condition."
+  (if (eq (car err) 'tether-error) (cadr err) (error-message-string err)))
+
+(defun tether--error-signal (message code data)
+  "Signal a `tether-error' with MESSAGE, CODE and DATA."
+  (signal 'tether-error (list (or message "request failed") code data)))
+
+(defun tether-uri (&optional file)
+  "The URI of FILE (default: the buffer's file) as the server knows it."
+  (tether-backend-uri (tether--connection) (or file (buffer-file-name))))
+
+(defun tether-uri-to-file (uri)
+  "The local file name of URI (a string or a keyword, as plist keys are)."
+  (when (keywordp uri) (setq uri (substring (symbol-name uri) 1)))
+  (let ((name (decode-coding-string
+               (url-unhex-string (url-filename (url-generic-parse-url uri))) 'utf-8)))
+    (if (and (eq system-type 'windows-nt) (string-match-p "\\`/[A-Za-z]:" name))
+        (substring name 1)
+      name)))
+
+(defun tether--position (&optional point)
+  "The LSP position of POINT (default: point) in the current buffer."
+  (let ((connection (tether--connection)))
+    (save-excursion (save-restriction
+                      (widen)
+                      (when point (goto-char point))
+                      (tether-backend-position connection)))))
+
+(defun tether--point (position &optional connection)
+  "The buffer position of the LSP POSITION."
+  (let ((connection (or connection (tether--connection))))
+    (save-excursion (save-restriction
+                      (widen)
+                      (tether-backend-goto connection position)
+                      (point)))))
+
+(defun tether--flush ()
+  "Send the buffer's pending changes first: the server must see what we see."
+  (when-let ((connection (tether-connection)))
+    (tether-backend-flush connection)))
+
+(defun tether-request (method params)
+  "Send METHOD with PARAMS to the server of this buffer and wait for the answer."
+  (let ((connection (tether--connection)))
+    (tether-backend-flush connection)
+    (tether-backend-request connection method params)))
+
+(defun tether--notify (method params)
+  (when-let ((connection (tether-connection)))
+    (tether-backend-notify connection method params)))
+
+(defun tether--first-line (text)
+  (car (split-string (or text "") "\n")))
+
+;;; Applying the server's edits
+
+(defun tether-apply-workspace-edit (connection edit)
+  "Apply the WorkspaceEdit EDIT from CONNECTION's server.
+Files are created; buffers are edited; a file that was not visited is
+saved and its buffer killed again, so a task's change to a closed file
+ends up on disk, not in a hidden modified buffer."
   (let ((changes (plist-get edit :changes))
         (document-changes (plist-get edit :documentChanges))
         (prepared nil))
     (cl-loop for change across (or document-changes [])
              do (if (equal (plist-get change :kind) "create")
-                    (let ((path (eglot--uri-to-path (plist-get change :uri))))
+                    (let ((path (tether-uri-to-file (plist-get change :uri))))
                       (make-directory (file-name-directory path) t)
                       (unless (file-exists-p path) (write-region "" nil path nil 'silent)))
                   (let ((doc (plist-get change :textDocument)))
-                    (push (list (eglot--uri-to-path (plist-get doc :uri)) (plist-get change :edits)
+                    (push (list (tether-uri-to-file (plist-get doc :uri)) (plist-get change :edits)
                                 (plist-get doc :version))
                           prepared))))
     (unless document-changes
       (cl-loop for (uri edits) on changes by #'cddr
-               do (push (list (eglot--uri-to-path uri) edits nil) prepared)))
+               do (push (list (tether-uri-to-file uri) edits nil) prepared)))
     (dolist (item (nreverse prepared))
       (cl-destructuring-bind (path edits version) item
         (let* ((visited (find-buffer-visiting path))
                (buffer (or visited (let ((enable-local-variables nil)) (find-file-noselect path)))))
           (with-current-buffer buffer
-            (eglot--apply-text-edits edits (and visited version))
-            ;; say so at once (eglot waits for idle time): the server's next piece, or its revert on cancel, is
-            ;; computed on the text it knows, and the reply to this request comes after this notification
+            (tether-apply-text-edits connection edits (and visited version))
+            ;; say so at once: the server's next piece, or its revert on cancel, is computed on the
+            ;; text it knows, and the reply to this request comes after this notification
             (when visited (tether--flush))
             (unless visited
               (let ((save-silently t)) (save-buffer))
               (kill-buffer))))))))
 
-(defun tether--server ()
-  (or (eglot-current-server) (user-error "Tether is not running in this buffer")))
+(defun tether-apply-text-edits (connection edits &optional version)
+  "Apply the LSP text EDITS (a vector) to the current buffer.
+When VERSION is given and CONNECTION knows the buffer's version, they must
+be the same.  Point stays where it was."
+  (let ((have (and version (tether-backend-version connection))))
+    (when (and have (not (equal have version)))
+      (error "Edits on `%s' require version %s, you have %s" (buffer-name) version have)))
+  ;; from the last edit to the first: the positions of the ones before stay valid; edits at the same
+  ;; place keep their order (the later one is inserted first, then the earlier one before it)
+  (let ((ordered (sort (cl-loop for e across edits for i from 0 collect (cons i e))
+                       (lambda (a b)
+                         (let ((sa (plist-get (plist-get (cdr a) :range) :start))
+                               (sb (plist-get (plist-get (cdr b) :range) :start)))
+                           (or (> (plist-get sa :line) (plist-get sb :line))
+                               (and (= (plist-get sa :line) (plist-get sb :line))
+                                    (or (> (plist-get sa :character) (plist-get sb :character))
+                                        (and (= (plist-get sa :character) (plist-get sb :character))
+                                             (> (car a) (car b)))))))))))
+    (save-excursion
+      (save-restriction
+        (widen)
+        (dolist (pair ordered)
+          (let* ((e (cdr pair)) (range (plist-get e :range))
+                 (beg (tether--point (plist-get range :start) connection))
+                 (end (tether--point (plist-get range :end) connection)))
+            (goto-char beg)
+            (delete-region beg end)
+            (insert (plist-get e :newText))))))))
 
-(defun tether--uri ()
-  (eglot--path-to-uri (buffer-file-name)))
-
-(defun tether--position (&optional point)
-  (save-excursion (when point (goto-char point)) (eglot--pos-to-lsp-position)))
-
-(defun tether--flush ()
-  "Send the buffer's pending changes first (eglot batches them): the server must see what we see."
-  (when (fboundp 'eglot--signal-textDocument/didChange)
-    (eglot--signal-textDocument/didChange)))
-
-(defun tether-request (method params)
-  "Send METHOD with PARAMS to the server of this buffer and wait for the answer."
-  (let ((server (tether--server)))
-    (tether--flush)
-    (jsonrpc-request server method params)))
+;;; Reporting the active buffer and the cursor (the playground follows them)
 
 (defun tether-active-editor ()
   "Tell the server which buffer is active and where the cursor is."
-  (when (and (eglot-current-server) (buffer-file-name))
+  (when (and (tether-connection) (buffer-file-name))
     (tether--flush)
-    (jsonrpc-notify (eglot-current-server) :tether/editor/didChangeActiveEditor
-                    (list :textDocument (list :uri (tether--uri)) :position (tether--position)))))
+    (tether--notify "tether/editor/didChangeActiveEditor"
+                    (list :textDocument (list :uri (tether-uri)) :position (tether--position)))))
 
 (defvar tether--cursor-timer nil)
+
 (defun tether--cursor-moved ()
-  (when (and (eglot-current-server) (buffer-file-name))
+  (when (and (tether-connection) (buffer-file-name))
     (when tether--cursor-timer (cancel-timer tether--cursor-timer))
     (let ((buffer (current-buffer)))
       (setq tether--cursor-timer
@@ -138,85 +290,357 @@ killed again, so a task's change to a closed file ends up on disk, not in a hidd
              (lambda ()
                (when (buffer-live-p buffer)
                  (with-current-buffer buffer
-                   (when (eglot-current-server)
+                   (when (tether-connection)
                      (tether--flush)
-                     (jsonrpc-notify (eglot-current-server) :tether/editor/didChangeCursor
-                                     (list :textDocument (list :uri (tether--uri))
+                     (tether--notify "tether/editor/didChangeCursor"
+                                     (list :textDocument (list :uri (tether-uri))
                                            :position (tether--position))))))))))))
 
-(defun tether-add-marker (beg end note)
-  "Pin NOTE to the region from BEG to END."
-  (interactive "r\nsNote: ")
-  (tether-request :tether/markers/create
-                  (list :textDocument (list :uri (tether--uri))
-                        :range (list :start (tether--position beg) :end (tether--position end))
-                        :note note)))
+(defun tether--selected (_window)
+  (when (eq (current-buffer) (window-buffer (selected-window)))
+    (tether-active-editor)))
 
-(defvar-local tether--markers-source nil "The buffer whose markers this list shows.")
+;;; Markers in the buffer: a sign in the margin or fringe, the note after the first line
 
-(defun tether-list-markers ()
-  "The markers of this file (a vector of plists); interactively, shown in a list where RET jumps to a marker."
-  (interactive)
-  (let* ((uri (tether--uri))
-         (source (current-buffer))
-         (markers (plist-get (tether-request :tether/markers/list (list :textDocument (list :uri uri))) :markers)))
+(defvar-local tether--markers nil "The buffer's markers as last listed (a vector of plists).")
+(defvar-local tether--margin-set nil "The margin width before Tether widened it, when it did.")
+
+(defun tether--marker-sign (kind)
+  "The string put before a marker's first line: its sign, in the margin or fringe."
+  (let ((place (if (eq tether-marker-sign-place 'auto)
+                   (if (display-graphic-p) 'fringe 'margin)
+                 tether-marker-sign-place))
+        (face (intern-soft (format "tether-marker-%s-face" kind))))
+    (pcase place
+      ('margin (propertize " " 'display
+                           `((margin left-margin)
+                             ,(propertize (or (cdr (assoc kind tether-marker-signs)) "•")
+                                          'face (or face 'default)))))
+      ('fringe (propertize " " 'display
+                           `(left-fringe ,(or (cdr (assoc kind tether-marker-fringe-bitmaps))
+                                              'filled-square)
+                                         ,(or face 'default)))))))
+
+(defun tether--marker-help (m)
+  (format "Tether %s marker: %s" (plist-get m :kind) (plist-get m :note)))
+
+(defun tether--use-margin (on)
+  "Widen the left margin of the buffer's windows for the signs (ON), or restore it."
+  (cond ((and on (not tether--margin-set) (eq (if (eq tether-marker-sign-place 'auto)
+                                                   (if (display-graphic-p) 'fringe 'margin)
+                                                 tether-marker-sign-place)
+                                               'margin))
+         (setq tether--margin-set (list (or left-margin-width 0)))
+         (when (< (or left-margin-width 0) 1) (setq left-margin-width 1)))
+        ((and (not on) tether--margin-set)
+         (setq left-margin-width (car tether--margin-set) tether--margin-set nil)))
+  (dolist (w (get-buffer-window-list (current-buffer) nil t))
+    (set-window-margins w left-margin-width right-margin-width)))
+
+(defun tether--draw-markers (markers)
+  "Show MARKERS (a vector) in the current buffer.
+Each located one gets its sign before its first line, its note after it,
+and the note as help (mouse hover, \\[display-local-help])."
+  (setq tether--markers markers)
+  (remove-overlays (point-min) (point-max) 'tether-marker-overlay t)
+  (tether--use-margin (and tether-mode (cl-some (lambda (m) (plist-get m :range)) markers)))
+  (save-excursion
+    (save-restriction
+      (widen)
+      (cl-loop for m across markers
+               for range = (plist-get m :range)
+               when range
+               do (let* ((beg (tether--point (plist-get range :start)))
+                         (end (max beg (tether--point (plist-get range :end))))
+                         (line-end (save-excursion (goto-char beg) (line-end-position)))
+                         (line (make-overlay (save-excursion (goto-char beg) (line-beginning-position))
+                                             line-end nil t nil))
+                         (whole (make-overlay beg end nil t nil))
+                         (help (tether--marker-help m)))
+                    (dolist (ov (list line whole))
+                      (overlay-put ov 'tether-marker-overlay t)
+                      (overlay-put ov 'tether-marker m)
+                      (overlay-put ov 'help-echo help))
+                    (overlay-put line 'before-string (tether--marker-sign (plist-get m :kind)))
+                    (when tether-marker-show-note
+                      (overlay-put line 'after-string
+                                   (propertize (format "  [%s] %s" (plist-get m :kind)
+                                                       (tether--first-line (plist-get m :note)))
+                                               'face 'tether-marker-face 'help-echo help))))))))
+
+(defun tether--markers-list-sync ()
+  "The buffer's markers, read now, and drawn."
+  (let ((markers (plist-get (tether-request "tether/markers/list"
+                                            (list :textDocument (list :uri (tether-uri))))
+                            :markers)))
     (tether--draw-markers markers)
-    (when (called-interactively-p 'any)
-      (with-current-buffer (get-buffer-create "*tether-markers*")
-        (tether-markers-mode)
-        (setq tether--markers-source source)
-        (setq tabulated-list-entries
-              (cl-loop for m across markers
-                       collect (let ((r (plist-get m :range)))
-                                 (list m (vector (if r (number-to-string (1+ (plist-get (plist-get r :start) :line)))
-                                                   (format "missing (%s)" (plist-get m :missingReason)))
-                                                 (plist-get m :kind)
-                                                 (car (split-string (plist-get m :note) "\n")))))))
-        (tabulated-list-print)
-        (pop-to-buffer (current-buffer))))
     markers))
 
-(define-derived-mode tether-markers-mode tabulated-list-mode "Tether markers"
-  "The markers of a file; RET jumps to the one at point."
-  (setq tabulated-list-format [("Line" 14 t) ("Kind" 9 t) ("Note" 0 nil)])
-  (tabulated-list-init-header))
+;;;###autoload
+(defun tether-refresh-markers (&optional buffer)
+  "Read BUFFER's markers again (asynchronously) and show them."
+  (interactive)
+  (with-current-buffer (or buffer (current-buffer))
+    (when-let ((connection (and (buffer-file-name) (tether-connection))))
+      (let ((buffer (current-buffer)))
+        (tether-backend-flush connection)
+        (tether-backend-async
+         connection "tether/markers/list" (list :textDocument (list :uri (tether-uri)))
+         (lambda (result)
+           (when (buffer-live-p buffer)
+             (with-current-buffer buffer (tether--draw-markers (plist-get result :markers)))))
+         (lambda (err)
+           (message "Tether: markers of %s: %s" (buffer-name buffer) (plist-get err :message))))))))
 
-(define-key tether-markers-mode-map (kbd "RET") #'tether-markers-jump)
+(defun tether--markers-changed (uris)
+  "The server says the markers of URIS moved: read those buffers' markers again."
+  (dolist (buffer (buffer-list))
+    (with-current-buffer buffer
+      (when (and tether-mode (buffer-file-name) (tether-connection)
+                 (member (tether-uri) (append uris nil)))
+        (tether-refresh-markers))))
+  (dolist (buffer (buffer-list))
+    (with-current-buffer buffer
+      (when (and (derived-mode-p 'tether-markers-mode) (get-buffer-window buffer t))
+        (ignore-errors (tether-markers-refresh)))))
+  (run-hooks 'tether-markers-changed-hook))
+
+;;; Marker commands
+
+(defun tether--region-or-line ()
+  (if (use-region-p)
+      (cons (region-beginning) (region-end))
+    (cons (line-beginning-position) (line-end-position))))
+
+(defun tether--read-kind (&optional default)
+  (let ((default (or default "comment")))
+    (completing-read (format-prompt "Kind" default) tether-marker-kinds nil t nil nil default)))
+
+;;;###autoload
+(defun tether-add-marker (beg end note &optional kind)
+  "Pin NOTE, a marker of KIND (default comment), to the code from BEG to END.
+Interactively: the region, or the current line; the kind is asked first,
+then the note."
+  (interactive
+   (let ((r (tether--region-or-line)))
+     (tether--connection)
+     (let* ((kind (tether--read-kind)) (note (read-string (format "%s note: " (capitalize kind)))))
+       (list (car r) (cdr r) note kind))))
+  (let ((created (tether-request "tether/markers/create"
+                                 (list :textDocument (list :uri (tether-uri))
+                                       :range (list :start (tether--position beg)
+                                                    :end (tether--position end))
+                                       :note note :kind (or kind "comment")))))
+    (tether--markers-list-sync)
+    (deactivate-mark)
+    (let ((first (line-number-at-pos beg t)) (last (line-number-at-pos end t)))
+      (message "Tether: %s marker added on %s: %s" (plist-get created :kind)
+               (if (= first last) (format "line %d" first) (format "lines %d-%d" first last))
+               (tether--first-line note)))
+    created))
+
+(defun tether--markers-at-point ()
+  (let (found)
+    (dolist (ov (overlays-in (line-beginning-position) (line-end-position)))
+      (when-let ((m (overlay-get ov 'tether-marker)))
+        (when (or (<= (overlay-start ov) (point) (overlay-end ov))
+                  (= (overlay-start ov) (overlay-end ov)))
+          (cl-pushnew m found :test (lambda (a b) (equal (plist-get a :id) (plist-get b :id)))))))
+    (nreverse found)))
+
+(defun tether--marker-label (m)
+  (let ((range (plist-get m :range)))
+    (format "%s [%s] %s"
+            (if range (format "L%d" (1+ (plist-get (plist-get range :start) :line))) "missing")
+            (plist-get m :kind) (tether--first-line (plist-get m :note)))))
+
+(defun tether--choose-marker (prompt markers)
+  "One of MARKERS, read with completion (none: an error; one: that one)."
+  (pcase (length markers)
+    (0 (user-error "No Tether marker here"))
+    (1 (car markers))
+    (_ (let* ((labels (cl-loop for m in markers for i from 1
+                               collect (cons (format "%s  (%d)" (tether--marker-label m) i) m)))
+              (choice (completing-read prompt labels nil t)))
+         (cdr (assoc choice labels))))))
+
+(defun tether--read-marker (prompt)
+  "A marker at point, else one of the file's, with completion."
+  (tether--choose-marker prompt (or (tether--markers-at-point)
+                                    (append (tether--markers-list-sync) nil))))
+
+;;;###autoload
+(defun tether-edit-marker (marker note &optional kind)
+  "Replace the note of MARKER (a plist) by NOTE; with KIND, its kind too.
+Interactively: the marker at point (or one of the file's, with completion);
+with a prefix argument the kind is asked too."
+  (interactive
+   (let* ((m (tether--read-marker "Edit marker: "))
+          (kind (and current-prefix-arg (tether--read-kind (plist-get m :kind)))))
+     (list m (read-string "Note: " (plist-get m :note)) kind)))
+  (let ((updated (tether-request "tether/markers/update"
+                                 (append (list :id (plist-get marker :id) :note note)
+                                         (and kind (list :kind kind))))))
+    (tether--after-marker-change)
+    (message "Tether: %s marker updated: %s" (plist-get updated :kind) (tether--first-line note))
+    updated))
+
+;;;###autoload
+(defun tether-delete-marker (marker)
+  "Delete MARKER (a plist).
+Interactively: the marker at point (or one of the file's, with completion),
+after confirmation."
+  (interactive
+   (let ((m (tether--read-marker "Delete marker: ")))
+     (unless (y-or-n-p (format "Delete marker %s? " (tether--marker-label m)))
+       (user-error "Not deleted"))
+     (list m)))
+  (tether-request "tether/markers/delete" (list :id (plist-get marker :id)))
+  (tether--after-marker-change)
+  (message "Tether: marker deleted: %s" (tether--first-line (plist-get marker :note)))
+  nil)
+
+(defun tether--after-marker-change ()
+  "Redraw the markers of this buffer (or the list's source) and the list."
+  (if (derived-mode-p 'tether-markers-mode)
+      (progn (when (buffer-live-p tether--markers-source)
+               (with-current-buffer tether--markers-source
+                 (when (buffer-file-name) (tether--markers-list-sync))))
+             (dolist (b (buffer-list))
+               (with-current-buffer b
+                 (when (and tether-mode tether--markers) (tether-refresh-markers))))
+             (tether-markers-refresh))
+    (tether--markers-list-sync)
+    (dolist (b (buffer-list))
+      (with-current-buffer b
+        (when (derived-mode-p 'tether-markers-mode) (ignore-errors (tether-markers-refresh)))))))
+
+;;; The markers list (a file's or the workspace's)
+
+(defvar-local tether--markers-source nil "The buffer whose markers this list shows.")
+(defvar-local tether--markers-scope nil "`file' or `workspace'.")
+(defvar-local tether--markers-connection nil "The connection this list asks.")
+
+(defvar tether-markers-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'tether-markers-jump)
+    (define-key map (kbd "e") #'tether-markers-edit)
+    (define-key map (kbd "d") #'tether-markers-delete)
+    (define-key map (kbd "g") #'tether-markers-refresh)
+    map)
+  "Keys in a markers list: RET jumps, e edits the note, d deletes, g refreshes.")
+
+(define-derived-mode tether-markers-mode tabulated-list-mode "Tether markers"
+  "Markers: RET jumps to the code, e edits the note, d deletes, g refreshes.
+With a prefix argument, e asks for the kind too.")
+
+(defun tether--markers-entries (markers)
+  (cl-loop for m across markers
+           collect (let ((r (plist-get m :range)))
+                     (list m (vconcat
+                              (and (eq tether--markers-scope 'workspace)
+                                   (list (file-relative-name (tether-uri-to-file (plist-get m :uri))
+                                                             default-directory)))
+                              (list (if r (number-to-string (1+ (plist-get (plist-get r :start) :line)))
+                                      (format "missing (%s)" (plist-get m :missingReason)))
+                                    (plist-get m :kind)
+                                    (tether--first-line (plist-get m :note))))))))
+
+(defun tether-markers-refresh ()
+  "Read the list's markers again."
+  (interactive)
+  (let ((markers
+         (if (eq tether--markers-scope 'workspace)
+             (vconcat (cl-loop for f across (plist-get (tether-backend-request
+                                                         tether--markers-connection
+                                                         "tether/markers/listWorkspace" (make-hash-table))
+                                                        :files)
+                               append (cl-loop for m across (plist-get f :markers)
+                                               collect (if (plist-get m :uri) m
+                                                         (plist-put (copy-sequence m) :uri (plist-get f :uri))))))
+           (with-current-buffer tether--markers-source (tether--markers-list-sync)))))
+    (setq tabulated-list-entries (tether--markers-entries markers))
+    (tabulated-list-print t)
+    markers))
+
+(defun tether--markers-show (scope source connection directory)
+  (with-current-buffer (get-buffer-create (if (eq scope 'workspace) "*tether-markers: workspace*"
+                                            "*tether-markers*"))
+    (tether-markers-mode)
+    (setq tether--markers-scope scope tether--markers-source source
+          tether--markers-connection connection default-directory directory)
+    (setq tabulated-list-format
+          (vconcat (and (eq scope 'workspace) (list '("File" 24 t)))
+                   [("Line" 14 t) ("Kind" 9 t) ("Note" 0 nil)]))
+    (tabulated-list-init-header)
+    (let ((markers (tether-markers-refresh)))
+      (pop-to-buffer (current-buffer))
+      markers)))
+
+;;;###autoload
+(defun tether-list-markers ()
+  "The markers of this file (a vector of plists).
+Interactively, shown in a list: RET jumps, e edits, d deletes, g refreshes."
+  (interactive)
+  (if (called-interactively-p 'any)
+      (tether--markers-show 'file (current-buffer) (tether--connection) default-directory)
+    (tether--markers-list-sync)))
+
+;;;###autoload
+(defun tether-list-workspace-markers ()
+  "The markers of every file of the workspace, in a list where RET jumps."
+  (interactive)
+  (let ((connection (tether--connection)))
+    (tether--markers-show 'workspace (current-buffer) connection
+                          (or (when-let ((p (project-current))) (project-root p)) default-directory))))
+
+(defun tether--list-marker ()
+  (or (tabulated-list-get-id) (user-error "No marker on this line")))
 
 (defun tether-markers-jump ()
   "Go to the code of the marker at point."
   (interactive)
-  (let* ((m (tabulated-list-get-id))
-         (range (and m (plist-get m :range))))
-    (unless range (user-error "This marker's code is gone"))
-    (pop-to-buffer tether--markers-source)
-    (goto-char (eglot--lsp-position-to-point (plist-get range :start)))))
+  (let* ((m (tether--list-marker))
+         (range (plist-get m :range))
+         (connection tether--markers-connection)
+         (file (and (plist-get m :uri) (tether-uri-to-file (plist-get m :uri)))))
+    (unless range (user-error "This marker's code is gone (%s)" (plist-get m :missingReason)))
+    (if (and (eq tether--markers-scope 'file) (buffer-live-p tether--markers-source))
+        (pop-to-buffer tether--markers-source)
+      (pop-to-buffer (find-file-noselect file)))
+    (goto-char (tether--point (plist-get range :start) (or (tether-connection) connection)))))
 
-(defface tether-marker-face '((t :inherit font-lock-comment-face :slant italic))
-  "How a marker's note shows after its first line.")
+(defun tether-markers-edit (note &optional kind)
+  "Replace the note of the listed marker at point by NOTE (with C-u, the KIND too)."
+  (interactive
+   (let ((m (tether--list-marker)))
+     (list (read-string "Note: " (plist-get m :note))
+           (and current-prefix-arg (tether--read-kind (plist-get m :kind))))))
+  (tether-backend-request tether--markers-connection "tether/markers/update"
+                          (append (list :id (plist-get (tether--list-marker) :id) :note note)
+                                  (and kind (list :kind kind))))
+  (tether--after-marker-change)
+  (message "Tether: marker updated: %s" (tether--first-line note)))
 
-(defun tether--draw-markers (markers)
-  "Overlays: each located marker's note after its first line."
-  (remove-overlays (point-min) (point-max) 'tether-marker t)
-  (cl-loop for m across markers
-           for range = (plist-get m :range)
-           when range
-           do (save-excursion
-                (goto-char (eglot--lsp-position-to-point (plist-get range :start)))
-                (let ((ov (make-overlay (line-end-position) (line-end-position))))
-                  (overlay-put ov 'tether-marker t)
-                  (overlay-put ov 'after-string
-                               (propertize (format "  [%s] %s" (plist-get m :kind)
-                                                   (car (split-string (plist-get m :note) "\n")))
-                                           'face 'tether-marker-face))))))
+(defun tether-markers-delete ()
+  "Delete the listed marker at point, after confirmation."
+  (interactive)
+  (let ((m (tether--list-marker)))
+    (when (y-or-n-p (format "Delete marker %s? " (tether--marker-label m)))
+      (tether-backend-request tether--markers-connection "tether/markers/delete"
+                              (list :id (plist-get m :id)))
+      (tether--after-marker-change)
+      (message "Tether: marker deleted: %s" (tether--first-line (plist-get m :note))))))
+
+;;; Structural selection
 
 (defvar-local tether--cursor-ids nil
-  "The buffer's structural cursors (node ids) between `tether-select' commands, or nil.")
+  "The structural cursors (node ids) between `tether-select' commands, or nil.")
 (defvar-local tether--cursor-expect nil
-  "Where `tether-select' left point: a command that moves point elsewhere ends the structural cursors.")
+  "Where `tether-select' left point: a move elsewhere ends the structural cursors.")
 
 (defun tether--cursors-forget (&rest _)
-  "An edit, or a move of point that is not ours: the structural cursors are forgotten."
+  "Forget the structural cursors: an edit, or a move of point not ours."
   (setq tether--cursor-ids nil tether--cursor-expect nil))
 
 (defun tether--cursors-check ()
@@ -224,43 +648,74 @@ killed again, so a task's change to a closed file ends up on disk, not in a hidd
              (not (memq this-command '(tether-select tether-select-reset))))
     (tether--cursors-forget)))
 
+;;;###autoload
 (defun tether-select-reset ()
   "Forget the structural cursors of this buffer."
   (interactive)
   (tether--cursors-forget)
   (deactivate-mark))
 
-(defun tether--selector-args (name args)
-  "ARGS (strings) as the selector NAME declares them: integers for int/nat arguments."
-  (let* ((listed (plist-get (tether-request :tether/listSelectors (make-hash-table)) :selectors))
-         (spec (cl-find name listed :key (lambda (s) (plist-get s :name)) :test #'equal))
+(defun tether--selectors ()
+  (plist-get (tether-request "tether/listSelectors" (make-hash-table)) :selectors))
+
+(defun tether--selector-args (listed name args)
+  "ARGS (strings) as the selector NAME in LISTED declares them.
+Arguments of type int or nat become numbers."
+  (let* ((spec (cl-find name listed :key (lambda (s) (plist-get s :name)) :test #'equal))
          (types (mapcar (lambda (a) (plist-get a :type)) (plist-get spec :args))))
     (vconcat (cl-loop for arg in args for k from 0
-                      collect (if (and (member (nth k types) '("int" "nat")) (string-match-p "\\`-?[0-9]+\\'" arg))
+                      collect (if (and (member (nth k types) '("int" "nat"))
+                                       (string-match-p "\\`-?[0-9]+\\'" arg))
                                   (string-to-number arg)
                                 arg)))))
 
+(defvar tether-select-minibuffer-map
+  (let ((map (make-sparse-keymap)))
+    (set-keymap-parent map minibuffer-local-map)
+    (define-key map (kbd "TAB") #'completion-at-point)
+    (define-key map (kbd "M-TAB") #'completion-at-point)
+    map)
+  "Keys while a selector chain is typed: SPC is a space, TAB completes the word.")
+
+(defvar tether-select-history nil "Selector chains typed before.")
+
+(defun tether--read-chain (names)
+  "Read a selector chain: names from NAMES separated by spaces, TAB completing."
+  (minibuffer-with-setup-hook
+      (lambda ()
+        (add-hook 'completion-at-point-functions
+                  (lambda ()
+                    (let ((beg (save-excursion (skip-chars-backward "^ \t" (minibuffer-prompt-end))
+                                               (point))))
+                      (list beg (point) names)))
+                  nil t))
+    (split-string-and-unquote
+     (read-from-minibuffer "Selectors (TAB completes): " nil tether-select-minibuffer-map nil
+                           'tether-select-history))))
+
+;;;###autoload
 (defun tether-select (&rest chain)
-  "Apply the selector CHAIN (strings like \"selectMethods\" or \"filterText:^def\") to the buffer's structural
-cursors: a later call continues from where this one ended, until point is moved or the buffer edited.  The first
-range becomes the region."
-  (interactive (split-string (completing-read
-                              "Selectors: "
-                              (mapcar (lambda (s) (plist-get s :name))
-                                      (plist-get (tether-request :tether/listSelectors (make-hash-table)) :selectors)))))
+  "Apply the selector CHAIN to the buffer's structural cursors.
+CHAIN is strings like \"selectMethods\" or \"filterText:^def\"; typed
+interactively as one line, separated by spaces (TAB completes a name).
+A later call continues from where this one ended, until point is moved or
+the buffer edited.  The first range becomes the region."
+  (interactive (tether--read-chain (mapcar (lambda (s) (plist-get s :name)) (tether--selectors))))
   (add-hook 'after-change-functions #'tether--cursors-forget nil t)
   (add-hook 'post-command-hook #'tether--cursors-check nil t)
-  (let ((ids (or tether--cursor-ids [])) result)
+  (let ((ids (or tether--cursor-ids [])) (listed (and chain (tether--selectors))) result)
     (catch 'done
       (dolist (step chain)
         (let* ((colon (string-match ":" step))
                (name (if colon (substring step 0 colon) step))
-               (args (tether--selector-args name (if colon (list (substring step (1+ colon))) nil))))
+               (args (tether--selector-args listed name
+                                            (if colon (list (substring step (1+ colon))) nil))))
           (setq result (condition-case err
-                           (tether-request :tether/applySelector
-                                           (list :uri (tether--uri) :cursorNodeIds ids :selector name :args args))
-                         (jsonrpc-error (message "Tether: %s: %s" name (cadr (assq 'jsonrpc-error-message (cdr err))))
-                                        (throw 'done nil))))
+                           (tether-request "tether/applySelector"
+                                           (list :uri (tether-uri) :cursorNodeIds ids
+                                                 :selector name :args args))
+                         (tether-error (message "Tether: %s: %s" name (tether-error-message err))
+                                       (throw 'done (setq result nil)))))
           (setq ids (plist-get result :cursorNodeIds))
           (when (= (length ids) 0)
             (message "Tether: %s: nothing matched" name)
@@ -268,12 +723,13 @@ range becomes the region."
             (throw 'done nil)))))
     (when (and result (> (length (plist-get result :cursorNodeIds)) 0))
       (let* ((range (aref (plist-get result :ranges) 0))
-             (beg (eglot--lsp-position-to-point (plist-get range :start)))
-             (end (eglot--lsp-position-to-point (plist-get range :end))))
+             (beg (tether--point (plist-get range :start)))
+             (end (tether--point (plist-get range :end))))
         (push-mark beg t t)
         (goto-char end)
         (setq tether--cursor-ids (plist-get result :cursorNodeIds)
-              tether--cursor-expect (point))))
+              tether--cursor-expect (point))
+        (message "Tether: %d selected" (length (plist-get result :cursorNodeIds)))))
     result))
 
 ;;; Replacement preview
@@ -295,7 +751,7 @@ range becomes the region."
   "Keys while a replacement preview is shown: TAB accepts, ESC or C-g rejects.")
 
 (define-minor-mode tether-preview-mode
-  "A replacement preview is shown: TAB accepts it wherever point is, ESC or C-g rejects it."
+  "A replacement preview is shown: TAB accepts it, ESC or C-g rejects it."
   :lighter " Tether-preview"
   (unless tether-preview-mode (tether-preview-reject)))
 
@@ -308,33 +764,40 @@ range becomes the region."
     (remove-hook 'after-change-functions #'tether--preview-edited t)
     (when tether-preview-mode (tether-preview-mode -1))))
 
+(defun tether--preview-edited (beg end _len)
+  "An edit inside the struck code drops the preview."
+  (when-let ((old (car (car tether--preview))))
+    (when (and (overlay-start old) (<= (overlay-start old) end) (>= (overlay-end old) beg))
+      (tether-preview-reject))))
+
 (defun tether-preview-accept ()
   "Write the previewed replacement."
   (interactive)
-  (let ((edit (cadr tether--preview)))
-    (tether-preview-reject)
-    (when edit (eglot--apply-text-edits (vector edit)))))
+  (when-let ((edit (cadr tether--preview)))
+    (let ((connection (tether--connection)))
+      (tether-preview-reject)
+      (tether-apply-text-edits connection (vector edit)))))
 
-(defun tether--preview-edited (beg end _len)
-  "An edit inside the struck code drops the preview."
-  (let ((old (car (car tether--preview))))
-    (when (and old (<= beg (overlay-end old)) (>= end (overlay-start old)))
-      (tether-preview-reject))))
-
+;;;###autoload
 (defun tether-preview (completion)
-  "Ask whether COMPLETION at point replaces a unit; show it (old code struck, the new block under it)."
+  "Ask the server where COMPLETION at point goes and preview it.
+A replacement shows the old code struck through, the new block under it;
+an insertion is written."
   (interactive "sCompletion: ")
-  (let ((analysis (tether-request :tether/analyzeReplacement
-                                  (list :textDocument (list :uri (tether--uri)
-                                                            :version eglot--versioned-identifier)
-                                        :position (tether--position)
-                                        :completion completion))))
+  (let* ((connection (tether--connection))
+         (version (tether-backend-version connection))
+         (analysis (tether-request "tether/analyzeReplacement"
+                                   (list :textDocument (append (list :uri (tether-uri))
+                                                               (and version (list :version version)))
+                                         :position (tether--position)
+                                         :completion completion))))
     (tether-preview-reject)
     (if (and (equal (plist-get analysis :mode) "replace") (eq (plist-get analysis :showVisualDiff) t))
         (let* ((range (plist-get analysis :replaceRange))
-               (beg (eglot--lsp-position-to-point (plist-get range :start)))
-               (end (eglot--lsp-position-to-point (plist-get range :end)))
-               (end (save-excursion (goto-char end) (if (and (bolp) (> end beg)) (1- end) (line-end-position))))
+               (beg (tether--point (plist-get range :start)))
+               (end (tether--point (plist-get range :end)))
+               (end (save-excursion (goto-char end)
+                                    (if (and (bolp) (> end beg)) (1- end) (line-end-position))))
                (old (make-overlay beg end))
                (new (make-overlay end end))
                (text (string-trim-right (plist-get (plist-get analysis :edit) :newText) "\n")))
@@ -343,17 +806,28 @@ range becomes the region."
           (setq tether--preview (list (list old new) (plist-get analysis :edit)))
           (add-hook 'after-change-functions #'tether--preview-edited nil t)
           (tether-preview-mode 1))
-      (eglot--apply-text-edits (vector (plist-get analysis :edit))))
+      (tether-apply-text-edits connection (vector (plist-get analysis :edit))))
     analysis))
 
+;;; Prompt playground
+
+(defvar-local tether--playground-server nil "The connection the playground buffer talks to.")
+(defvar tether--playground-values (make-hash-table :test 'equal) "promptId -> alist of (name . value).")
+(defvar tether--playground-runs (make-hash-table :test 'equal) "promptId -> the last runs (a vector).")
+(defvar tether--playground-output nil "The output of the current or last run.")
+(defvar tether--playground-run nil "The running request's id, or nil.")
+
+;;;###autoload
 (defun tether-playground ()
-  "The playground state (a plist); interactively, the *tether-playground* buffer: the prompt under the cursor,
-its variables (e sets one, saved with the prompt), r runs it with the answer streaming in, c cancels, p pins."
+  "The playground state (a plist).
+Interactively, the *tether-playground* buffer: the prompt under the cursor,
+its variables (e sets one, saved with the prompt), r runs it with the
+answer streaming in, c cancels, p pins."
   (interactive)
-  (let ((state (tether-request :tether/playground/getState (make-hash-table))))
+  (let ((state (tether-request "tether/playground/getState" (make-hash-table))))
     (setq tether-playground-state state)
     (when (called-interactively-p 'any)
-      (let ((server (eglot-current-server)))
+      (let ((server (tether--connection)))
         (with-current-buffer (get-buffer-create "*tether-playground*")
           (tether-playground-mode)
           (setq tether--playground-server server)
@@ -362,50 +836,65 @@ its variables (e sets one, saved with the prompt), r runs it with the answer str
           (display-buffer (current-buffer)))))
     state))
 
-(defvar tether--playground-values (make-hash-table :test 'equal) "promptId -> alist of (name . value).")
-(defvar tether--playground-runs (make-hash-table :test 'equal) "promptId -> the last runs (a vector).")
-(defvar tether--playground-output nil "The output of the current or last run.")
-(defvar tether--playground-run nil "The running request's id, or nil.")
+(defvar tether-playground-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "e") #'tether-playground-set-variable)
+    (define-key map (kbd "r") #'tether-playground-run)
+    (define-key map (kbd "c") #'tether-playground-cancel)
+    (define-key map (kbd "p") #'tether-playground-pin)
+    (define-key map (kbd "g") #'tether-playground-refresh)
+    map)
+  "Keys in the playground buffer.")
 
 (define-derived-mode tether-playground-mode special-mode "Tether playground"
-  "The prompt under the cursor: e sets a variable, r runs, c cancels, p pins or unpins, g refreshes.")
-(define-key tether-playground-mode-map (kbd "e") #'tether-playground-set-variable)
-(define-key tether-playground-mode-map (kbd "r") #'tether-playground-run)
-(define-key tether-playground-mode-map (kbd "c") #'tether-playground-cancel)
-(define-key tether-playground-mode-map (kbd "p") #'tether-playground-pin)
-(define-key tether-playground-mode-map (kbd "g") #'tether-playground-refresh)
+  "The prompt under the cursor.
+e sets a variable, r runs, c cancels, p pins or unpins, g refreshes.")
+
+(defun tether--playground-state-changed (state)
+  "The server sent the playground STATE: show it in the playground buffer."
+  (setq tether-playground-state state)
+  (when-let ((buffer (get-buffer "*tether-playground*")))
+    (with-current-buffer buffer
+      (when tether--playground-server
+        (ignore-errors (tether--playground-load))
+        (tether--playground-render)))))
+
+(defun tether--playground-output (delta)
+  "A piece DELTA of the running prompt's answer."
+  (when tether--playground-run
+    (setq tether--playground-output (concat tether--playground-output delta))
+    (tether--playground-redraw)))
 
 (defun tether--playground-prompt ()
   (let ((p (plist-get tether-playground-state :prompt))) (and (listp p) p)))
 
 (defun tether--playground-request (method params)
-  (jsonrpc-request tether--playground-server method params))
+  (tether-backend-request tether--playground-server method params))
 
 (defun tether--playground-stored (method params)
-  "METHOD's answer, or nil with the reason in the echo area (the server's database cannot be used)."
+  "METHOD's answer, or nil with the reason in the echo area.
+The reason is that the server's database cannot be used."
   (condition-case err
       (tether--playground-request method params)
-    (jsonrpc-error
-     (message "Tether: %s" (or (alist-get 'jsonrpc-error-message (cdr err)) (cadr err)))
-     nil)))
+    (tether-error (message "Tether: %s" (tether-error-message err)) nil)))
 
 (defun tether--playground-load ()
-  "Read the selected prompt's saved variables and last runs from the server (once per prompt)."
+  "Read the selected prompt's saved variables and last runs (once per prompt)."
   (let* ((p (tether--playground-prompt)) (id (plist-get p :promptId)))
     (when (and id (not (gethash id tether--playground-values)))
-      (let* ((saved (tether--playground-stored :tether/playground/getSettings (list :promptId id)))
+      (let* ((saved (tether--playground-stored "tether/playground/getSettings" (list :promptId id)))
              (vars (plist-get saved :variables)))
         (puthash id (cl-loop for (k v) on vars by #'cddr when (stringp v)
                              collect (cons (substring (symbol-name k) 1) v))
                  tether--playground-values)
-        (puthash id (tether--playground-stored :tether/playground/runs (list :promptId id :limit 3))
+        (puthash id (tether--playground-stored "tether/playground/runs" (list :promptId id :limit 3))
                  tether--playground-runs)))))
 
 (defun tether--playground-render ()
   (let ((inhibit-read-only t) (p (tether--playground-prompt)) (s tether-playground-state))
     (erase-buffer)
     (insert (propertize "Prompts\n" 'face 'bold))
-    (cl-loop for item across (plist-get s :prompts)
+    (cl-loop for item across (or (plist-get s :prompts) [])
              do (insert (if (equal (plist-get item :promptId) (plist-get p :promptId)) "▶ " "  ")
                         (plist-get item :anchor) "  " (plist-get item :preview) "\n"))
     (insert "\n")
@@ -424,7 +913,7 @@ its variables (e sets one, saved with the prompt), r runs it with the answer str
           (insert "\nRuns:\n")
           (cl-loop for r across runs
                    do (insert (format "  %s %s: %s\n" (plist-get r :createdAt) (plist-get r :model)
-                                      (car (split-string (plist-get r :output) "\n"))))))))
+                                      (tether--first-line (plist-get r :output))))))))
     (insert "\ne set a variable · r run · c cancel · p pin/unpin · g refresh\n")))
 
 (defun tether--playground-redraw ()
@@ -434,7 +923,8 @@ its variables (e sets one, saved with the prompt), r runs it with the answer str
 (defun tether-playground-refresh ()
   "Read the state again."
   (interactive)
-  (setq tether-playground-state (tether--playground-request :tether/playground/getState (make-hash-table)))
+  (setq tether-playground-state (tether--playground-request "tether/playground/getState"
+                                                            (make-hash-table)))
   (tether--playground-load)
   (tether--playground-render))
 
@@ -446,11 +936,11 @@ its variables (e sets one, saved with the prompt), r runs it with the answer str
      (list name (read-string (format "%s = " name)))))
   (let* ((p (tether--playground-prompt)) (id (plist-get p :promptId))
          (values (cons (cons name value) (assoc-delete-all name (gethash id tether--playground-values))))
-         (saved (or (tether--playground-request :tether/playground/getSettings (list :promptId id)) nil))
+         (saved (tether--playground-request "tether/playground/getSettings" (list :promptId id)))
          (vars (make-hash-table :test 'equal)))
     (puthash id values tether--playground-values)
     (dolist (pair values) (puthash (car pair) (cdr pair) vars))
-    (tether--playground-request :tether/playground/setSettings
+    (tether--playground-request "tether/playground/setSettings"
                                 (list :promptId id :settings (plist-put (copy-sequence saved) :variables vars)))
     (tether--playground-render)))
 
@@ -464,110 +954,156 @@ its variables (e sets one, saved with the prompt), r runs it with the answer str
       (dolist (pair (gethash id tether--playground-values)) (puthash (car pair) (cdr pair) vars))
       (setq tether--playground-output "")
       (setq tether--playground-run
-            (car (jsonrpc--async-request-1
-                  server :tether/playground/run (list :promptId id :variables vars)
-                  :timeout nil
-                  :success-fn (lambda (result)
-                                (setq tether--playground-run nil
-                                      tether--playground-output (plist-get result :output))
-                                (puthash id (jsonrpc-request server :tether/playground/runs
-                                                             (list :promptId id :limit 3))
-                                         tether--playground-runs)
-                                (tether--playground-redraw))
-                  :error-fn (lambda (err)
-                              (setq tether--playground-run nil
-                                    tether--playground-output
-                                    (concat tether--playground-output
-                                            (format "\n[%s]" (if (eql (plist-get err :code) -32800) "cancelled"
-                                                               (plist-get err :message)))))
-                              (tether--playground-redraw)))))
+            (tether-backend-async
+             server "tether/playground/run" (list :promptId id :variables vars)
+             (lambda (result)
+               (setq tether--playground-run nil
+                     tether--playground-output (plist-get result :output))
+               (puthash id (tether-backend-request server "tether/playground/runs"
+                                                   (list :promptId id :limit 3))
+                        tether--playground-runs)
+               (tether--playground-redraw))
+             (lambda (err)
+               (setq tether--playground-run nil
+                     tether--playground-output
+                     (concat tether--playground-output
+                             (format "\n[%s]" (if (eql (plist-get err :code) -32800) "cancelled"
+                                                (plist-get err :message)))))
+               (tether--playground-redraw))))
       (tether--playground-render))))
 
 (defun tether-playground-cancel ()
   "Cancel the running prompt."
   (interactive)
   (when tether--playground-run
-    (jsonrpc-notify tether--playground-server :$/cancelRequest (list :id tether--playground-run))))
+    (tether-backend-cancel tether--playground-server tether--playground-run)))
 
 (defun tether-playground-pin ()
   "Pin the selected prompt, or unpin."
   (interactive)
   (let ((p (tether--playground-prompt)) (pin (plist-get tether-playground-state :pin)))
     (setq tether-playground-state
-          (if (listp pin) (if pin (tether--playground-request :tether/playground/unpin (make-hash-table))
-                            (tether--playground-request :tether/playground/pin
+          (if (listp pin) (if pin (tether--playground-request "tether/playground/unpin" (make-hash-table))
+                            (tether--playground-request "tether/playground/pin"
                                                         (list :fileId (plist-get p :fileId)
                                                               :promptId (plist-get p :promptId))))
             tether-playground-state))
     (tether--playground-render)))
 
-(cl-defmethod eglot-handle-notification ((_server tether-server) (_method (eql tether/playground/didRunOutput))
-                                         &key delta &allow-other-keys)
-  (when tether--playground-run
-    (setq tether--playground-output (concat tether--playground-output delta))
-    (tether--playground-redraw)))
+;;; Inline tasks
 
-(defvar tether--task nil "The running task: (SERVER ID), or nil.")
+(defvar tether--task nil "The running task: (CONNECTION ID), or nil.")
 (defvar tether-task-finished-hook nil
-  "Run with the task's result plist (or an error plist with :code) when a task ends.")
+  "Run with the task's result plist when a task ends.
+When it failed or was cancelled: an error plist with :code.")
 
+;;;###autoload
 (defun tether-run-task ()
-  "Run the `@run <instruction>' line under the cursor, asynchronously: Emacs stays usable, the changes stream in
-without questions, `tether-cancel-task' stops it.  There is no client-side timeout (the server has its own)."
+  "Run the `@run <instruction>' line under the cursor, asynchronously.
+Emacs stays usable, the changes stream in without questions,
+`tether-cancel-task' stops it.  There is no client-side timeout (the
+server has its own)."
   (interactive)
   (when tether--task (user-error "A Tether task is already running (M-x tether-cancel-task)"))
-  (let ((server (tether--server)))
-    (tether--flush)
-    ;; `jsonrpc-async-request' returns nil; the function it calls returns (ID TIMER): the id is what
-    ;; `tether-cancel-task' needs to send $/cancelRequest.
-    (let ((sent (jsonrpc--async-request-1
-                 server :tether/tasks/run
-                 (list :textDocument (list :uri (tether--uri)) :position (tether--position))
-                 :timeout nil
-                 :success-fn (lambda (result)
-                               (setq tether--task nil)
-                               (message "Tether task: %s"
-                                        (mapconcat (lambda (e) (format "%s: %s" (file-name-nondirectory
-                                                                                 (eglot--uri-to-path (plist-get e :uri)))
-                                                                       (plist-get e :status)))
-                                                   (plist-get result :edits) ", "))
-                               (run-hook-with-args 'tether-task-finished-hook result))
-                 :error-fn (lambda (err)
-                             (setq tether--task nil)
-                             (message "Tether task %s" (if (eql (plist-get err :code) -32800) "cancelled"
-                                                         (format "failed: %s" (plist-get err :message))))
-                             (run-hook-with-args 'tether-task-finished-hook err)))))
-      (setq tether--task (list server (car sent)))
+  (let ((connection (tether--connection)))
+    (tether-backend-flush connection)
+    (let ((id (tether-backend-async
+               connection "tether/tasks/run"
+               (list :textDocument (list :uri (tether-uri)) :position (tether--position))
+               (lambda (result)
+                 (setq tether--task nil)
+                 (message "Tether task: %s"
+                          (mapconcat (lambda (e) (format "%s: %s" (file-name-nondirectory
+                                                                   (tether-uri-to-file (plist-get e :uri)))
+                                                         (plist-get e :status)))
+                                     (plist-get result :edits) ", "))
+                 (run-hook-with-args 'tether-task-finished-hook result))
+               (lambda (err)
+                 (setq tether--task nil)
+                 (message "Tether task %s" (if (eql (plist-get err :code) -32800) "cancelled"
+                                             (format "failed: %s" (plist-get err :message))))
+                 (run-hook-with-args 'tether-task-finished-hook err)))))
+      (setq tether--task (list connection id))
       (message "Tether task started (M-x tether-cancel-task to stop it)"))))
 
+;;;###autoload
 (defun tether-cancel-task ()
   "Cancel the running task: the change being written is undone."
   (interactive)
   (if (not tether--task)
       (message "No Tether task is running")
-    (jsonrpc-notify (car tether--task) :$/cancelRequest (list :id (cadr tether--task)))))
+    (tether-backend-cancel (car tether--task) (cadr tether--task))))
+
+;;; The minor mode and its keys
+
+(defvar tether-command-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map "a" #'tether-add-marker)
+    (define-key map "e" #'tether-edit-marker)
+    (define-key map "d" #'tether-delete-marker)
+    (define-key map "l" #'tether-list-markers)
+    (define-key map "L" #'tether-list-workspace-markers)
+    (define-key map "g" #'tether-refresh-markers)
+    (define-key map "s" #'tether-select)
+    (define-key map "r" #'tether-select-reset)
+    (define-key map "p" #'tether-playground)
+    (define-key map "v" #'tether-preview)
+    (define-key map "t" #'tether-run-task)
+    (define-key map "k" #'tether-cancel-task)
+    map)
+  "Tether's commands, under `tether-keymap-prefix' in `tether-mode'.")
+(fset 'tether-command-map tether-command-map)
+
+(defvar tether-mode-map (make-sparse-keymap)
+  "Keys of `tether-mode': `tether-command-map' under `tether-keymap-prefix'.")
+
+(defvar tether--bound-prefix nil "The prefix `tether-mode-map' has now.")
+
+(defcustom tether-keymap-prefix "C-c ;"
+  "The key (as `kbd' reads it) under which `tether-mode' puts Tether's commands."
+  :type 'string
+  :set (lambda (symbol value)
+         (when tether--bound-prefix (define-key tether-mode-map (kbd tether--bound-prefix) nil))
+         (when value (define-key tether-mode-map (kbd value) 'tether-command-map))
+         (setq tether--bound-prefix value)
+         (set-default symbol value)))
+
+;;;###autoload
+(define-minor-mode tether-mode
+  "Tether in this buffer: markers shown, the cursor reported, commands on keys.
+Turned on in the buffers Tether's server manages (eglot or lsp-mode).
+
+\\{tether-mode-map}"
+  :lighter " Tether"
+  :keymap tether-mode-map
+  (if tether-mode
+      (progn
+        (add-hook 'post-command-hook #'tether--cursor-moved nil t)
+        (add-hook 'window-selection-change-functions #'tether--selected nil t)
+        (add-hook 'after-save-hook #'tether-refresh-markers nil t)
+        (tether-refresh-markers))
+    (remove-hook 'post-command-hook #'tether--cursor-moved t)
+    (remove-hook 'window-selection-change-functions #'tether--selected t)
+    (remove-hook 'after-save-hook #'tether-refresh-markers t)
+    (remove-overlays (point-min) (point-max) 'tether-marker-overlay t)
+    (setq tether--markers nil)
+    (tether--use-margin nil)))
+
+(declare-function tether-eglot-setup "tether-eglot")
+(declare-function tether-lsp-mode-setup "tether-lsp-mode")
 
 ;;;###autoload
 (defun tether-setup ()
-  "Use Tether for Python buffers, and YAML ones when a YAML mode is installed (start it with `eglot-ensure' or
-\\[eglot]).  Tether's hooks are buffer-local, in the buffers Tether's server manages."
-  (dolist (mode '(python-mode python-ts-mode yaml-mode yaml-ts-mode))
-    (when (fboundp mode)
-      (add-to-list 'eglot-server-programs (cons mode (cons 'tether-server tether-command)))))
-  (add-hook 'eglot-managed-mode-hook #'tether--managed))
+  "Use Tether for Python and YAML buffers, with eglot and with lsp-mode.
+Start it with \\[eglot] (or `eglot-ensure'), or \\[lsp] (or `lsp-deferred'):
+whichever of the two is loaded gets Tether registered."
+  (with-eval-after-load 'eglot
+    (require 'tether-eglot)
+    (tether-eglot-setup))
+  (with-eval-after-load 'lsp-mode
+    (require 'tether-lsp-mode)
+    (tether-lsp-mode-setup)))
 
-(defun tether--managed ()
-  "In a buffer Tether's server manages: report the cursor and the active buffer (buffer-local hooks)."
-  (if (and eglot--managed-mode (cl-typep (eglot-current-server) 'tether-server))
-      (progn
-        (add-hook 'post-command-hook #'tether--cursor-moved nil t)
-        (add-hook 'window-selection-change-functions #'tether--selected nil t))
-    (remove-hook 'post-command-hook #'tether--cursor-moved t)
-    (remove-hook 'window-selection-change-functions #'tether--selected t)))
-
-(defun tether--selected (_window)
-  (when (eq (current-buffer) (window-buffer (selected-window)))
-    (tether-active-editor)))
 
 (provide 'tether)
 ;;; tether.el ends here

@@ -19,7 +19,7 @@
     (puthash "listMode" (symbol-name major-mode) out)
     (tether-markers-jump))
   (puthash "jumpedTo" (list (buffer-name) (line-number-at-pos)) out)
-  (puthash "overlay" (let ((ov (car (cl-remove-if-not (lambda (o) (overlay-get o 'tether-marker))
+  (puthash "overlay" (let ((ov (car (cl-remove-if-not (lambda (o) (overlay-get o 'after-string))
                                                        (overlays-in (point-min) (point-max))))))
                        (and ov (substring-no-properties (overlay-get ov 'after-string))))
            out)

@@ -5,6 +5,7 @@
 (setq package-directory-list '("/usr/share/emacs/site-lisp/elpa"))
 (package-initialize)
 (add-to-list 'load-path (getenv "TETHER_EMACS"))
+(require 'eglot)
 (require 'tether)
 (setq tether-command (list (getenv "TETHER_PY") "-m" "tether_lsp"))
 (when (getenv "TETHER_SETTINGS")
@@ -17,7 +18,7 @@
   (python-mode)
   (apply #'eglot (eglot--guess-contact))
   (with-timeout (20 (error "eglot did not start"))
-    (while (not (and (boundp 'eglot--managed-mode) eglot--managed-mode)) (accept-process-output nil 0.05))))
+    (while (not (eglot-managed-p)) (accept-process-output nil 0.05))))
 
 (defun tether-test-finish (out)
   "Write OUT (a hash table) to TETHER_OUT and leave Emacs."

@@ -16,7 +16,7 @@
         (with-timeout (30 (error "the task did not end"))
           (while tether--task (accept-process-output nil 0.02)))
         (puthash "ticks" ticks out)
-        (puthash "status" (mapcar (lambda (e) (format "%s:%s" (file-name-nondirectory (eglot--uri-to-path (plist-get e :uri)))
+        (puthash "status" (mapcar (lambda (e) (format "%s:%s" (file-name-nondirectory (tether-uri-to-file (plist-get e :uri)))
                                                       (plist-get e :status)))
                                   (plist-get (car results) :edits))
                  out)
