@@ -23,6 +23,7 @@ from .documents import Document, DocumentStore, HistoryBudget
 from .hooks import DocumentListener, Hooks, SettingsListener, ShutdownHook
 from .loopwatch import LoopWatch
 from .positions import Encoding
+from .progress import Progress
 from .protocol import TetherProtocol, make_converter
 from .reporting import ErrorReporter, log_sender
 from .router import Router
@@ -114,6 +115,10 @@ class TetherServer(LanguageServer):
     def call_on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the event loop, from the loop or a worker (:meth:`Workers.call_on_loop`)."""
         self.workers.call_on_loop(fn, *args)
+
+    async def start_progress(self, title: str, client_token: str | int | None = None) -> Progress:
+        """Report ``$/progress`` for one long piece of work (on the client's token, or one made now)."""
+        return await Progress.start(self, title, client_token)
 
     # --- serving -------------------------------------------------------------------------------------
 

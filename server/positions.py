@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from lsprotocol import types
-
 from .lazy import lazy_module
 
 if TYPE_CHECKING:
     import numpy as np
+    from lsprotocol import types
 else:
     np = lazy_module("numpy")  # bulk conversions only: start-up does not pay for it
 
@@ -386,11 +385,6 @@ def point_after(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     return start[0] + newlines, len(inserted) - inserted.rfind(b"\n") - 1
 
 
-def _lsp_position(index: LineIndex, offset: int, encoding: Encoding) -> types.Position:
-    p = index.position_of(offset, encoding)
-    return types.Position(line=p.line, character=p.character)
-
-
 def json_ranges(
     index: LineIndex, spans: Sequence[tuple[int, int]], encoding: Encoding
 ) -> list[dict[str, dict[str, int]]]:
@@ -404,8 +398,12 @@ def json_ranges(
 
 
 def lsp_range(index: LineIndex, start: int, end: int, encoding: Encoding) -> types.Range:
-    """A byte span of ``index``'s text as an LSP ``Range`` in ``encoding``."""
-    return types.Range(start=_lsp_position(index, start, encoding), end=_lsp_position(index, end, encoding))
+    """A byte span of ``index``'s text as an LSP ``Range`` in ``encoding``. (lsprotocol is imported here, not
+    with the module: the engines and services that use positions are not tied to LSP.)"""
+    from lsprotocol.types import Position, Range
+
+    a, b = index.position_of(start, encoding), index.position_of(end, encoding)
+    return Range(start=Position(line=a.line, character=a.character), end=Position(line=b.line, character=b.character))
 
 
 def lsp_offset(index: LineIndex, position: types.Position, encoding: Encoding, *, strict: bool = False) -> int:

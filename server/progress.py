@@ -9,7 +9,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .app import TetherServer
+    from pygls.lsp.server import LanguageServer
 
 log = logging.getLogger(__name__)
 
@@ -17,13 +17,13 @@ log = logging.getLogger(__name__)
 class Progress:
     """Server-initiated ``$/progress`` when the client supports it; a no-op otherwise."""
 
-    def __init__(self, server: TetherServer, token: str | int | None, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, server: LanguageServer, token: str | int | None, loop: asyncio.AbstractEventLoop) -> None:
         self.server, self.token, self.loop = server, token, loop
         self.last = -1
         self.minimum = 0  # jobs with fewer steps report nothing
 
     @classmethod
-    async def start(cls, server: TetherServer, title: str, client_token: str | int | None = None) -> Progress:
+    async def start(cls, server: LanguageServer, title: str, client_token: str | int | None = None) -> Progress:
         """Begin a progress: on the request's own ``workDoneToken`` when the client gave one (it shows the
         progress where it wants, with a Cancel), else on a token the server asks the client to create."""
         from lsprotocol import types

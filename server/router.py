@@ -8,7 +8,7 @@ and a name declared twice is refused: both are mistakes a test of the assembled 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -148,8 +148,3 @@ async def run_to_end(work: Awaitable[Any]) -> Any:
             current = asyncio.current_task()
             if current is not None:
                 current.uncancel()
-
-
-def declared(routes: Iterable[Route]) -> dict[str, str]:
-    """Method name to feature, for the rows given (what a test compares with what pygls has registered)."""
-    return {route.method.name: route.feature for route in routes}

@@ -12,7 +12,6 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import attrs
 from lsprotocol import types
 
 from tether_lsp.server.documents import Document, TextVersion
@@ -25,105 +24,26 @@ from tether_lsp.server.settings import setting
 from . import lsp_tasks
 from .resolve import EditRequest, Options, Resolution, resolve_all
 from .streamer import Streamer, StreamState
+from .wire import (
+    BeginParams,
+    BeginResult,
+    DidUpdate,
+    EditResult,
+    EndParams,
+    Match,
+    ResolveOptions,
+    ResolveParams,
+    ResolveResult,
+    RunParams,
+    RunResult,
+    StreamStatus,
+    UpdateParams,
+)
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
 
 log = logging.getLogger(__name__)
-
-OMIT = {"omit_none": True}  # optional fields are left out of the JSON, not sent as null
-
-
-@attrs.define
-class DocumentRef:
-    uri: str
-
-
-@attrs.define
-class ResolveOptions:
-    fuzzy: bool | None = None
-    min_similarity: float | None = None
-    reindent: bool | None = None
-    on_user_edit: str | None = None
-
-
-@attrs.define
-class EditItem:
-    old_text: str
-    new_text: str
-    id: str | None = None
-
-
-@attrs.define
-class ResolveParams:
-    text_document: DocumentRef
-    base_version: int
-    edits: list[EditItem]
-    options: ResolveOptions | None = None
-
-
-@attrs.define
-class Match:
-    kind: str
-    similarity: float
-
-
-@attrs.define
-class EditResult:
-    id: str
-    status: str
-    range: types.Range | None = attrs.field(default=None, metadata=OMIT)
-    new_text: str | None = attrs.field(default=None, metadata=OMIT)
-    match: Match | None = attrs.field(default=None, metadata=OMIT)
-    candidates: list[types.Range] | None = attrs.field(default=None, metadata=OMIT)
-    notes: list[str] | None = attrs.field(default=None, metadata=OMIT)
-
-
-@attrs.define
-class ResolveResult:
-    version: int
-    edits: list[EditResult]
-
-
-@attrs.define
-class BeginParams:
-    text_document: DocumentRef
-    base_version: int
-
-
-@attrs.define
-class BeginResult:
-    edit_id: str
-
-
-@attrs.define
-class UpdateParams:
-    edit_id: str
-    old_text: str
-    old_text_final: bool
-    new_text: str
-    new_text_final: bool
-
-
-@attrs.define
-class StreamStatus:
-    status: str
-    range: types.Range | None = attrs.field(default=None, metadata=OMIT)
-
-
-@attrs.define
-class EndParams:
-    edit_id: str
-    action: str = "keep"
-
-
-@attrs.define
-class DidUpdate:
-    """A stream's status or range changed (for decorations)."""
-
-    edit_id: str
-    status: str
-    range: types.Range | None = attrs.field(default=None, metadata=OMIT)
 
 
 def open_document(ls: TetherServer, uri: str) -> Document:
@@ -302,7 +222,7 @@ class Edits:
             raise InvalidParams("action", f"expected keep or revert, got {params.action!r}")
         return self.front.status(await self.streamer.end(params.edit_id, params.action))
 
-    async def run_task(self, params: lsp_tasks.RunParams) -> lsp_tasks.RunResult:
+    async def run_task(self, params: RunParams) -> RunResult:
         """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""
         return await self.tasks.run(params)
 
@@ -318,8 +238,8 @@ FEATURE = Feature(
         Method(
             "tether/tasks/run",
             Edits.run_task,
-            lsp_tasks.RunParams,
-            lsp_tasks.RunResult,
+            RunParams,
+            RunResult,
             runs="async",
             cancellable=True,
         ),

@@ -19,15 +19,12 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import attrs
 from lsprotocol import types
 
 from tether_lsp.server import chat, http
-from tether_lsp.server.datadir import data_folder
 from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.files import FileRefused, read_text, uri_to_path
 from tether_lsp.server.positions import LineIndex, lsp_range
@@ -35,8 +32,10 @@ from tether_lsp.server.progress import Progress
 from tether_lsp.server.settings import LimitSettings, setting
 
 from .resolve import EditRequest, Options, Text, resolve_one
+from .sessionlog import SessionLog, session_folder
 from .taskcontext import TaskContext, gather, messages
 from .taskformat import Event, TaskOutputParser
+from .wire import RunParams, RunResult, TaskEdit
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
@@ -72,7 +71,6 @@ class TaskSettings:
 
 
 #: The session log is written at most this often while a task streams.
-LOG_FLUSH_S = 0.2
 
 
 def syntax_errors(ls: TetherServer, uri: str) -> list[str]:
@@ -106,93 +104,6 @@ class ChangeRun:
     edit_id: str | None = None
     status: str = "pending"
     range: types.Range | None = None
-
-
-class SessionLog:
-    """``raw.md`` (exactly what was sent and received) and ``session.md`` (what the user reads).
-
-    Text is gathered on the loop and written by a worker: at most every ``LOG_FLUSH_S`` while the model
-    streams (not per token), and whole at the end (:meth:`close`).
-    """
-
-    def __init__(self, ls: TetherServer, folder: Path) -> None:
-        self.ls = ls
-        self.folder = folder
-        self.raw = folder / "raw.md"
-        self.session = folder / "session.md"
-        self._raw: list[str] = []
-        self._said: list[str] = []
-        self._timer: asyncio.TimerHandle | None = None
-        self._writes: set[asyncio.Future[None]] = set()
-
-    def _create(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.raw.write_text("", encoding="utf-8")
-        self.session.write_text("", encoding="utf-8")
-
-    async def open(self) -> SessionLog:
-        await self.ls.run_blocking(self._create)
-        return self
-
-    def _append(self, raw: str, said: str) -> None:
-        if raw:
-            with self.raw.open("a", encoding="utf-8") as f:
-                f.write(raw)
-        if said:
-            with self.session.open("a", encoding="utf-8") as f:
-                f.write(said)
-
-    def _soon(self) -> None:
-        if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(LOG_FLUSH_S, self._flush)
-
-    def _flush(self) -> None:
-        self._timer = None
-        raw, said = "".join(self._raw), "".join(self._said)
-        self._raw, self._said = [], []
-        if raw or said:
-            task = asyncio.ensure_future(self.ls.run_blocking(self._append, raw, said))
-            self._writes.add(task)
-            task.add_done_callback(self._writes.discard)
-
-    async def close(self) -> None:
-        """Write what is left, after the writes under way."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        while self._writes:
-            await asyncio.wait(list(self._writes))
-        raw, said = "".join(self._raw), "".join(self._said)
-        self._raw, self._said = [], []
-        await self.ls.run_blocking(self._append, raw, said)
-
-    def raw_write(self, text: str) -> None:
-        self._raw.append(text)
-        self._soon()
-
-    def say(self, text: str) -> None:
-        self._said.append(text + "\n")
-        self._soon()
-
-
-@attrs.define
-class RunParams:
-    text_document: types.TextDocumentIdentifier
-    position: types.Position
-    work_done_token: str | int | None = None  # the client's own progress token (LSP's WorkDoneProgressParams)
-
-
-@attrs.define
-class TaskEdit:
-    uri: str
-    status: str
-    range: types.Range | None = attrs.field(default=None, metadata={"omit_none": True})
-
-
-@attrs.define
-class RunResult:
-    session_uri: str
-    edits: list[TaskEdit]
 
 
 class TaskRun:
@@ -360,12 +271,6 @@ def _at(sl: int, sc: int, el: int, ec: int) -> types.Range:
     return types.Range(start=types.Position(sl, sc), end=types.Position(el, ec))
 
 
-def session_folder(root: Path | None) -> Path:
-    """Worker (it looks for the clone's git directory): this run's folder in Tether's data folder."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    return data_folder(root) / "sessions" / stamp
-
-
 class Tasks:
     """``tether/tasks/run`` over one server, streaming the model's changes through ``streamer`` (``to_range``
     reports where)."""
@@ -405,7 +310,7 @@ async def run_task(ls: TetherServer, streamer: Streamer, to_range: ToRange, para
     key = os.environ.get(settings.apiKeyEnv or "") if settings.apiKeyEnv else None
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    progress = await Progress.start(ls, f"Tether: {instruction[:60]}", params.work_done_token)
+    progress = await ls.start_progress(f"Tether: {instruction[:60]}", params.work_done_token)
     task = TaskRun(ls, streamer, to_range, ctx, session, progress)
     outcome = "failed"
     try:
@@ -466,7 +371,7 @@ async def _open_session(
     ls: TetherServer, folder: Path, ctx: TaskContext, instruction: str, body: dict[str, Any]
 ) -> SessionLog:
     """The session log, opened with the task, its context and the request as sent."""
-    session = await SessionLog(ls, folder).open()
+    session = await SessionLog(ls.run_blocking, folder).open()
     session.say(f"# Task\n\n{instruction}\n\n## Context\n")
     for shown in ctx.files.values():
         version = f"version {shown.version}" if shown.version is not None else "from disk"

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import attrs
 from lsprotocol import types
 
 from tether_lsp.server.errors import InvalidParams, StorageError
@@ -19,7 +18,7 @@ from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.hooks import DocumentEvent
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.methods import Feature, Method, Notice
-from tether_lsp.server.positions import Encoding
+from tether_lsp.server.positions import Encoding, Pos
 
 if TYPE_CHECKING:
     from . import service
@@ -27,8 +26,20 @@ else:  # loaded on first use (it brings SQLAlchemy)
     service = lazy_module(f"{__package__}.service")
 from .buffer import edits_between, shift
 from .calculator import block_of_lines, split_lines
-from .convert import to_range
+from .convert import to_positions
 from .state import MarkersState
+from .wire import (
+    CreateParams,
+    DidChangeMarkers,
+    FileMarkers,
+    IdParams,
+    ListParams,
+    Marker,
+    MarkerList,
+    UpdateParams,
+    WorkspaceMarkers,
+    WorkspaceParams,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,77 +48,15 @@ if TYPE_CHECKING:
     from tether_lsp.server.storage import Migration
 
 
-@attrs.define
-class CreateParams:
-    text_document: types.TextDocumentIdentifier
-    range: types.Range
-    note: str
-    kind: str = "comment"
-
-
-@attrs.define
-class ListParams:
-    text_document: types.TextDocumentIdentifier
-
-
-@attrs.define
-class UpdateParams:
-    id: str
-    note: str | None = None
-    kind: str | None = None
-    range: types.Range | None = None
-    text_document: types.TextDocumentIdentifier | None = None
-
-
-@attrs.define
-class IdParams:
-    id: str
-
-
-@attrs.define
-class Marker:
-    id: str
-    uri: str
-    range: types.Range | None
-    note: str
-    kind: str
-    code: str
-    commit_hash_when_created: str | None
-    created_at: str
-    author: str
-    status: str
-    content_changed: bool
-    missing_reason: str | None = attrs.field(default=None, metadata={"omit_none": True})
-
-
-@attrs.define
-class MarkerList:
-    markers: list[Marker]
-
-
-@attrs.define
-class WorkspaceParams:
-    under: str | None = None  # a folder uri; null: the workspace root
-
-
-@attrs.define
-class FileMarkers:
-    uri: str
-    markers: list[Marker]
-
-
-@attrs.define
-class WorkspaceMarkers:
-    files: list[FileMarkers]
-
-
 def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Marker:
     record = item.record
     located = item.location is not None and text is not None
     return Marker(
         id=record.id,
         uri=record.uri,
-        range=to_range(text, item.location, encoding) if located and item.location and text is not None else None,
+        range=_range(*to_positions(text, item.location, encoding))
+        if located and item.location and text is not None
+        else None,
         note=record.note,
         kind=record.kind,
         code=record.code,
@@ -118,13 +67,6 @@ def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Ma
         content_changed=item.content_changed,
         missing_reason=None if located else item.missing_reason,
     )
-
-
-@attrs.define
-class DidChangeMarkers:
-    """Markers of these files moved for a reason other than the client's own request: list them again."""
-
-    uris: list[str]
 
 
 GIT_WATCHERS = ("**/.git/HEAD", "**/.git/logs/HEAD", "**/.git/refs/**")
@@ -190,11 +132,19 @@ def _open_text(ls: TetherServer, uri: str) -> str | None:
     return snapshot.doc.string if snapshot is not None else None
 
 
+def _span(r: types.Range) -> tuple[Pos, Pos]:
+    return Pos(r.start.line, r.start.character), Pos(r.end.line, r.end.character)
+
+
+def _range(start: Pos, end: Pos) -> types.Range:
+    return types.Range(start=types.Position(start.line, start.character), end=types.Position(end.line, end.character))
+
+
 async def create(m: Markers, params: CreateParams) -> Marker:
     """Pin a note to a range of a file."""
     ls, state = m.server, m.state
     uri, kind = params.text_document.uri, service.check_kind(params.kind)
-    request = MarkersState.Placing(uri, _open_text(ls, uri), params.range, ls.encoding, "textDocument.uri")
+    request = MarkersState.Placing(uri, _open_text(ls, uri), _span(params.range), ls.encoding, "textDocument.uri")
     item, text = await ls.run_blocking(state.create, request, params.note, kind)
     state.forget(uri)
     return to_marker(item, text, ls.encoding)
@@ -241,7 +191,7 @@ async def update(m: Markers, params: UpdateParams) -> Marker:
     request = None
     if params.range is not None:
         uri = params.text_document.uri if params.text_document else (await ls.run_blocking(state.get, params.id)).uri
-        request = MarkersState.Placing(uri, _open_text(ls, uri), params.range, ls.encoding, "textDocument.uri")
+        request = MarkersState.Placing(uri, _open_text(ls, uri), _span(params.range), ls.encoding, "textDocument.uri")
     before, record = await ls.run_blocking(state.update, params.id, params.note, params.kind, request)
     state.forget(before.uri, record.uri)
     text, located = await located_now(ls, state, record.uri)

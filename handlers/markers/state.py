@@ -19,28 +19,25 @@ import asyncio
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import unquote
-
-from lsprotocol import types
 
 from tether_lsp.server.errors import InvalidParams, StorageError, is_shutting_down
 from tether_lsp.server.files import FileRefused, file_exists, file_uri_spellings, read_text, same_file, uri_to_path
 from tether_lsp.server.lazy import lazy_module
-from tether_lsp.server.positions import Encoding
-from tether_lsp.server.progress import Progress
-from tether_lsp.server.settings import LimitSettings
+from tether_lsp.server.positions import Encoding, Pos
+from tether_lsp.server.settings import LimitSettings, Settings
+from tether_lsp.server.syntax import GrammarLimits
 
 from . import git
 from .convert import to_location
 from .team import TeamChannel
 
 if TYPE_CHECKING:
-    from tether_lsp.server.app import TetherServer
     from tether_lsp.server.storage import Database
 
     from . import service, store, tracking
@@ -53,6 +50,31 @@ log = logging.getLogger(__name__)
 #: Above this many locations to compute, a HEAD change reports ``$/progress``.
 PROGRESS_FROM = 200
 
+R = TypeVar("R")
+
+
+class Reporter(Protocol):
+    """Progress of one long piece of work, as the front shows it (``$/progress`` over LSP)."""
+
+    minimum: int
+
+    def report(self, done: int, total: int, message: str | None = None) -> None: ...
+    def end(self, message: str = "done") -> None: ...
+
+
+class Host(Protocol):
+    """What the markers need of the server they run in: workers, the databases, settings, progress."""
+
+    settings: Settings
+
+    async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R: ...
+    def spawn(self, work: Awaitable[Any], what: str) -> None: ...
+    def call_on_loop(self, fn: Callable[..., Any], *args: Any) -> None: ...
+    def database(self) -> Database: ...
+    def local_database(self) -> Database: ...
+    def grammar_limits(self) -> GrammarLimits: ...
+    async def start_progress(self, title: str) -> Reporter: ...
+
 
 class MarkersState:
     @dataclass
@@ -63,11 +85,12 @@ class MarkersState:
 
     @dataclass(frozen=True)
     class Placing:
-        """A marker being put on a range: the file, its open text (None: read it from disk), the range."""
+        """A marker being put on a range: the file, its open text (None: read it from disk), the range's start
+        and end in the client's encoding."""
 
         uri: str
         open_text: str | None
-        range: types.Range
+        span: tuple[Pos, Pos]
         encoding: Encoding
         field: str
 
@@ -77,7 +100,7 @@ class MarkersState:
         located: list[service.Located]
         head: str | None
 
-    def __init__(self, server: TetherServer) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.git = git.Git()  # the git CLI and what it remembers (roots, user names, warnings given)
         self.heads: dict[str, str | None] = {}  # repository root -> the HEAD we last synced (guarded: _lock)
@@ -152,7 +175,7 @@ class MarkersState:
         key = str(root)
         while True:
             self._again.discard(key)
-            reporter = await Progress.start(self.server, "Tether: relocating markers")
+            reporter = await self.server.start_progress("Tether: relocating markers")
             reporter.minimum = PROGRESS_FROM
             moved: list[str] | None = None
             try:
@@ -249,7 +272,7 @@ class MarkersState:
             raise InvalidParams(
                 placing.field, f"{placing.uri} is neither open nor a readable file", kind="unknownDocument"
             )
-        loc = to_location(text, placing.range, placing.encoding)
+        loc = to_location(text, placing.span, placing.encoding)
         repo = self.repo_of(placing.uri)
         if repo is None:
             return service.Place(placing.uri, text, loc)

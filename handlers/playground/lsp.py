@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import attrs
 from lsprotocol import types
 
 from tether_lsp.server.errors import InvalidParams
@@ -22,95 +21,28 @@ from . import lsp_run
 from .engine import Item, State
 from .session import Session
 from .settings import PlaygroundSettings
+from .wire import (
+    ActiveEditorParams,
+    CursorParams,
+    Empty,
+    FileInfo,
+    GetSettingsParams,
+    Pin,
+    PinParams,
+    PlaygroundRunParams,
+    PlaygroundRunResult,
+    PlaygroundState,
+    PromptItem,
+    RunOutput,
+    RunsParams,
+    SelectedPrompt,
+    SetSettingsParams,
+    StoredRun,
+)
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
     from tether_lsp.server.storage import Migration
-
-
-@attrs.define
-class DocumentRef:
-    uri: str
-
-
-@attrs.define
-class ActiveEditorParams:
-    text_document: DocumentRef | None = None
-    position: types.Position | None = None
-
-
-@attrs.define
-class CursorParams:
-    text_document: DocumentRef
-    position: types.Position
-
-
-@attrs.define
-class Empty:
-    pass
-
-
-@attrs.define
-class PinParams:
-    file_id: str
-    prompt_id: str
-
-
-@attrs.define
-class SetSettingsParams:
-    prompt_id: str
-    settings: Any
-
-
-@attrs.define
-class GetSettingsParams:
-    prompt_id: str
-
-
-@attrs.define
-class FileInfo:
-    uri: str
-    file_id: str
-    language_id: str
-
-
-@attrs.define
-class PromptItem:
-    file_id: str
-    prompt_id: str
-    preview: str
-    range: types.Range
-    anchor: str
-
-
-@attrs.define
-class SelectedPrompt:
-    file_id: str
-    prompt_id: str
-    preview: str
-    range: types.Range
-    anchor: str
-    content: str
-    reason: str
-    variables: list[str] = attrs.field(factory=list)  # what `tether/playground/run` needs values for
-    role: str | None = None  # system, user, assistant; null: a template (sent as the user message)
-
-
-@attrs.define
-class Pin:
-    file_id: str
-    prompt_id: str
-
-
-@attrs.define
-class PlaygroundState:
-    """What a playground view shows; sent only when it changes."""
-
-    file: FileInfo | None
-    prompt: SelectedPrompt | None
-    prompts: list[PromptItem]
-    pin: Pin | None
-    parse_error: str | None
 
 
 class StateWire:
@@ -269,11 +201,11 @@ class Playground:
             self.session.renamed(change.old_uri, change.new_uri)
         self.session.emit()
 
-    async def run(self, params: lsp_run.PlaygroundRunParams) -> lsp_run.PlaygroundRunResult:
+    async def run(self, params: PlaygroundRunParams) -> PlaygroundRunResult:
         """Send a prompt to the model with its variables; the answer streams as `didRunOutput` first."""
         return await self.runs.run(params)
 
-    async def stored_runs(self, params: lsp_run.RunsParams) -> list[lsp_run.StoredRun]:
+    async def stored_runs(self, params: RunsParams) -> list[StoredRun]:
         """The prompt's latest runs, newest first (they follow the prompt's id across edits and renames)."""
         return await self.runs.runs(params)
 
@@ -321,22 +253,22 @@ FEATURE = Feature(
         Method(
             "tether/playground/run",
             Playground.run,
-            lsp_run.PlaygroundRunParams,
-            lsp_run.PlaygroundRunResult,
+            PlaygroundRunParams,
+            PlaygroundRunResult,
             runs="async",
             cancellable=True,
         ),
         Method(
             "tether/playground/runs",
             Playground.stored_runs,
-            lsp_run.RunsParams,
-            list[lsp_run.StoredRun],
+            RunsParams,
+            list[StoredRun],
             runs="async",
             cancellable=True,
         ),
     ],
     sends=[
         Notice("tether/playground/didChangeState", PlaygroundState),
-        Notice("tether/playground/didRunOutput", lsp_run.RunOutput),
+        Notice("tether/playground/didRunOutput", RunOutput),
     ],
 )

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from tether_lsp.server import chat, http
 from tether_lsp.server.errors import InvalidParams, RequestFailed, StorageError
 from tether_lsp.server.settings import LimitSettings
@@ -28,6 +26,7 @@ from . import run as compose
 from .model import Prompt
 from .settings import PlaygroundSettings
 from .text import variables as variables_of
+from .wire import Message, PlaygroundRunParams, PlaygroundRunResult, RunOptions, RunOutput, RunsParams, StoredRun, Usage
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
@@ -40,74 +39,6 @@ log = logging.getLogger(__name__)
 #: ``MAX_LIMIT``.
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 500
-
-
-@attrs.define
-class RunOptions:
-    temperature: float | None = None
-    max_tokens: int | None = None
-
-
-@attrs.define
-class PlaygroundRunParams:
-    prompt_id: str
-    variables: dict[str, Any] | None = None
-    model: str | None = None
-    options: RunOptions | None = None
-
-
-@attrs.define
-class Usage:
-    prompt_tokens: int
-    completion_tokens: int
-
-
-@attrs.define
-class PlaygroundRunResult:
-    run_id: str
-    prompt_id: str
-    output: str
-    model: str
-    finish_reason: str | None
-    duration_ms: int
-    usage: Usage | None = attrs.field(default=None, metadata={"omit_none": True})
-
-
-@attrs.define
-class RunOutput:
-    """A piece of a run's answer, sent as it arrives (before the ``run`` request is answered)."""
-
-    run_id: str
-    delta: str
-
-
-@attrs.define
-class RunsParams:
-    prompt_id: str
-    limit: int | None = None
-
-
-@attrs.define
-class Message:
-    role: str
-    content: str
-
-
-@attrs.define
-class StoredRun:
-    """A run as stored: what was sent (the prompt text, its variables, the messages), to which model, the answer."""
-
-    run_id: str
-    prompt_id: str
-    created_at: str  # ISO 8601, UTC
-    model: str
-    prompt: str
-    variables: dict[str, str]
-    messages: list[Message]
-    output: str
-    finish_reason: str | None
-    duration_ms: int
-    usage: Usage | None = attrs.field(default=None, metadata={"omit_none": True})
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-import attrs
 from lsprotocol import types
 
 from tether_lsp.server.errors import ContentModified, InvalidParams
@@ -23,60 +22,12 @@ from tether_lsp.server.syntax import Snapshot
 from . import engine, fim, inference
 from .model import Analysis, Options
 from .settings import CompletionSettings, InferenceSettings
+from .wire import AnalyzeOptions, AnalyzeParams, AnalyzeResult, Edit, LogicalUnit
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
-
-
-@attrs.define
-class VersionedDocument:
-    uri: str
-    version: int | None = None
-
-
-@attrs.define
-class AnalyzeOptions:
-    enable_replacements: bool | None = None
-    min_confidence: float | None = None
-
-
-@attrs.define
-class AnalyzeParams:
-    text_document: VersionedDocument
-    position: types.Position
-    completion: str
-    options: AnalyzeOptions | None = None
-
-
-@attrs.define
-class Edit:
-    range: types.Range
-    new_text: str
-
-
-@attrs.define
-class LogicalUnit:
-    type: str
-    identifier: str
-    column: int
-
-
-@attrs.define
-class AnalyzeResult:
-    mode: str
-    replace_range: types.Range | None
-    replaced_text: str | None
-    edit: Edit
-    insert_text: str
-    confidence: float
-    show_visual_diff: bool
-    replaced_lines: int
-    logical_unit: LogicalUnit | None
-    strategy: str | None
-    reason: str
-    version: int
 
 
 def snapshot_for(ls: TetherServer, uri: str, version: int | None) -> Snapshot:

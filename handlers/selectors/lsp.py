@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import attrs
 from lsprotocol import types
 from tree_sitter import Tree
 
@@ -22,54 +21,20 @@ from .index import TreeIndex
 from .kinds import KIND_NAMES, table_for
 from .spans import expansion
 from .vocabulary import SELECTORS, RegexLimits
+from .wire import (
+    ApplySelectorParams,
+    ApplySelectorResult,
+    ListSelectorsParams,
+    ListSelectorsResult,
+    SelectorArg,
+    SelectorInfo,
+)
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
     from tether_lsp.server.hooks import DocumentEvent
 
 INDEX_KEY = "selectors.index"
-
-
-@attrs.define
-class ApplySelectorParams:
-    uri: str
-    selector: str
-    cursor_node_ids: list[int]
-    args: list[Any] = attrs.field(factory=list)
-    #: With no cursor ids: start from the smallest named node holding each range (an editor's selections)
-    #: instead of the root.
-    ranges: list[types.Range] | None = None
-
-
-@attrs.define
-class ApplySelectorResult:
-    #: LSP ranges as plain JSON (``json_ranges``): results can hold thousands of them.
-    ranges: list[dict[str, dict[str, int]]] = attrs.field(metadata={"plain_json": True})
-    cursor_node_ids: list[int] = attrs.field(metadata={"plain_json": True})
-
-
-@attrs.define
-class ListSelectorsParams:
-    language_id: str | None = None
-
-
-@attrs.define
-class SelectorArg:
-    name: str
-    type: str
-
-
-@attrs.define
-class SelectorInfo:
-    name: str
-    args: list[SelectorArg]
-    description: str
-
-
-@attrs.define
-class ListSelectorsResult:
-    selectors: list[SelectorInfo]
-    kinds: list[str]
 
 
 class LatestIndexes:

@@ -10,6 +10,7 @@ import pytest
 
 from tether_lsp.compose import create_server
 from tether_lsp.handlers.markers import lsp as markers_lsp
+from tether_lsp.handlers.markers import wire as markers_wire
 from tether_lsp.server.app import TetherServer
 from tether_lsp.server.methods import Command, Feature, Method, Notice
 from tether_lsp.server.router import run_to_end
@@ -31,7 +32,7 @@ def test_where_a_method_is_handled_is_one_lookup() -> None:
     assert route is not None
     assert route.feature == "markers"
     assert route.method.handler is markers_lsp.create
-    assert route.method.params is markers_lsp.CreateParams
+    assert route.method.params is markers_wire.CreateParams
     assert create_server().router.route("tether/nothing") is None
 
 
