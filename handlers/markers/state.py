@@ -19,22 +19,22 @@ import asyncio
 import dataclasses
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from tether_lsp.server.errors import InvalidParams, StorageError, is_shutting_down
 from tether_lsp.server.files import FileRefused, file_exists, file_uri_spellings, read_text, same_file, uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding, Pos
-from tether_lsp.server.settings import LimitSettings, Settings
-from tether_lsp.server.syntax import GrammarLimits
+from tether_lsp.server.settings import LimitSettings
 
 from . import git
 from .convert import to_location
+from .host import Host
 from .team import TeamChannel
 
 if TYPE_CHECKING:
@@ -49,31 +49,6 @@ log = logging.getLogger(__name__)
 
 #: Above this many locations to compute, a HEAD change reports ``$/progress``.
 PROGRESS_FROM = 200
-
-R = TypeVar("R")
-
-
-class Reporter(Protocol):
-    """Progress of one long piece of work, as the front shows it (``$/progress`` over LSP)."""
-
-    minimum: int
-
-    def report(self, done: int, total: int, message: str | None = None) -> None: ...
-    def end(self, message: str = "done") -> None: ...
-
-
-class Host(Protocol):
-    """What the markers need of the server they run in: workers, the databases, settings, progress."""
-
-    settings: Settings
-
-    async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R: ...
-    def spawn(self, work: Awaitable[Any], what: str) -> None: ...
-    def call_on_loop(self, fn: Callable[..., Any], *args: Any) -> None: ...
-    def database(self) -> Database: ...
-    def local_database(self) -> Database: ...
-    def grammar_limits(self) -> GrammarLimits: ...
-    async def start_progress(self, title: str) -> Reporter: ...
 
 
 class MarkersState:
