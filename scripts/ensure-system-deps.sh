@@ -10,9 +10,10 @@ command -v nvim >/dev/null 2>&1 || need+=(neovim)                      # the Neo
 command -v emacs >/dev/null 2>&1 || need+=(emacs-nox)                  # the Emacs client's batch test
 [ -d /usr/share/emacs/site-lisp/elpa/eglot-1.9 ] || ls -d /usr/share/emacs/site-lisp/elpa/eglot-* >/dev/null 2>&1 \
   || need+=(elpa-eglot)
+ls -d /usr/share/emacs/site-lisp/elpa/lsp-mode-* >/dev/null 2>&1 || need+=(elpa-lsp-mode)  # the Emacs lsp-mode test
 
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system deps: present (postgresql, git, neovim, emacs + eglot)"
+  echo "system deps: present (postgresql, git, neovim, emacs + eglot + lsp-mode)"
   exit 0
 fi
 

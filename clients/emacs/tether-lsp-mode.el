@@ -87,7 +87,7 @@
     (lsp-notify method params)))
 
 (defconst tether-lsp-mode--uri-chars
-  (let ((chars (make-bool-vector 256 nil)))
+  (let ((chars (make-vector 256 nil)))
     (dolist (c (cons ?/ url-unreserved-chars)) (aset chars c t))
     chars)
   "The characters lsp-mode leaves as they are in a file URI.")
