@@ -20,6 +20,7 @@ from tether_lsp.server.settings import LimitSettings
 from tether_lsp.server.syntax import Snapshot
 
 from . import engine, fim, inference
+from .inline import InlineState
 from .model import Analysis, Options
 from .settings import CompletionSettings, InferenceSettings
 from .wire import AnalyzeOptions, AnalyzeParams, AnalyzeResult, Edit, LogicalUnit
@@ -89,25 +90,6 @@ def to_result(ls: TetherServer, snapshot: Snapshot, analysis: Analysis, completi
         reason=analysis.reason,
         version=snapshot.client_version,
     )
-
-
-class InlineState:
-    """Latest request wins: a newer inline completion cancels the model call of the older one."""
-
-    def __init__(self) -> None:
-        self.generation = 0
-        self.inflight: asyncio.Future[str] | None = None
-        self.failing = False  # one warning per outage, not one per keystroke
-
-    def failed(self, reason: str) -> None:
-        if not self.failing:
-            log.warning("inline completion: %s (no suggestions until the endpoint answers)", reason)
-        self.failing = True
-
-    def succeeded(self) -> None:
-        if self.failing:
-            log.info("inline completion: the endpoint answers again")
-        self.failing = False
 
 
 def multiline_ranges(ls: TetherServer) -> bool:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,11 +13,11 @@ from tether_lsp.server.methods import Feature, Method
 from tether_lsp.server.nodes import descendant_index
 from tether_lsp.server.positions import Pos, json_ranges, lsp_offset, lsp_range
 from tether_lsp.server.settings import LimitSettings, setting
-from tether_lsp.server.syntax import Snapshot, language_for
+from tether_lsp.server.syntax import language_for
 
 from .engine import resolve, run, validate
-from .index import TreeIndex
 from .kinds import KIND_NAMES, table_for
+from .latest import LatestIndexes
 from .spans import expansion
 from .vocabulary import SELECTORS, RegexLimits
 from .wire import (
@@ -32,41 +31,6 @@ from .wire import (
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
-    from tether_lsp.server.hooks import DocumentEvent
-
-INDEX_KEY = "selectors.index"
-
-
-class LatestIndexes:
-    """The most recently built selector index of the last few documents used: where the next version's index
-    is spliced from, so typing never pays for a walk over every node. Bounded (an index costs about 2 MB for
-    10,000 lines): a document not queried lately walks once when it is queried again."""
-
-    KEEP = 8
-
-    def __init__(self) -> None:
-        self._by_uri: OrderedDict[str, TreeIndex] = OrderedDict()
-
-    def index(self, snapshot: Snapshot) -> TreeIndex:
-        """The snapshot's selector index, built on first use and dropped with the tree."""
-
-        def build(tree: Tree) -> TreeIndex:
-            previous = self._by_uri.get(snapshot.uri)
-            if previous is None:
-                index = TreeIndex(tree, snapshot.text)
-            else:
-                index = TreeIndex.updated(previous, tree, snapshot.text)
-            self._by_uri[snapshot.uri] = index
-            self._by_uri.move_to_end(snapshot.uri)
-            while len(self._by_uri) > self.KEEP:
-                self._by_uri.popitem(last=False)
-            return index
-
-        return snapshot.slot.derived(INDEX_KEY, build)
-
-    def on_document(self, event: DocumentEvent) -> None:
-        if event.kind == "close":
-            self._by_uri.pop(event.uri, None)
 
 
 @dataclass(frozen=True)
