@@ -11,9 +11,10 @@ command -v emacs >/dev/null 2>&1 || need+=(emacs-nox)                  # the Ema
 [ -d /usr/share/emacs/site-lisp/elpa/eglot-1.9 ] || ls -d /usr/share/emacs/site-lisp/elpa/eglot-* >/dev/null 2>&1 \
   || need+=(elpa-eglot)
 ls -d /usr/share/emacs/site-lisp/elpa/lsp-mode-* >/dev/null 2>&1 || need+=(elpa-lsp-mode)  # the Emacs lsp-mode test
+command -v tmux >/dev/null 2>&1 || need+=(tmux)                        # Emacs in a terminal (emacs -nw)
 
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system deps: present (postgresql, git, neovim, emacs + eglot + lsp-mode)"
+  echo "system deps: present (postgresql, git, neovim, emacs + eglot + lsp-mode, tmux)"
   exit 0
 fi
 

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +186,101 @@ def test_package_install_file(tmp_path: Path) -> None:
     )
     assert "before:nil t t" in done.stdout, done.stdout + done.stderr
     assert "after:t tether-eglot-contact" in done.stdout, done.stdout + done.stderr
+
+
+def test_select_prompt_keys(tmp_path: Path) -> None:
+    """The selector prompt's keys: SPC is a space (a chain is typed in one go), not a completion."""
+    need("emacs")
+    done = batch(
+        f'(add-to-list (quote load-path) "{CLIENT}")',
+        "(require (quote tether))",
+        "(with-temp-buffer (use-local-map tether-select-minibuffer-map)"
+        ' (execute-kbd-macro (kbd "selectClasses SPC selectMethods SPC filterText:^def"))'
+        " (princ (buffer-string)))",
+        home=tmp_path,
+    )
+    assert done.stdout == "selectClasses selectMethods filterText:^def", done.stderr
+
+
+class Terminal:
+    """Emacs in a terminal (tmux, 140x40, a socket of its own); `screen` is what a user sees."""
+
+    def __init__(self, tmp_path: Path, command: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.base = ["tmux", "-L", f"tether-{os.getpid()}-{tmp_path.name}"]
+        subprocess.run([*self.base, "-f", "/dev/null", "new-session", "-d", "-x", "140", "-y", "40", "-c", str(cwd),
+                        *command], check=True, env=env)  # fmt: skip
+        self.shots: list[str] = []
+
+    def screen(self) -> str:
+        return subprocess.run([*self.base, "capture-pane", "-p"], capture_output=True, text=True, check=True).stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        subprocess.run([*self.base, "send-keys", *(["-l"] if literal else []), *keys], check=True)
+
+    def wait(self, text: str, seconds: float = 20) -> str:
+        deadline = time.monotonic() + seconds
+        while True:
+            shown = self.screen()
+            if text in shown:
+                self.shots.append(shown)
+                return shown
+            assert time.monotonic() < deadline, f"{text!r} never showed:\n{shown}"
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        subprocess.run([*self.base, "kill-server"], check=False, capture_output=True)
+
+
+async def test_terminal_emacs(tmp_path: Path) -> None:
+    """What a user of `emacs -nw` sees: the marker in the margin with its note as soon as the file opens; the
+    prefix keys; a chain typed with spaces; a selector error in words; a marker added with its kind."""
+    emacs, _ = need("emacs"), need("tmux")
+    root = repository(tmp_path)
+    teammate: Any = await server_config().start()
+    await teammate.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=root.as_uri()))
+    await create(teammate, (root / "calc.py").as_uri(), rng(0, 0, 0, 13), "where the prompt lives", kind="bookmark")
+    await teammate.shutdown_session()
+    await teammate.stop()
+    init = tmp_path / "init.el"
+    init.write_text(
+        f'(setq package-directory-list (list "{ELPA}"))\n(package-initialize)\n'
+        f'(add-to-list (quote load-path) "{CLIENT}")\n(require (quote tether))\n'
+        f'(setq tether-command (list "{sys.executable}" "-m" "tether_lsp"))\n(tether-setup)\n'
+        "(add-hook (quote python-mode-hook) (function eglot-ensure))\n",
+        encoding="utf-8",
+    )
+    env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color"})
+    term = Terminal(tmp_path, [emacs, "-nw", "-Q", "-l", str(init), "calc.py"], root, env)
+    try:
+        opened = term.wait("[bookmark] where the prompt lives")
+        first = opened.splitlines()[1]  # under the menu bar
+        assert first.startswith("★SYSTEM_PROMPT = ") and first.endswith("  [bookmark] where the prompt lives")
+        assert " Tether" in opened  # the minor mode's lighter
+        term.keys("C-c", "\\;", "s")
+        term.wait("Selectors (TAB completes):")
+        term.keys("selectFunctions selectName", literal=True)
+        term.wait("Selectors (TAB completes): selectFunctions selectName")
+        term.keys("Enter")
+        term.wait("Tether: 1 selected")
+        term.keys("C-c", "\\;", "s")
+        term.keys("selectNth:first", literal=True)
+        term.keys("Enter")
+        error = term.wait("Tether: selectNth: ")
+        assert "Wrong type argument" not in error
+        term.keys("M-g", "g")
+        term.keys("4", "Enter")
+        term.keys("C-c", "\\;", "a")
+        term.wait("Kind (default comment):")
+        term.keys("question", "Enter")
+        term.wait("Question note:")
+        term.keys("use sum()", literal=True)
+        term.keys("Enter")
+        added = term.wait("Tether: question marker added on line 4: use sum()")
+        assert added.splitlines()[4].startswith("?def total(items):  [question] use sum()")
+    finally:
+        captures = os.environ.get("TETHER_EMACS_CAPTURES")
+        if captures:
+            Path(captures).mkdir(parents=True, exist_ok=True)
+            for i, shot in enumerate(term.shots):
+                (Path(captures) / f"terminal-{i}.txt").write_text(shot, encoding="utf-8")
+        term.close()
