@@ -2,7 +2,9 @@
 
 Rules in order — exact substring, whole lines ignoring trailing whitespace, whole lines ignoring indentation,
 an elision marker, fuzzy windows —; the first rule with exactly one hit wins, several hits at one rule are
-*ambiguous* (never "the first occurrence"). Works on text with ``\\n`` line endings, in characters.
+*ambiguous* (never "the first occurrence") unless the caller says on which line it saw the target: then the one
+hit nearest that line wins, and two as near are still ambiguous. Works on text with ``\\n`` line endings, in
+characters.
 """
 
 from __future__ import annotations
@@ -77,9 +79,24 @@ def _quoted_lines(old: str) -> tuple[list[str], bool]:
     return (old[:-1] if newline else old).split("\n"), newline
 
 
-def locate(base_text: str, old: str, *, fuzzy: bool = True, min_similarity: float = 0.9) -> Located:
-    """Find ``old`` in ``base_text`` (both with ``\\n`` line endings)."""
+def nearest(lines: list[int], near_line: int | None) -> int | None:
+    """The index of the one entry of ``lines`` nearest ``near_line`` (None: no hint, or a tie)."""
+    if near_line is None or not lines:
+        return None
+    distances = sorted((abs(line - near_line), k) for k, line in enumerate(lines))
+    if len(distances) > 1 and distances[0][0] == distances[1][0]:
+        return None
+    return distances[0][1]
+
+
+def locate(
+    base_text: str, old: str, *, fuzzy: bool = True, min_similarity: float = 0.9, near_line: int | None = None
+) -> Located:
+    """Find ``old`` in ``base_text`` (both with ``\\n`` line endings); ``near_line`` (0-based) settles several hits
+    at one rule (see the module docstring)."""
     exact = [m.start() for m in re.finditer(re.escape(old), base_text)] if old else []
+    if len(exact) > 1 and (pick := nearest([base_text.count("\n", 0, s) for s in exact], near_line)) is not None:
+        exact = [exact[pick]]
     if len(exact) == 1:
         return Located(Found("exact", exact[0], exact[0] + len(old)))
     if len(exact) > 1:
@@ -90,6 +107,8 @@ def locate(base_text: str, old: str, *, fuzzy: bool = True, min_similarity: floa
         return Located(None)
     for kind, key in (("trailingWhitespace", str.rstrip), ("indentation", str.strip)):
         hits = _windows(base, quoted, key)
+        if len(hits) > 1 and (pick := nearest(hits, near_line)) is not None:
+            hits = [hits[pick]]
         if len(hits) == 1:
             start, end = base.span(hits[0], len(quoted), newline)
             delta = (

@@ -7,7 +7,6 @@ plain arguments and its byte spans into ranges (:class:`LspFront`).
 
 from __future__ import annotations
 
-import itertools
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,7 +21,7 @@ from tether_lsp.server.positions import lsp_range
 from tether_lsp.server.settings import setting
 
 from . import lsp_tasks
-from .resolve import EditRequest, Options, Resolution, resolve_all
+from .resolve import EditRequest, Options, check_overlaps, resolve_all
 from .streamer import Streamer, StreamState
 from .wire import (
     BeginParams,
@@ -82,16 +81,6 @@ def options_of(given: ResolveOptions | None) -> Options:
         reindent=default.reindent if given.reindent is None else given.reindent,
         on_user_edit=given.on_user_edit or default.on_user_edit,
     )
-
-
-def check_overlaps(results: list[Resolution]) -> None:
-    spans = sorted(
-        (r.base_span, k) for k, r in enumerate(results) if r.base_span is not None and r.status == "resolved"
-    )
-    for (a, i), (b, j) in itertools.pairwise(spans):
-        if b[0] < a[1] or (a[0] == a[1] == b[0] == b[1]):
-            first, second = sorted((i, j))
-            raise InvalidParams("edits", f"the targets of edits[{first}] and edits[{second}] overlap")
 
 
 def resolve(context: Edits, params: ResolveParams) -> ResolveResult:

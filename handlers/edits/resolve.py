@@ -1,15 +1,19 @@
 """Resolving model-produced edits on a document that moved on since the model saw it (docs/edits.md, "Placing an edit").
 
 Pure: the base version's text, the current text and the recorded edits between them in; for each edit a
-status and, when resolved, a byte span of the current text with the text to put there.
+status and, when resolved, a byte span of the current text with the text to put there. A target is named by its
+``oldText`` (:func:`resolve_one` finds it with :func:`.locate.locate`) or, for fronts that name it by a node or a
+range of the base, by its byte span (:func:`resolve_span`); both are then carried and merged the same way.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tether_lsp.server.documents import ByteEdit
+from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import utf8_offset
 
 from .carry import carry
@@ -30,6 +34,8 @@ class EditRequest:
     id: str
     old_text: str
     new_text: str
+    #: 0-based line of the base where the model saw ``old_text``: settles a target found at several places.
+    line: int | None = None
 
 
 @dataclass
@@ -103,7 +109,9 @@ def resolve_one(
             return Resolution(request.id, "notFound", notes=["an empty oldText only inserts into an empty document"])
         found = Found("exact", 0, 0)
     else:
-        located = locate(base.lf, old, fuzzy=options.fuzzy, min_similarity=options.min_similarity)
+        located = locate(
+            base.lf, old, fuzzy=options.fuzzy, min_similarity=options.min_similarity, near_line=request.line
+        )
         if located.found is None:
             if located.candidates:
                 spans = [_carried(base, s, e, edits) for s, e in located.candidates]
@@ -115,6 +123,30 @@ def resolve_one(
     if found.kind == "indentation" and options.reindent and found.indent_delta:
         new = reindent(new, found.indent_delta)
     result = Resolution(request.id, "resolved", match=(found.kind, found.similarity), base_span=(start, end))
+    return _place(result, base, current, edits, new, options)
+
+
+def resolve_span(
+    base: Text,
+    current: Text,
+    edits: Sequence[ByteEdit],
+    id: str,
+    span: tuple[int, int],
+    new_text: str,
+    options: Options,
+) -> Resolution:
+    """Place a replacement of the base's bytes ``span`` (a node or a range the client named in the base) on the
+    current text: carried and merged like a target found by its ``oldText`` (``match`` is ``("span", 1.0)``)."""
+    result = Resolution(id, "resolved", match=("span", 1.0), base_span=span)
+    return _place(result, base, current, edits, new_text.replace("\r\n", "\n"), options)
+
+
+def _place(
+    result: Resolution, base: Text, current: Text, edits: Sequence[ByteEdit], new: str, options: Options
+) -> Resolution:
+    """Carry ``result.base_span`` to the current text; a target the user also edited is merged or refused."""
+    assert result.base_span is not None
+    start, end = result.base_span
     moved = carry(start, end, edits)
     base_target = base.data[start:end].decode("utf-8", errors="replace").replace("\r\n", "\n")
     if moved.gone:
@@ -136,6 +168,17 @@ def resolve_one(
     result.span = (moved.start, moved.end)
     result.new_text = current.ending(new)
     return result
+
+
+def check_overlaps(results: Sequence[Resolution]) -> None:
+    """Refuse two resolved edits whose targets in the base overlap (``edits[i]``: their places in the request)."""
+    spans = sorted(
+        (r.base_span, k) for k, r in enumerate(results) if r.base_span is not None and r.status == "resolved"
+    )
+    for (a, i), (b, j) in itertools.pairwise(spans):
+        if b[0] < a[1] or (a[0] == a[1] == b[0] == b[1]):
+            first, second = sorted((i, j))
+            raise InvalidParams("edits", f"the targets of edits[{first}] and edits[{second}] overlap")
 
 
 def _with(result: Resolution, status: str, *, notes: list[str], span: tuple[int, int]) -> Resolution:

@@ -222,3 +222,23 @@ def test_fuzzy_ambiguity_names_the_two_best_windows() -> None:
     located = locate(base, "value = compute(alphx)")
     assert located.kind == "fuzzy"
     assert len(located.candidates) == 2
+
+
+def test_a_line_hint_picks_the_nearest_of_several_exact_hits() -> None:
+    text = "a = 1\nx = 0\nb = 2\nx = 0\nc = 3\n"
+    found = locate(text, "x = 0", near_line=3).found
+    assert found is not None and (found.kind, found.start) == ("exact", text.rindex("x = 0"))
+    found = locate(text, "x = 0", near_line=0).found
+    assert found is not None and found.start == text.index("x = 0")
+
+
+def test_a_line_hint_halfway_between_two_hits_stays_ambiguous() -> None:
+    text = "x = 0\nb = 2\nx = 0\n"
+    located = locate(text, "x = 0", near_line=1)
+    assert located.found is None and located.kind == "exact" and len(located.candidates) == 2
+
+
+def test_a_line_hint_picks_among_whitespace_rule_windows_too() -> None:
+    text = "if a:\n    pass\nif b:\n    pass\n"
+    found = locate(text, "    pass   \n", near_line=3).found
+    assert found is not None and found.kind == "trailingWhitespace" and found.start == text.rindex("    pass")

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from tether_lsp.handlers.edits.resolve import EditRequest, Options, Resolution, resolve_all
+import pytest
+
+from tether_lsp.handlers.edits.resolve import (
+    EditRequest,
+    Options,
+    Resolution,
+    Text,
+    check_overlaps,
+    resolve_all,
+    resolve_span,
+)
 from tether_lsp.server.documents import ContentChange, Document
+from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import Encoding
 
 BASE = """import os
@@ -180,3 +191,36 @@ def test_a_full_text_change_around_the_target_leaves_it_untouched() -> None:
     result, applied = resolve(doc, "def load(path):\n", "def load(path: str):\n")
     assert (result.status, result.notes) == ("resolved", [])
     assert applied.startswith("import sys\n\n\ndef load(path: str):\n")
+
+
+def test_a_line_hint_settles_a_repeated_old_text() -> None:
+    base = "x = 0\nprint(x)\nx = 0\n"
+    doc = history(base, "# top\n" + base)
+    edits = list(doc.edits_since(doc.versions()[0].version) or [])
+    (unhinted,) = resolve_all(base.encode(), doc.current.text, edits, [EditRequest("e", "x = 0", "x = 1")], Options())
+    assert unhinted.status == "ambiguous" and len(unhinted.candidates) == 2
+    request = EditRequest("e", "x = 0", "x = 1", line=2)
+    (hinted,) = resolve_all(base.encode(), doc.current.text, edits, [request], Options())
+    at = len("# top\nx = 0\nprint(x)\n")
+    assert hinted.status == "resolved" and hinted.span == (at, at + len("x = 0"))
+
+
+def test_a_span_of_the_base_is_carried_and_merged_like_a_located_target() -> None:
+    doc = history(BASE, "# header\n" + BASE.replace("    s = 0\n", "    s = 0  # start\n"))
+    base, current = Text(doc.versions()[0].text), Text(doc.current.text)
+    edits = list(doc.edits_since(doc.versions()[0].version) or [])
+    start = BASE.index("    for i in items:")
+    end = start + len("    for i in items:")
+    moved = resolve_span(base, current, edits, "e", (start, end), "    for i in reversed(items):", Options())
+    assert moved.status == "resolved" and moved.match == ("span", 1.0)
+    assert moved.span is not None and doc.current.text[moved.span[0] : moved.span[1]] == b"    for i in items:"
+    whole = BASE.index("def total")
+    merged = resolve_span(base, current, edits, "e", (whole, len(BASE)), NEW, Options())
+    assert merged.status == "conflict"  # the user changed a line the replacement rewrites
+
+
+def test_overlapping_targets_are_refused_naming_both_edits() -> None:
+    results = [Resolution("a", "resolved", base_span=(0, 10)), Resolution("b", "resolved", base_span=(5, 12))]
+    with pytest.raises(InvalidParams, match=r"edits\[0\] and edits\[1\] overlap"):
+        check_overlaps(results)
+    check_overlaps([Resolution("a", "resolved", base_span=(0, 5)), Resolution("b", "resolved", base_span=(5, 9))])
