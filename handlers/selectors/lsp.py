@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -12,14 +11,15 @@ from tree_sitter import Tree
 from tether_lsp.server.methods import Feature, Method
 from tether_lsp.server.nodes import descendant_index
 from tether_lsp.server.positions import Pos, json_ranges, lsp_offset, lsp_range
-from tether_lsp.server.settings import LimitSettings, setting
+from tether_lsp.server.settings import LimitSettings
 from tether_lsp.server.syntax import language_for
 
 from .engine import resolve, run, validate
 from .kinds import KIND_NAMES, table_for
 from .latest import LatestIndexes
+from .settings import SelectorSettings
 from .spans import expansion
-from .vocabulary import SELECTORS, RegexLimits
+from .vocabulary import SELECTORS
 from .wire import (
     ApplySelectorParams,
     ApplySelectorResult,
@@ -31,28 +31,6 @@ from .wire import (
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
-
-
-@dataclass(frozen=True)
-class SelectorSettings:
-    """``tether.selectors``: what a ``filterText``/``filterNotText`` regular expression may cost."""
-
-    regexBudgetMs: int = setting(
-        500,
-        "Milliseconds all regex matching of one request may take; past it the request fails with -32602.",
-        minimum=1,
-        maximum=60_000,
-    )
-    maxPatternLength: int = setting(1000, "Longest regular expression accepted.", minimum=1)
-    maxRepeat: int = setting(
-        10_000,
-        "Largest product of counted repeats along a pattern's nesting (`a{1000}` is 1,000, `(a{100}){100}` "
-        "is 10,000): compiling expands them.",
-        minimum=1,
-    )
-
-    def limits(self) -> RegexLimits:
-        return RegexLimits(self.regexBudgetMs / 1000, self.maxPatternLength, self.maxRepeat)
 
 
 def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelectorParams) -> ApplySelectorResult:
