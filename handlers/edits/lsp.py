@@ -191,7 +191,7 @@ class Edits:
                 streamer.closed(event.uri)
 
         server.on_document(on_document)
-        self.tasks = lsp_tasks.Tasks(server, streamer, front.range)
+        self.tasks = lsp_tasks.tasks_over(server, streamer)
 
     def begin(self, params: BeginParams) -> BeginResult:
         """Start streaming an edit made on `baseVersion` (the base version is kept until the stream ends)."""
@@ -213,7 +213,7 @@ class Edits:
 
     async def run_task(self, params: RunParams) -> RunResult:
         """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""
-        return await self.tasks.run(params)
+        return await lsp_tasks.run(self.tasks, params)
 
 
 FEATURE = Feature(
