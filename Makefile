@@ -10,7 +10,7 @@ PYTHON ?= python3
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
-	set -o pipefail; $(PY) -m pip install -q --disable-pip-version-check -e ".[dev,postgres,ws]" 2>&1 \
+	set -o pipefail; $(PY) -m pip install -q --disable-pip-version-check -e ".[dev,postgres,ws,mcp]" 2>&1 \
 	  | { grep -v -e "^  " -e "^$$" -e "!!" -e "Warning" || true; }
 	@touch $@
 

@@ -2,7 +2,8 @@
 
 Nothing but the protocol is written to stdout when serving; logs go to stderr or ``--log-file``.
 Subcommands (each answers ``--help``): ``demo [DIR]`` runs a scripted headless LSP session against a real
-server, ``examples`` prints the folder of the shipped examples, and each feature's own (``select``).
+server, ``examples`` prints the folder of the shipped examples, ``mcp --root DIR`` serves Tether's tools to
+agents over MCP (``tether_lsp.mcp``), and each feature's own (``select``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def _serve_parser() -> argparse.ArgumentParser:
         description="Tether language server (stdio unless --tcp/--ws). Subcommands (each has --help): "
         "demo [DIR] (a scripted LSP session over the shipped examples, or DIR), "
         "examples (print the folder of the shipped examples), "
-        "select FILE SELECTOR[:ARG,...]... (run a selector chain on a file).",
+        "select FILE SELECTOR[:ARG,...]... (run a selector chain on a file), "
+        "mcp --root DIR (serve Tether's tools to agents over MCP on stdio; needs tether-lsp[mcp]).",
     )
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
@@ -65,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .demo import main as demo_main
 
         return demo_main(args[1:])
+    if args and args[0] == "mcp":
+        from .mcp.cli import main as mcp_main
+
+        return mcp_main(args[1:])
     if args and args[0] == "examples":
         from .demo import examples_main
 

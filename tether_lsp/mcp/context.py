@@ -1,0 +1,48 @@
+"""What every tool adapter works with: the files inside the roots, the texts handed out, the parses, the settings
+(:class:`Context`), and what an adapter returns (:class:`Answer`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether_lsp.handlers.selectors.settings import SelectorSettings
+from tether_lsp.server.settings import LimitSettings, Settings
+from tether_lsp.server.syntax import GrammarLimits
+
+from .files import Files, FileText, Roots
+from .history import History
+from .settings import McpSettings, schema
+from .trees import Trees
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A tool's answer: the structured content (the shapes of AGENTS.md) and its short text rendering."""
+
+    structured: dict[str, Any]
+    text: str
+
+
+class Context:
+    """The agents' front's state: one per server process, used by one tool call at a time."""
+
+    def __init__(self, roots: list[Path], settings: Settings | None = None) -> None:
+        self.settings = settings if settings is not None else schema().parse()[0]
+        limits = self.settings.section(LimitSettings)
+        mcp = self.settings.section(McpSettings)
+        self.limits = limits
+        self.mcp = mcp
+        self.regex_limits = self.settings.section(SelectorSettings).limits()
+        self.files = Files(Roots(roots), limits.maxFileBytes)
+        self.history = History(mcp.historyBytes, mcp.historyFiles)
+        self.trees = Trees(GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting))
+
+    def load(self, path: str, field: str = "path") -> FileText:
+        """The file's current text; outside changes are noticed here (see :mod:`.files`)."""
+        return self.files.load(path, field)
+
+    def shown(self, file: FileText) -> None:
+        """An answer showed this version: keep its text for edits made on it later."""
+        self.history.handed_out(file.path, file.version, file.text)

@@ -1,0 +1,108 @@
+"""The MCP SDK glue (the only module that imports ``mcp``): ``tools/list`` from the tool table, ``tools/call`` run
+in a worker thread, one call at a time, its answer as structured content with a short text, every refusal as
+``isError: true`` with the message naming the argument and why."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from tether_lsp import __version__
+from tether_lsp.server.errors import TetherError
+
+from .context import Context
+from .tools import TOOLS, Tool, table
+
+log = logging.getLogger(__name__)
+
+
+def instructions(context: Context) -> str:
+    roots = context.files.roots.describe()
+    return (
+        f"Tether reads and edits the Python and YAML files (and other UTF-8 text files) under {roots}. Use outline "
+        "or select to find code by structure, read for exact text and the file's version, then edit with that "
+        "version as base_version: edits are placed even if the file changed since, or refused, never guessed."
+    )
+
+
+def error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+
+def call(context: Context, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
+    """Run one tool call to its end (in a worker thread: tools read and write files)."""
+    tool = table().get(name)
+    if tool is None:
+        return error(f"name: unknown tool {name!r} (tools: {', '.join(t.name for t in TOOLS)})")
+    try:
+        answer = tool.run(context, arguments or {})
+    except TetherError as exc:
+        return error(exc.message)
+    except Exception:
+        log.exception("tool %s failed", name)
+        return error(f"{name} failed with an internal error (the server's log has the details)")
+    size = len(json.dumps(answer.structured, ensure_ascii=False).encode("utf-8")) + len(answer.text.encode("utf-8"))
+    limit = context.mcp.maxResponseBytes
+    if size > limit:
+        return error(
+            f"the answer would be {size} bytes, over tether.mcp.maxResponseBytes ({limit}): ask for less (read "
+            "parts by node id or range, narrow the selector chain, outline a smaller file)"
+        )
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=answer.text)], structured_content=answer.structured
+    )
+
+
+def listing(tool: Tool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        description=tool.description,
+        input_schema=tool.input_schema(),
+        annotations=types.ToolAnnotations(
+            read_only_hint=not tool.writes,
+            destructive_hint=tool.writes,
+            idempotent_hint=not tool.writes,
+            open_world_hint=False,
+        ),
+    )
+
+
+def build(context: Context) -> Server[Any]:
+    """An MCP server over ``context`` (not yet running)."""
+    lock = threading.Lock()
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[listing(tool) for tool in TOOLS])
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        def work() -> types.CallToolResult:
+            with lock:
+                return call(context, params.name, params.arguments)
+
+        return await anyio.to_thread.run_sync(work)
+
+    return Server(
+        "tether-lsp",
+        version=__version__,
+        instructions=instructions(context),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_stdio(context: Context) -> None:
+    """Serve MCP over stdin/stdout until the client closes them."""
+    server = build(context)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

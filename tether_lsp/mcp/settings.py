@@ -1,0 +1,58 @@
+"""``tether.mcp``: the agents' front's own bounds; with ``tether.limits`` and ``tether.selectors`` what
+``tether-lsp mcp --settings FILE`` reads (the same ``tether`` object editors send)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether_lsp.handlers.selectors.settings import SelectorSettings
+from tether_lsp.server.settings import Settings, SettingsSchema, setting
+
+
+@dataclass(frozen=True)
+class McpSettings:
+    """``tether.mcp``: what the agents' front keeps and answers."""
+
+    historyBytes: int = setting(
+        2 * 1024 * 1024,
+        "Bytes of the texts handed out to agents kept per file (the newest is always kept), so an edit made "
+        "on an older version can be placed on the file as it is now.",
+        minimum=64 * 1024,
+    )
+    historyFiles: int = setting(
+        64, "Files whose handed-out texts are kept; those used least recently beyond it are forgotten.", minimum=1
+    )
+    maxResponseBytes: int = setting(
+        1024 * 1024,
+        "Largest tool answer (its JSON); a larger one is refused with isError saying how to ask for less.",
+        minimum=1024,
+    )
+
+
+def schema() -> SettingsSchema:
+    """The sections the agents' front reads: the core's (``limits``), ``selectors`` and ``mcp``."""
+    sections = SettingsSchema()
+    sections.register("selectors", SelectorSettings)
+    sections.register("mcp", McpSettings)
+    return sections
+
+
+def load(path: Path | None) -> tuple[Settings, list[str]]:
+    """Settings from a JSON file holding the ``tether`` object (or ``{"tether": {...}}``); defaults without one.
+
+    Returns the settings and warnings (unknown keys, bad values: the default is kept). A file that cannot be
+    read or is not a JSON object raises ``ValueError`` naming it."""
+    raw: Any = None
+    if path is not None:
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"--settings {path}: {exc}") from exc
+        if not isinstance(raw, dict):
+            raise ValueError(f"--settings {path}: expected a JSON object")
+        if isinstance(raw.get("tether"), dict) and len(raw) == 1:
+            raw = raw["tether"]
+    return schema().parse(raw)

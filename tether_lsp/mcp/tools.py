@@ -1,0 +1,137 @@
+"""The tool table: every tool the agents' front serves is one row — its name, description (at most 300
+characters), argument schema, result shape and adapter. ``tools/list`` and the generated tool list of
+``docs/agents.md`` both read it; a later tool (notes, prompts) is one more row and one more adapter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .context import Answer, Context
+from .edit import edit
+from .outline import outline
+from .read import read
+from .select import select
+
+#: Longest tool description: agents read every one before their first call.
+MAX_DESCRIPTION = 300
+
+POSITION = {
+    "type": "object",
+    "properties": {"line": {"type": "integer", "minimum": 1}, "column": {"type": "integer", "minimum": 1}},
+    "required": ["line", "column"],
+    "additionalProperties": False,
+}
+RANGE = {
+    "type": "object",
+    "description": "1-based line and column (characters); end exclusive",
+    "properties": {"start": POSITION, "end": POSITION},
+    "required": ["start", "end"],
+    "additionalProperties": False,
+}
+PATH = {"type": "string", "description": "relative to a root, or absolute inside one"}
+VERSION = {"type": "string", "description": "the version an earlier answer gave for this file"}
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool: what ``tools/list`` shows and what ``tools/call`` runs."""
+
+    name: str
+    description: str
+    properties: Mapping[str, Any]
+    required: tuple[str, ...]
+    result: str  # the answer's shape, as docs/agents.md shows it (TypeScript notation)
+    run: Callable[[Context, Mapping[str, Any]], Answer]
+    writes: bool = False
+
+    def input_schema(self) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": dict(self.properties),
+            "required": list(self.required),
+            "additionalProperties": False,
+        }
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "outline",
+        "A Python or YAML file's structure: classes, functions and methods (YAML: documents and keys), nested, "
+        "each with its node id and range, and the file's version. Start here, then read or edit by node id.",
+        {"path": PATH},
+        ("path",),
+        "{path, version, language, items: {node_id, kind, name, range, children?}[]}",
+        outline,
+    ),
+    Tool(
+        "select",
+        'Run a chain of structural selectors (e.g. ["selectClasses", "selectMethods", ["filterText", '
+        '"^def get"]]) left to right from the nodes in `from` or the whole file; returns each match\'s node id, '
+        "range and text.",
+        {
+            "path": PATH,
+            "selectors": {
+                "type": "array",
+                "description": "selector names, or [name, ...arguments]",
+                "items": {"anyOf": [{"type": "string"}, {"type": "array", "minItems": 1}]},
+                "minItems": 1,
+            },
+            "from": {"type": "array", "items": {"type": "integer"}, "description": "node ids to start from"},
+        },
+        ("path", "selectors"),
+        "{path, version, matches: {node_id, range, text}[]}",
+        select,
+    ),
+    Tool(
+        "read",
+        "Read a file, or parts of it: nodes by id (from outline or select) and ranges (1-based line and "
+        "column). Returns the texts and the file's version, which edit takes as base_version.",
+        {
+            "path": PATH,
+            "targets": {
+                "type": "array",
+                "description": "node ids or ranges; none: the whole file",
+                "items": {"anyOf": [{"type": "integer"}, RANGE]},
+            },
+        },
+        ("path",),
+        "{path, version, parts: {target, range, text}[]}",
+        read,
+    ),
+    Tool(
+        "edit",
+        "Replace text named by node_id, old_text (+ line if it repeats) or range, as seen in base_version. If the "
+        "file changed since, edits are rebased; conflicts or ambiguity write nothing. All or none, one write.",
+        {
+            "path": PATH,
+            "base_version": VERSION,
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "new_text": {"type": "string"},
+                        "node_id": {"type": "integer"},
+                        "old_text": {"type": "string"},
+                        "line": {"type": "integer", "minimum": 1, "description": "about where old_text is"},
+                        "range": RANGE,
+                    },
+                    "required": ["new_text"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        ("path", "base_version", "edits"),
+        "{path, version, written, results: {status, range?, current_text?, candidates?}[], syntax_errors?}",
+        edit,
+        writes=True,
+    ),
+)
+
+
+def table() -> dict[str, Tool]:
+    """The tools by name."""
+    return {tool.name: tool for tool in TOOLS}
