@@ -352,6 +352,7 @@ async def test_a_failed_or_late_answer_fails_the_run_and_is_not_stored(
 
 async def test_a_cancelled_run_stops_the_call_and_is_not_stored(store: PlaygroundStore) -> None:
     slow = ["tick "] * 400
+    earlier = set(threading.enumerate())
     with RunningModel(Answer(chunks=slow, chunk_delay=0.02)) as model:
         runs, _, _, ids = runner(store, endpoint=model.url("/v1"))
         out = Collected()
@@ -361,6 +362,13 @@ async def test_a_cancelled_run_stops_the_call_and_is_not_stored(store: Playgroun
         with pytest.raises(asyncio.CancelledError):
             await task
         assert len(out.pieces) < len(slow)
+        # The connection was closed: the server's handler fails its next write and ends, long before the 8 s
+        # the whole answer takes.
+        handlers = [t for t in set(threading.enumerate()) - earlier if "process_request_thread" in t.name]
+        assert handlers
+        for handler in handlers:
+            await asyncio.to_thread(handler.join, 3)
+            assert not handler.is_alive()
     assert await runs.stored_runs(ids["SYSTEM_PROMPT"]) == []
 
 
