@@ -61,6 +61,7 @@ def test_the_wheel_holds_one_import_package_with_every_source_file(dist: Path) -
         f"tether_lsp/{p.relative_to(ROOT)}" for top in ("server", "handlers") for p in (ROOT / top).rglob("*.py")
     }
     sources |= {f"tether_lsp/{p.name}" for p in (ROOT / "tether_lsp").glob("*.py")}
+    sources |= {f"tether_lsp/mcp/{p.name}" for p in (ROOT / "tether_lsp" / "mcp").glob("*.py")}
     assert sources <= names, sorted(sources - names)
     assert {"tether_lsp/server/py.typed", "tether_lsp/handlers/py.typed"} <= names
     examples = {f"tether_lsp/examples/{p.relative_to(ROOT / 'examples')}" for p in (ROOT / "examples").rglob("*.*")}
@@ -123,7 +124,7 @@ def test_every_subcommand_answers_help(installed: Path, hostile: Path) -> None:
     top = run(installed / "tether-lsp", "--help", cwd=hostile)
     assert top.returncode == 0, top.stderr
     assert top.stdout.startswith("usage: tether-lsp")
-    for name in ("demo", "examples", "select"):
+    for name in ("demo", "examples", "select", "mcp"):
         out = run(installed / "tether-lsp", name, "--help", cwd=hostile)
         assert out.returncode == 0, f"{name}: {out.stderr}"
         assert out.stdout.startswith(f"usage: tether-lsp {name}"), out.stdout
@@ -138,3 +139,35 @@ def test_the_readmes_select_example_works_from_any_folder(installed: Path, hosti
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].endswith("identifier")
     assert "HOSTILE" not in out.stdout + out.stderr
+
+
+def test_mcp_without_the_extra_says_how_to_get_it(installed: Path, hostile: Path) -> None:
+    out = run(installed / "tether-lsp", "mcp", "--root", hostile, cwd=hostile)
+    assert out.returncode == 2
+    assert "tether-lsp mcp needs the MCP SDK: pip install 'tether-lsp[mcp]'" in out.stderr
+
+
+def test_the_mcp_extra_serves_the_tools_from_a_hostile_folder(
+    dist: Path, tmp_path_factory: pytest.TempPathFactory, hostile: Path
+) -> None:
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    env = tmp_path_factory.mktemp("venv-mcp")
+    venv.create(env, with_pip=True)
+    wheel = next(dist.glob("*.whl"))
+    pip = run(
+        env / "bin" / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check", f"{wheel}[mcp]", cwd=env
+    )
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    (hostile / "app.py").write_text("def main():\n    pass\n")
+    params = StdioServerParameters(command=str(env / "bin" / "tether-lsp"), args=["mcp", "--root", "."], cwd=hostile)
+
+    async def session() -> list[str]:
+        async with Client(params) as client:
+            tools = [t.name for t in (await client.list_tools()).tools]
+            outline = await client.call_tool("outline", {"path": "app.py"})
+            assert outline.structured_content is not None
+            return [*tools, *(i["name"] for i in outline.structured_content["items"])]
+
+    assert anyio.run(session) == ["outline", "select", "read", "edit", "main"]
