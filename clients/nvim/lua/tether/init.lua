@@ -11,6 +11,7 @@ local markers = require('tether.markers')
 local tasks = require('tether.tasks')
 local preview = require('tether.preview')
 local playground = require('tether.playground')
+local offsets = require('tether.offsets')
 
 local M = { state = nil, client_id = nil, options = nil }
 
@@ -53,13 +54,39 @@ function M.attached(bufnr)
   return c ~= nil and vim.lsp.buf_is_attached(bufnr, c.id)
 end
 
+-- A client's methods: called as `client:request(…)` on 0.11 (the `client.request(…)` form is deprecated there),
+-- as `client.request(…)` before (where they take no self).
+local methods_take_self = vim.fn.has('nvim-0.11') == 1
+function M.call(c, name, ...)
+  if methods_take_self then
+    return c[name](c, ...)
+  end
+  return c[name](...)
+end
+
+--- An asynchronous request: `handler(err, result)` gets the answer; returns ok, request id.
+function M.request_async(method, params, handler, bufnr)
+  local c = client()
+  if not c then
+    return false
+  end
+  return M.call(c, 'request', method, params, handler, bufnr or vim.api.nvim_get_current_buf())
+end
+
+function M.cancel_request(id)
+  local c = client()
+  if c and id then
+    M.call(c, 'cancel_request', id)
+  end
+end
+
 --- A request answered synchronously (for commands and tests); returns result, err.
 function M.request(method, params, timeout_ms)
   local c = client()
   if not c then
     return nil, 'tether is not running'
   end
-  local response = c.request_sync(method, params, timeout_ms or 5000, vim.api.nvim_get_current_buf())
+  local response = M.call(c, 'request_sync', method, params, timeout_ms or 5000, vim.api.nvim_get_current_buf())
   if not response then
     return nil, 'timeout'
   end
@@ -69,15 +96,13 @@ end
 local function notify(method, params)
   local c = client()
   if c then
-    c.notify(method, params)
+    M.call(c, 'notify', method, params)
   end
 end
 
+--- The cursor as an LSP position, in the encoding negotiated with the server.
 function M.position()
-  local row, col = unpack(vim.api.nvim_win_get_cursor(0))
-  local line = vim.api.nvim_buf_get_lines(0, row - 1, row, false)[1] or ''
-  local _, utf16 = vim.str_utfindex(line, col)
-  return { line = row - 1, character = utf16 }
+  return offsets.cursor(0)
 end
 
 local function uri()
@@ -132,6 +157,15 @@ local function client_config(opts)
     init_options = { tether = opts.settings },
     settings = { tether = opts.settings },
     handlers = handlers,
+    on_init = function(c)
+      -- Each marker's note is drawn by tether.markers (a sign and the note, coloured by kind); the server's
+      -- CodeLens carries the same note: turned off, so no refresh (ours or the user's) draws it a second time.
+      c.server_capabilities.codeLensProvider = nil
+      if c.resolved_capabilities then -- 0.7 asks these before sending a request
+        c.resolved_capabilities.code_lens = false
+        c.resolved_capabilities.code_lens_resolve = false
+      end
+    end,
     on_attach = function(_, b)
       markers.refresh(M, b)
       -- in Tether's buffers only (elsewhere ]s / [s still jump between misspelled words)

@@ -1,7 +1,8 @@
--- Markers in Neovim: a sign by kind and the note as virtual text at the end of each marker's first line, the
--- buffer's markers in the location list and the workspace's in the quickfix list (both jumpable), the CodeLens
--- refreshed on attach, after edits and when the server says markers moved. Reading is asynchronous: typing never
--- waits on the server.
+-- Markers in Neovim: a sign by kind and the note as virtual text at the end of each marker's first line (drawn
+-- here only: the server's CodeLens, which carries the same note, is turned off for this client), the buffer's
+-- markers in the location list and the workspace's in the quickfix list (both jumpable), re-read on attach,
+-- after edits and when the server says markers moved. Reading is asynchronous: typing never waits on the server.
+local offsets = require('tether.offsets')
 local M = {}
 
 local ns = vim.api.nvim_create_namespace('tether_markers')
@@ -33,17 +34,15 @@ end
 
 --- Ask for the buffer's markers (asynchronously); draw them, then call `done(markers)` if given.
 function M.refresh(tether, bufnr, done)
-  local c = tether.client()
-  if not c or not vim.api.nvim_buf_is_valid(bufnr) then
+  if not tether.client() or not vim.api.nvim_buf_is_valid(bufnr) then
     return
   end
-  c.request('tether/markers/list', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, function(err, result)
+  tether.request_async('tether/markers/list', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, function(err, result)
     if err or not result then
       return
     end
     M.by_buf[bufnr] = result.markers
     M.draw(bufnr, result.markers)
-    pcall(vim.lsp.codelens.refresh)
     if done then
       done(result.markers)
     end
@@ -98,11 +97,9 @@ end
 
 function M.add(tether, first_line_nr, last_line_nr, note, kind)
   local bufnr = vim.api.nvim_get_current_buf()
-  local last = vim.api.nvim_buf_get_lines(bufnr, last_line_nr - 1, last_line_nr, false)[1] or ''
-  local _, end_char = vim.str_utfindex(last)
   local marker, err = tether.request('tether/markers/create', {
     textDocument = { uri = vim.uri_from_bufnr(bufnr) },
-    range = { start = { line = first_line_nr - 1, character = 0 }, ['end'] = { line = last_line_nr - 1, character = end_char } },
+    range = { start = { line = first_line_nr - 1, character = 0 }, ['end'] = offsets.line_end(bufnr, last_line_nr - 1) },
     note = note,
     kind = kind or 'comment',
   }, 15000) -- the first marker of a session opens (and may migrate) the database: seconds on a busy machine

@@ -104,7 +104,7 @@ function M.run(tether)
   end
   load(tether, p)
   M.output = ''
-  local ok, id = c.request('tether/playground/run', { promptId = p.promptId, variables = M.values[p.promptId] }, function(err, result)
+  local ok, id = tether.request_async('tether/playground/run', { promptId = p.promptId, variables = M.values[p.promptId] }, function(err, result)
     M.running = nil
     if err then
       M.output = (M.output or '') .. '\n[' .. (err.code == -32800 and 'cancelled' or (err.message or 'failed')) .. ']'
@@ -122,7 +122,7 @@ end
 function M.cancel(tether)
   local c = tether.client()
   if c and M.running then
-    c.cancel_request(M.running)
+    tether.cancel_request(M.running)
     M.running = nil
     M.output = (M.output or '') .. '\n[cancelled]'
     M.render(tether)

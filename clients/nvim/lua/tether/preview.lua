@@ -3,6 +3,7 @@
 -- wherever the cursor is, <Esc> rejects (buffer-local mappings that exist only while a preview is shown), and an
 -- edit inside the struck range drops it. Fed by `:TetherComplete` (the server's inline completion) or
 -- `:TetherPreview {text}`.
+local offsets = require('tether.offsets')
 local M = {}
 
 local ns = vim.api.nvim_create_namespace('tether_preview')
@@ -50,7 +51,7 @@ function M.accept(bufnr)
     return
   end
   clear(bufnr)
-  vim.lsp.util.apply_text_edits({ p.edit }, bufnr, 'utf-16')
+  vim.lsp.util.apply_text_edits({ p.edit }, bufnr, offsets.encoding())
 end
 
 --- `:TetherPreview {text}`: ask the server whether `completion` at the cursor replaces a unit, and show it.
@@ -70,7 +71,7 @@ function M.analyze(tether, completion)
     local last = r['end'].character == 0 and r['end'].line > r.start.line and r['end'].line - 1 or r['end'].line
     M.show(bufnr, analysis.edit, r.start.line, last)
   else
-    vim.lsp.util.apply_text_edits({ analysis.edit }, bufnr, 'utf-16') -- an insertion: just written
+    vim.lsp.util.apply_text_edits({ analysis.edit }, bufnr, offsets.encoding()) -- an insertion: just written
   end
   return analysis
 end
@@ -99,7 +100,7 @@ function M.complete(tether)
     M.show(bufnr, { range = r, newText = item.insertText }, first, last)
   else
     local pos = tether.position()
-    vim.lsp.util.apply_text_edits({ { range = r or { start = pos, ['end'] = pos }, newText = item.insertText } }, bufnr, 'utf-16')
+    vim.lsp.util.apply_text_edits({ { range = r or { start = pos, ['end'] = pos }, newText = item.insertText } }, bufnr, offsets.encoding())
   end
   return item
 end

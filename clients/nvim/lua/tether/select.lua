@@ -1,27 +1,23 @@
 -- Structural selection in Neovim: each buffer keeps its cursor node ids between commands, so
--- `:TetherSelect selectMethods` then `:TetherSelect selectFirst` selects the first method of each class. The
--- first range becomes the visual selection, every range is highlighted, `]s` / `[s` jump between them. A move of
--- the cursor that is not ours, or an edit, clears the state; an empty result clears it quietly; errors are a
--- message, the state stays.
+-- `:TetherSelect selectMethods` then `:TetherSelect selectFirst` selects the first method of each class. One range
+-- is the visual selection (the current one), every range is highlighted, `]s` / `[s` make the next / previous
+-- one current, and the next selector keeps the user there: its current range is the first one inside or around
+-- the range the user was on (else the first after it). A move of the cursor that is not ours, or an edit, clears
+-- the state; an empty result clears it quietly; errors are a message, the state stays.
+local offsets = require('tether.offsets')
 local M = {}
 
 local ns = vim.api.nvim_create_namespace('tether_selection')
-local state = {} -- bufnr -> { ids = {...}, ranges = {...}, expect = {row, col} }
-
-local function byte_col(bufnr, line, character)
-  local text = vim.api.nvim_buf_get_lines(bufnr, line, line + 1, false)[1] or ''
-  local ok, col = pcall(vim.str_byteindex, text, character, true)
-  return ok and col or #text
-end
+local state = {} -- bufnr -> { ids = {...}, ranges = {...}, current = index, expect = {row, col} }
 
 --- The LSP range as (row 1-based, col 0-based) start and the start of its last character (inclusive end).
 local function span(bufnr, r)
-  local srow, scol = r.start.line + 1, byte_col(bufnr, r.start.line, r.start.character)
-  local erow, ecol = r['end'].line + 1, byte_col(bufnr, r['end'].line, r['end'].character)
+  local srow, scol = r.start.line + 1, offsets.buf_byte_col(bufnr, r.start.line, r.start.character)
+  local erow, ecol = r['end'].line + 1, offsets.buf_byte_col(bufnr, r['end'].line, r['end'].character)
   if ecol > 0 then
     local text = vim.api.nvim_buf_get_lines(bufnr, erow - 1, erow, false)[1] or ''
     ecol = ecol - 1
-    ecol = ecol - vim.str_utf_start(text, ecol + 1) -- back to the first byte of the last character
+    ecol = ecol + vim.str_utf_start(text, ecol + 1) -- back to the first byte of the last character
   elseif erow > srow then
     erow = erow - 1
     local text = vim.api.nvim_buf_get_lines(bufnr, erow - 1, erow, false)[1] or ''
@@ -58,8 +54,8 @@ end
 local function highlight(bufnr, ranges)
   vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
   for _, r in ipairs(ranges) do
-    local srow, scol = r.start.line, byte_col(bufnr, r.start.line, r.start.character)
-    local erow, ecol = r['end'].line, byte_col(bufnr, r['end'].line, r['end'].character)
+    local srow, scol = r.start.line, offsets.buf_byte_col(bufnr, r.start.line, r.start.character)
+    local erow, ecol = r['end'].line, offsets.buf_byte_col(bufnr, r['end'].line, r['end'].character)
     pcall(vim.api.nvim_buf_set_extmark, bufnr, ns, srow, scol, { end_row = erow, end_col = ecol, hl_group = 'TetherSelection' })
   end
 end
@@ -95,6 +91,34 @@ local function typed(catalogue, selector, texts)
   return out
 end
 
+local function before(a, b) -- position a before position b
+  return a.line < b.line or (a.line == b.line and a.character < b.character)
+end
+
+--- The index of the range to show after a selector: the first inside or around `was` (the range the user was
+--- on), else the first starting at or after it, else the first.
+local function related(ranges, was)
+  if not was then
+    return 1
+  end
+  for i, r in ipairs(ranges) do
+    if not before(r.start, was.start) and not before(was['end'], r['end']) then
+      return i -- inside
+    end
+  end
+  for i, r in ipairs(ranges) do
+    if not before(was.start, r.start) and not before(r['end'], was['end']) then
+      return i -- around
+    end
+  end
+  for i, r in ipairs(ranges) do
+    if not before(r.start, was.start) then
+      return i
+    end
+  end
+  return 1
+end
+
 --- Apply one selector (name, args as text) to the current buffer's cursors. Returns the result or nil, err.
 function M.apply(tether, selector, args)
   local bufnr = vim.api.nvim_get_current_buf()
@@ -115,8 +139,9 @@ function M.apply(tether, selector, args)
     return result
   end
   highlight(bufnr, result.ranges)
-  local expect = select_range(bufnr, result.ranges[1])
-  state[bufnr] = { ids = result.cursorNodeIds, ranges = result.ranges, expect = expect }
+  local current = related(result.ranges, s and s.ranges[s.current])
+  local expect = select_range(bufnr, result.ranges[current])
+  state[bufnr] = { ids = result.cursorNodeIds, ranges = result.ranges, current = current, expect = expect }
   return result
 end
 
@@ -134,34 +159,17 @@ function M.chain(tether, steps)
   return result
 end
 
---- `]s` / `[s`: select the next / previous range of the current state.
+--- `]s` / `[s`: make the next / previous range current (a count moves further, past the end wraps around).
 function M.jump(direction)
   local bufnr = vim.api.nvim_get_current_buf()
   local s = state[bufnr]
   if not s then
     return
   end
-  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
-  local ranges = s.ranges
-  local pick
-  if direction > 0 then
-    for _, r in ipairs(ranges) do
-      if r.start.line > row then
-        pick = r
-        break
-      end
-    end
-    pick = pick or ranges[1]
-  else
-    for i = #ranges, 1, -1 do
-      if ranges[i].start.line < row then
-        pick = ranges[i]
-        break
-      end
-    end
-    pick = pick or ranges[#ranges]
-  end
-  s.expect = select_range(bufnr, pick)
+  local n = #s.ranges
+  s.current = (s.current - 1 + direction * vim.v.count1) % n + 1
+  s.expect = select_range(bufnr, s.ranges[s.current])
+  vim.api.nvim_echo({ { string.format('Tether: %d of %d', s.current, n) } }, false, {})
 end
 
 function M.setup(group)

@@ -29,7 +29,7 @@ function M.run(tether, on_done)
   local bufnr = vim.api.nvim_get_current_buf()
   local token = 'tether-task-' .. tostring(vim.loop.hrtime())
   local task = { token = token, bufnr = bufnr }
-  local ok, id = c.request('tether/tasks/run', {
+  local ok, id = tether.request_async('tether/tasks/run', {
     textDocument = { uri = vim.uri_from_bufnr(bufnr) },
     position = tether.position(),
     workDoneToken = token,
@@ -101,7 +101,7 @@ function M.cancel(tether)
     return false
   end
   finish_cancelled(c, task)
-  c.cancel_request(task.id)
+  tether.cancel_request(task.id)
   return true
 end
 
