@@ -53,8 +53,8 @@ class Git:
             self._warned.add(key)
             log.warning("%s", message)
 
-    def run(self, cwd: Path, *args: str) -> str | None:
-        """git's output, or None when it failed (said once per kind of failure)."""
+    def run(self, cwd: Path, *args: str, stdin: str | None = None) -> str | None:
+        """git's output, or None when it failed (said once per kind of failure); ``stdin`` is its input."""
         assert_off_loop(f"git {args[0] if args else ''}")
         try:
             done = subprocess.run(
@@ -63,7 +63,8 @@ class Git:
                 capture_output=True,
                 timeout=TIMEOUT_S,
                 check=False,
-                stdin=subprocess.DEVNULL,
+                input=stdin.encode() if stdin is not None else None,
+                stdin=None if stdin is not None else subprocess.DEVNULL,
             )
         except FileNotFoundError:
             self.warn_once("no-git", "git is not installed: markers work as for files outside a repository")
@@ -166,6 +167,21 @@ class Git:
             if text:
                 _chain_renames(text.split("\0"), out)
         return out
+
+    def first_parent_root(self, root: Path, commit: str) -> str | None:
+        """The root commit reached from ``commit`` by first parents (the repository's identity: see places.py)."""
+        out = self.run(root, "rev-list", "--first-parent", "--max-parents=0", commit)
+        lines = out.split() if out else []
+        return lines[-1] if lines and _is_sha(lines[-1]) else None
+
+    def known_commits(self, root: Path, commits: list[str]) -> set[str]:
+        """Which of ``commits`` the repository has (one ``git cat-file --batch-check`` for all of them)."""
+        wanted = sorted({c for c in commits if _is_sha(c)})
+        if not wanted:
+            return set()
+        out = self.run(root, "cat-file", "--batch-check=%(objectname) %(objecttype)", stdin="\n".join(wanted) + "\n")
+        found = {line.split()[0] for line in (out or "").splitlines() if line.endswith(" commit")}
+        return found & set(wanted)
 
     def changed_files(self, root: Path, since: str, until: str) -> list[str]:
         """Repo-relative paths added, modified, renamed or copied between two commits (their new names)."""
