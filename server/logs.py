@@ -13,8 +13,6 @@ import sys
 import threading
 from collections.abc import Callable
 
-from pygls.exceptions import JsonRpcException
-
 from .errors import INTERNAL_ERROR
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
@@ -27,6 +25,10 @@ class _ExpectedErrorFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if str(record.msg).startswith("Unable to deserialize message"):
             return False  # answered with -32602 by TetherProtocol, logged there
+        # imported here, not at the top: the filter sits on pygls' own loggers, so pygls is loaded by the time a
+        # record arrives, and a front that is not LSP (tether-lsp mcp) configures logging without loading it
+        from pygls.exceptions import JsonRpcException
+
         if record.exc_info and isinstance(record.exc_info[1], JsonRpcException):
             return record.exc_info[1].code == INTERNAL_ERROR
         return True
