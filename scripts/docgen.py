@@ -8,7 +8,9 @@ tables (``server.methods``, as the router installed them) produce
 * VS Code's ``contributes.configuration`` in ``clients/vscode/package.json`` (one typed entry per setting;
   the extension's own ``tether.server.*`` entries are kept as they are);
 * the method list and the message shapes in ``docs/protocol.md``;
-* the selector table in ``docs/selectors.md``.
+* the selector table in ``docs/selectors.md``;
+* the tool list and the ``tether.mcp`` settings of the agents' front in ``docs/agents.md`` (its tool table,
+  ``tether_lsp.mcp.tools``, and ``tether_lsp.mcp.settings``).
 
 ``python -m scripts.docgen`` rewrites them (``make docs``); ``--check`` only reports the stale ones and
 exits 1, which the test suite runs.
@@ -35,6 +37,8 @@ import attrs
 from tether_lsp.compose import create_server
 from tether_lsp.handlers.selectors.kinds import KIND_NAMES
 from tether_lsp.handlers.selectors.vocabulary import SELECTORS
+from tether_lsp.mcp import settings as mcp_settings
+from tether_lsp.mcp.tools import TOOLS
 from tether_lsp.server import errors as errors_mod
 from tether_lsp.server import settings as settings_mod
 from tether_lsp.server import syntax as syntax_mod
@@ -68,9 +72,12 @@ def _sections() -> dict[str, type[Any]]:
     return create_server().settings_schema.sections()
 
 
-def _settings() -> Iterable[tuple[str, dataclasses.Field[Any], Any, settings_mod.SettingInfo, Any]]:
-    """(dotted key, field, type hint, info, default) of every setting, in registration order."""
-    for section, cls in _sections().items():
+def _settings(
+    sections: dict[str, type[Any]] | None = None,
+) -> Iterable[tuple[str, dataclasses.Field[Any], Any, settings_mod.SettingInfo, Any]]:
+    """(dotted key, field, type hint, info, default) of every setting (of ``sections``: the server's when None),
+    in registration order."""
+    for section, cls in (_sections() if sections is None else sections).items():
         hints = typing.get_type_hints(cls)
         defaults = cls()
         for f in dataclasses.fields(cls):
@@ -108,9 +115,9 @@ def _md_value(value: Any) -> str:
     return f"`{json.dumps(value)}`"
 
 
-def settings_table() -> str:
+def settings_table(sections: dict[str, type[Any]] | None = None) -> str:
     rows = ["| key | type | default | range / choices | meaning |", "| --- | --- | --- | --- | --- |"]
-    for key, _f, hint, info, default in _settings():
+    for key, _f, hint, info, default in _settings(sections):
         limits = []
         if info.choices is not None:
             limits.append(" \\| ".join(f"`{c}`" for c in info.choices))
@@ -285,6 +292,24 @@ def selectors_table() -> str:
     return "\n".join(rows)
 
 
+# --- the agents' front ---------------------------------------------------------------------------------
+
+
+def agents_tools() -> str:
+    """The tool list of ``docs/agents.md``, from the agents' front's tool table."""
+    rows = ["| tool | arguments | answer | what it does |", "| --- | --- | --- | --- |"]
+    for tool in TOOLS:
+        args = ", ".join(f"`{n}`" if n in tool.required else f"`{n}?`" for n in tool.properties)
+        result = f"`{tool.result}`".replace("|", "\\|")
+        rows.append(f"| `{tool.name}` | {args} | {result} | {tool.description.replace('|', chr(92) + '|')} |")
+    return "\n".join(rows)
+
+
+def agents_settings() -> str:
+    """The ``tether.mcp`` settings table of ``docs/agents.md``."""
+    return settings_table({"mcp": mcp_settings.McpSettings})
+
+
 # --- files --------------------------------------------------------------------------------------------
 
 
@@ -310,6 +335,11 @@ def outputs(root: Path = ROOT) -> dict[Path, str]:
         ),
         docs / "selectors.md": _splice(
             (docs / "selectors.md").read_text(encoding="utf-8"), "selectors", selectors_table()
+        ),
+        docs / "agents.md": _splice(
+            _splice((docs / "agents.md").read_text(encoding="utf-8"), "tools", agents_tools()),
+            "mcp-settings",
+            agents_settings(),
         ),
         package_path: json.dumps(package, indent=2, ensure_ascii=False) + "\n",
     }

@@ -15,6 +15,7 @@ from mcp import StdioServerParameters
 
 from tests.helpers import server_env
 from tests.mcpclient import McpClient
+from tether_lsp.mcp.cli import MISSING_SDK
 
 COMMAND = Path(sys.executable).parent / "tether-lsp"
 MAX_FILE_BYTES = 4096
@@ -210,7 +211,7 @@ def test_help_and_a_clear_message_without_the_sdk(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=server_env())
     assert out.returncode == 2
-    assert "tether-lsp mcp needs the MCP SDK: pip install 'tether-lsp[mcp]'" in out.stderr
+    assert MISSING_SDK in out.stderr
     bad_root = subprocess.run(
         [str(COMMAND), "mcp", "--root", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60
     )

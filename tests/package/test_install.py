@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tether_lsp import __version__
+from tether_lsp.mcp.cli import MISSING_SDK
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = ("pygls", "lsprotocol", "tree-sitter", "tree-sitter-python", "tree-sitter-yaml")
@@ -144,7 +145,7 @@ def test_the_readmes_select_example_works_from_any_folder(installed: Path, hosti
 def test_mcp_without_the_extra_says_how_to_get_it(installed: Path, hostile: Path) -> None:
     out = run(installed / "tether-lsp", "mcp", "--root", hostile, cwd=hostile)
     assert out.returncode == 2
-    assert "tether-lsp mcp needs the MCP SDK: pip install 'tether-lsp[mcp]'" in out.stderr
+    assert MISSING_SDK in out.stderr
 
 
 def test_the_mcp_extra_serves_the_tools_from_a_hostile_folder(

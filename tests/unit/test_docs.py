@@ -24,7 +24,13 @@ def test_generated_files_are_current() -> None:
 
 
 def test_a_changed_setting_makes_the_generated_files_stale(tmp_path: Path) -> None:
-    for rel in ("docs/settings.md", "docs/protocol.md", "docs/selectors.md", "clients/vscode/package.json"):
+    for rel in (
+        "docs/settings.md",
+        "docs/protocol.md",
+        "docs/selectors.md",
+        "docs/agents.md",
+        "clients/vscode/package.json",
+    ):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text((ROOT / rel).read_text())
     schema = (ROOT / "docs/settings.schema.json").read_text()

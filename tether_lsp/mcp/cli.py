@@ -1,7 +1,7 @@
 """``tether-lsp mcp --root DIR [--root DIR2 ...]``: serve Tether's tools to agents over MCP on stdio.
 
 Reads and writes files under the roots only. Logs go to stderr (or ``--log-file``): stdout carries the protocol.
-Needs the MCP SDK: ``pip install 'tether-lsp[mcp]'``.
+Needs the MCP SDK: Tether's ``mcp`` extra (``pip install '/path/to/tether[mcp]'``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from tether_lsp.server import logs
 
 log = logging.getLogger(__name__)
-MISSING_SDK = "tether-lsp mcp needs the MCP SDK: pip install 'tether-lsp[mcp]'"
+MISSING_SDK = "tether-lsp mcp needs the MCP SDK: install Tether with its mcp extra (pip install '/path/to/tether[mcp]')"
 
 
 def parser() -> argparse.ArgumentParser:

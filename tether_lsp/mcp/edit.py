@@ -142,6 +142,8 @@ def edit(context: Context, arguments: Mapping[str, Any]) -> Answer:
             raise InvalidParams(
                 "edits", f"the file would have {len(new_text)} bytes, over maxFileBytes ({context.limits.maxFileBytes})"
             )
+        if new_text == file.text:  # the file already reads so: nothing to write
+            return _answer(context, file, results, same, (file, spans))
         if context.load(path).version != file.version:
             continue  # changed on disk while the edits were placed: place them again on what is there now
         written = context.files.write(file, (file.data[:3] if file.bom else b"") + new_text)
@@ -179,7 +181,7 @@ def _answer(
     if wrote is None:
         head += f"nothing written (version {file.version} unchanged): every edit must apply for any to be written"
     else:
-        head += f"written, now version {file.version}"
+        head += f"written, now version {file.version}" if wrote[0] is not file else "unchanged: it already reads so"
         errors = introduced_errors(context, wrote[0], file, list(wrote[1].values()))
         if errors:
             answer["syntax_errors"] = errors

@@ -1,0 +1,75 @@
+"""docs/agents.md tells the truth: its session is replayed call by call against a real agents' front, and every
+answer must be the one shown (node ids are matched by position: they depend on what the process parsed before)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from tests.mcpclient import McpClient
+from tether_lsp.mcp.context import Context
+from tether_lsp.mcp.server import build
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
+STEP = re.compile(r"<!-- example: (file \S+|call|answer|error) -->\n```\w*\n(.*?)```", re.S)
+SHOWN_ROOT, SHOWN_HOME = "/home/me/project", "/home/me"
+
+
+def steps() -> list[tuple[str, str]]:
+    return [(kind, body) for kind, body in STEP.findall(DOC.read_text(encoding="utf-8"))]
+
+
+def same(shown: Any, actual: Any, ids: dict[int, int], where: str = "answer") -> None:
+    """``actual`` is ``shown`` once the shown node ids are mapped to the actual ones (learned on the way)."""
+    if isinstance(shown, dict):
+        assert isinstance(actual, dict) and list(shown) == list(actual), f"{where}: {actual!r}"
+        for key, value in shown.items():
+            if key in ("node_id", "target") and isinstance(value, int):
+                assert ids.setdefault(value, actual[key]) == actual[key], f"{where}.{key}"
+            else:
+                same(value, actual[key], ids, f"{where}.{key}")
+    elif isinstance(shown, list):
+        assert isinstance(actual, list) and len(shown) == len(actual), f"{where}: {actual!r}"
+        for k, (a, b) in enumerate(zip(shown, actual, strict=True)):
+            same(a, b, ids, f"{where}[{k}]")
+    else:
+        assert shown == actual, f"{where}: shown {shown!r}, got {actual!r}"
+
+
+def mapped(arguments: Any, ids: dict[int, int], key: str = "") -> Any:
+    """The call's arguments with the shown node ids replaced by the actual ones."""
+    if isinstance(arguments, dict):
+        return {k: mapped(v, ids, k) for k, v in arguments.items()}
+    if isinstance(arguments, list):
+        return [mapped(v, ids, key) for v in arguments]
+    if isinstance(arguments, int) and key in ("node_id", "from", "targets"):
+        return ids[arguments]
+    return arguments
+
+
+def test_the_session_shown_is_what_the_server_answers(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    found = steps()
+    assert [kind for kind, _ in found].count("call") >= 8
+    ids: dict[int, int] = {}
+    with McpClient(build(Context([root]))) as client:
+        result = None
+        for kind, body in found:
+            if kind.startswith("file "):
+                target = root / kind.split(" ", 1)[1]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(body)
+            elif kind == "call":
+                call = json.loads(body)
+                result = client.call(call["tool"], mapped(call["arguments"], ids))
+            elif kind == "answer":
+                assert result is not None and not result.is_error, result
+                same(json.loads(body), result.structured_content, ids)
+            else:
+                assert result is not None and result.is_error
+                text = result.content[0].text  # type: ignore[union-attr]
+                shown = text.replace(str(root), SHOWN_ROOT).replace(str(tmp_path), SHOWN_HOME)
+                assert shown == body.strip()
