@@ -198,3 +198,17 @@ def test_a_base_handed_out_before_a_rename_still_places_edits(client: McpClient,
     )
     assert answer["results"][0]["status"] == "rebased"
     assert (root / "renamed.py").read_text().startswith("import io\n")
+
+
+def test_an_edit_that_changes_nothing_writes_nothing(client: McpClient, root: Path) -> None:
+    path = make(root)
+    base = version(client, path)
+    before = (root / path).stat()
+    result = client.call(
+        "edit", {"path": path, "base_version": base, "edits": [{"old_text": "import os", "new_text": "import os"}]}
+    )
+    assert result.structured_content is not None and result.structured_content["version"] == base
+    assert result.structured_content["results"][0]["status"] == "applied"
+    assert "unchanged: it already reads so" in result.content[0].text  # type: ignore[union-attr]
+    after = (root / path).stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
