@@ -182,6 +182,8 @@ class Files:
         """Replace the file's bytes atomically (a temporary file in the same folder, then a rename)."""
         real = file.path
         folder = real.parent
+        if os.path.realpath(real) != str(real):  # a folder on the way became a symlink since the path was checked
+            raise InvalidParams("path", f"{file.shown} moved behind a symlink while being edited: refused")
         mode = stat.S_IMODE(os.stat(real).st_mode)
         fd, temp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tether", dir=folder)
         try:

@@ -122,3 +122,18 @@ def test_a_write_is_atomic_and_keeps_the_permissions(root: Path) -> None:
     assert path.read_bytes() == b"x = 2\n" and written.version == version_of(b"x = 2\n")
     assert path.stat().st_mode & 0o777 == 0o751
     assert sorted(p.name for p in root.iterdir()) == ["run.py"]  # no temporary file left
+
+
+def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_written_through(root: Path, tmp_path: Path) -> None:
+    (root / "pkg").mkdir()
+    (root / "pkg" / "a.py").write_text("x = 1\n")
+    files = Files(Roots([root]), 1000)
+    loaded = files.load("pkg/a.py")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "a.py").write_text("x = 1\n")
+    (root / "pkg").rename(root / "pkg_moved")
+    (root / "pkg").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InvalidParams, match="moved behind a symlink"):
+        files.write(loaded, b"x = 2\n")
+    assert (outside / "a.py").read_text() == "x = 1\n"
