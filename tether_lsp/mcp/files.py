@@ -184,8 +184,11 @@ class Files:
         folder = real.parent
         if os.path.realpath(real) != str(real):  # a folder on the way became a symlink since the path was checked
             raise InvalidParams("path", f"{file.shown} moved behind a symlink while being edited: refused")
-        mode = stat.S_IMODE(os.stat(real).st_mode)
-        fd, temp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tether", dir=folder)
+        try:
+            mode = stat.S_IMODE(os.stat(real).st_mode)
+            fd, temp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tether", dir=folder)
+        except OSError as exc:
+            raise InvalidParams("path", f"{file.shown}: cannot write ({exc.strerror}); nothing was changed") from None
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
@@ -193,9 +196,13 @@ class Files:
                 os.fsync(out.fileno())
             os.chmod(temp, mode)
             os.replace(temp, real)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
+            if isinstance(exc, OSError):
+                raise InvalidParams(
+                    "path", f"{file.shown}: cannot write ({exc.strerror}); nothing was changed"
+                ) from None
             raise
         info = os.stat(real)
         written = FileText(real, file.shown, data, version_of(data))

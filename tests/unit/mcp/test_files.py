@@ -137,3 +137,20 @@ def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_written_through(r
     with pytest.raises(InvalidParams, match="moved behind a symlink"):
         files.write(loaded, b"x = 2\n")
     assert (outside / "a.py").read_text() == "x = 1\n"
+
+
+def test_a_write_that_fails_is_refused_and_leaves_the_file_and_no_temporary(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    files = Files(Roots([root]), 1000)
+    loaded = files.load("a.py")
+
+    def denied(*args: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", denied)  # the rename fails, as on a read-only folder
+    with pytest.raises(InvalidParams, match=r"a.py: cannot write \(Permission denied\); nothing was changed"):
+        files.write(loaded, b"x = 2\n")
+    assert (root / "a.py").read_text() == "x = 1\n"
+    assert sorted(p.name for p in root.iterdir()) == ["a.py"]
