@@ -216,3 +216,75 @@ def test_help_and_a_clear_message_without_the_sdk(tmp_path: Path) -> None:
         [str(COMMAND), "mcp", "--root", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60
     )
     assert bad_root.returncode == 2 and "not a folder" in bad_root.stderr
+
+
+def test_a_client_of_the_initialize_handshake_sees_camel_case_results(tmp_path: Path) -> None:
+    """What Claude Code, Cursor and VS Code send today: newline-delimited JSON-RPC, ``initialize`` at protocol
+    2025-06-18, then ``tools/list`` and ``tools/call``; results carry ``structuredContent`` and ``isError``."""
+    (tmp_path / "a.py").write_text("def f():\n    pass\n")
+    server = subprocess.Popen(
+        [str(COMMAND), "mcp", "--root", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=server_env(),
+    )
+    assert server.stdin is not None and server.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert server.stdin is not None
+        server.stdin.write((json.dumps(message) + "\n").encode())
+        server.stdin.flush()
+
+    def answer(request_id: int) -> dict[str, object]:
+        assert server.stdout is not None
+        while True:
+            message = json.loads(server.stdout.readline())
+            if message.get("id") == request_id:
+                return message["result"]  # type: ignore[no-any-return]
+
+    try:
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
+        init = answer(1)
+        assert init["protocolVersion"] == "2025-06-18" and "tools" in init["capabilities"]  # type: ignore[operator]
+        assert "outline or select" in str(init["instructions"])
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        tools = answer(2)["tools"]
+        assert [t["name"] for t in tools] == ["outline", "select", "read", "edit"]  # type: ignore[attr-defined]
+        assert tools[3]["annotations"]["readOnlyHint"] is False  # type: ignore[index]
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "outline", "arguments": {"path": "a.py"}},
+            }
+        )
+        outline = answer(3)
+        assert outline["isError"] is False
+        assert outline["structuredContent"]["items"][0]["name"] == "f"  # type: ignore[index]
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "read", "arguments": {"path": "/etc/hosts"}},
+            }
+        )
+        refused = answer(4)
+        assert refused["isError"] is True and "outside the roots" in refused["content"][0]["text"]  # type: ignore[index]
+    finally:
+        server.stdin.close()
+        assert server.wait(30) == 0
