@@ -241,7 +241,7 @@ def test_a_client_of_the_initialize_handshake_sees_camel_case_results(tmp_path: 
         while True:
             message = json.loads(server.stdout.readline())
             if message.get("id") == request_id:
-                return message["result"]  # type: ignore[no-any-return]
+                return message["result"]
 
     try:
         send(
