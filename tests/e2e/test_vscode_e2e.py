@@ -172,6 +172,13 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     assert seen["taskCancelled"] == "cancelled"
     assert "return sum(items)" not in seen["taskAfterCancel"]  # what was written was undone
     assert seen["taskMessage"] == "task.py: applied"
+    # reviewed in the editor: Accept / Reject above the change; one Ctrl+Z takes the whole task back, exactly
+    assert any("Accept" in t for t in seen["taskLenses"]) and any("Reject" in t for t in seen["taskLenses"])
+    assert seen["taskReviewStatus"] == "Tether task: 1 change to review"
+    shown = "\n".join(line for line in CALC.split("\n") if line)  # as the editor's DOM gives it: no blank lines
+    assert seen["taskUndone"] == shown
+    assert seen["taskRejected"] == shown  # Reject writes the old lines back, in one step
+    assert seen["taskAccepted"] == "accepted"
     assert seen["taskLog"] == "session.md"
     assert seen["taskFile"] == CALC.replace(
         "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"

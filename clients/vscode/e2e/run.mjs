@@ -282,7 +282,30 @@ try {
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'Tether task:' }).locator('.monaco-button', { hasText: 'Open Log' }).first().click();
     out.taskLog = await until('the session log', async () => ((await page.locator('.tab.active', { hasText: 'session.md' }).count()) > 0 ? 'session.md' : false));
     await page.locator('.tab', { hasText: 'task.py' }).first().click();
-    await page.waitForTimeout(300);
+    // the task's change stays marked for review: Accept / Reject above it, and the whole task is one undo step
+    const lenses = () => page.locator('.contentWidgets .codelens-decoration a');
+    out.taskLenses = await until('the review CodeLens', async () => {
+      const all = (await lenses().allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+      return all.some((t) => t.includes('Reject')) ? all : false;
+    });
+    out.taskReviewStatus = (await statusText()).match(/Tether task: \d+ changes? to review/)?.[0];
+    await page.keyboard.press('Control+Z');
+    out.taskUndone = await until('the task undone in one step', async () => {
+      const text = await editorText();
+      return text.includes('return sum(items)') ? false : text;
+    });
+    await page.keyboard.press('Control+Shift+Z');
+    await until('the task redone, under review again', async () => (await editorText()).includes('return sum(items)') && (await lenses().filter({ hasText: 'Reject' }).count()) > 0);
+    await lenses().filter({ hasText: 'Reject' }).first().click();
+    out.taskRejected = await until('the change rejected', async () => {
+      const text = await editorText();
+      return text.includes('return sum(items)') ? false : text;
+    });
+    await page.keyboard.press('Control+Z');
+    await until('the rejection undone, under review again', async () => (await editorText()).includes('return sum(items)') && (await statusText()).includes('1 change to review'));
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-task-review.png') });
+    await lenses().filter({ hasText: 'Accept' }).first().click();
+    out.taskAccepted = await until('the review over', async () => ((await statusText()).includes('to review') || (await lenses().filter({ hasText: 'Accept' }).count()) ? false : 'accepted'));
     await page.keyboard.press('Control+S');
     out.taskFile = await until('the saved task file', async () => {
       const text = fs.readFileSync(path.join(workspace, 'task.py'), 'utf8');

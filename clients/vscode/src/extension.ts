@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LanguageClient, RevealOutputChannelOn } from 'vscode-languageclient/node';
+import { ApplyWorkspaceEditRequest, LanguageClient, RevealOutputChannelOn } from 'vscode-languageclient/node';
 
 import { discover, Launch, notFoundMessage, Probe } from './discovery';
 import { Features, multilineRanges, position } from './features';
@@ -23,6 +23,7 @@ let status: vscode.StatusBarItem;
 let languages: string[] = [];
 let playground: PlaygroundPanel;
 let markers: Markers;
+let tasks: Tasks;
 
 /** The languages the server parses: the extension activates on exactly these (package.json, generated). */
 function languageIds(context: vscode.ExtensionContext): string[] {
@@ -117,6 +118,8 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     },
   );
   client.registerFeature(multilineRanges);
+  const started = client;
+  started.onRequest(ApplyWorkspaceEditRequest.type, (params) => tasks.applyEdit(started, params));
   client.onNotification('tether/playground/didChangeState', (state: PlaygroundState) => {
     status.text = state.prompt ? `Tether: ${state.prompt.anchor}` : 'Tether: no prompt';
     playground.onState(state);
@@ -185,7 +188,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const features = new Features(current, status);
   playground = new PlaygroundPanel(current);
   markers = new Markers(current, context.extensionUri, () => languages);
-  const tasks = new Tasks(current, () => languages);
+  tasks = new Tasks(current, () => languages);
   context.subscriptions.push(
     output,
     status,

@@ -1,12 +1,15 @@
 // Inline tasks in VS Code: a `# @run <instruction>` line runs with Ctrl+Y (Cmd+Y) — only on such a line, so redo
 // keeps working elsewhere — or from its "Run task" CodeLens. While it runs, a notification shows the server's
 // progress with a Cancel button, and the lines the model is writing are highlighted; at the end a message says
-// what happened to each file, with a link to the session log. Typing `@run ` shows how to go on.
+// what happened to each file, with a link to the session log, and the changes stay marked for review
+// (taskReview.ts): the whole task is one undo step, Accept / Reject per change or for all. Typing `@run ` shows
+// how to go on.
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, LanguageClient } from 'vscode-languageclient/node';
 import { WorkDoneProgress } from 'vscode-languageclient/node';
 
 import { instructionAt, isTaskLine, summary, TaskResult } from './taskModel';
+import { TaskReview } from './taskReview';
 
 const writing = vscode.window.createTextEditorDecorationType({
   isWholeLine: true,
@@ -24,11 +27,15 @@ export class Tasks implements vscode.Disposable, vscode.CodeLensProvider {
   readonly onDidChangeCodeLenses = this.lensesChanged.event;
   private readonly disposables: vscode.Disposable[] = [];
 
+  readonly review: TaskReview;
+
   constructor(
     private readonly client: () => LanguageClient | undefined,
     private readonly languages: () => string[],
   ) {
+    this.review = new TaskReview(languages);
     this.disposables.push(
+      this.review,
       writing,
       hint,
       this.lensesChanged,
@@ -36,13 +43,43 @@ export class Tasks implements vscode.Disposable, vscode.CodeLensProvider {
       vscode.window.onDidChangeActiveTextEditor((editor) => editor && this.onLine(editor)),
       vscode.workspace.onDidChangeTextDocument((e) => this.changed(e)),
     );
+    if (vscode.window.activeTextEditor) this.onLine(vscode.window.activeTextEditor);
   }
 
   commands(): vscode.Disposable[] {
     return [
       vscode.commands.registerCommand('tether.runTask', (line?: number) => this.run(line)),
       vscode.languages.registerCodeLensProvider(this.languages().map((language) => ({ language })), this),
+      ...this.review.commands(),
     ];
+  }
+
+  /**
+   * `workspace/applyEdit` for the client: while a task of ours runs, the text each file had before is kept for
+   * the review, and an edit to a visible editor joins the task's single undo step; anything else is applied as
+   * the language client would (same version check).
+   */
+  async applyEdit(client: LanguageClient, params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> {
+    const edit = params.edit;
+    const changes = edit.documentChanges ?? [];
+    const ours = this.running.size > 0 && (params.label ?? '').startsWith('Tether');
+    if (ours) {
+      for (const c of changes) if ('textDocument' in c) await this.review.snapshot(c.textDocument.uri);
+      for (const uri of Object.keys(edit.changes ?? {})) await this.review.snapshot(uri);
+    }
+    for (const c of changes) {
+      if (!('textDocument' in c) || typeof c.textDocument.version !== 'number' || c.textDocument.version < 0) continue;
+      const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === vscode.Uri.parse(c.textDocument.uri).toString());
+      if (document && document.version !== c.textDocument.version) return { applied: false };
+    }
+    const only = changes.length === 1 && !edit.changes ? changes[0] : undefined;
+    if (ours && only && 'textDocument' in only) {
+      const uri = vscode.Uri.parse(only.textDocument.uri).toString();
+      const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri);
+      const edits = only.edits.map((e) => ({ range: client.protocol2CodeConverter.asRange(e.range), newText: e.newText }));
+      if (editor && (await this.review.applyJoined(editor, edits))) return { applied: true };
+    }
+    return { applied: await vscode.workspace.applyEdit(await client.protocol2CodeConverter.asWorkspaceEdit(edit)) };
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
@@ -129,14 +166,20 @@ export class Tasks implements vscode.Disposable, vscode.CodeLensProvider {
     this.running.delete(uri);
     this.highlight();
     this.lensesChanged.fire();
+    const reviewed = this.running.size ? [] : await this.review.finished();
     if (failure) {
       void vscode.window.showWarningMessage(`Tether task ${failure === 'cancelled' ? 'cancelled: the change being written was undone' : `failed: ${failure}`}`);
       return;
     }
     if (!result) return;
-    const text = `Tether task: ${summary(result, (u) => vscode.workspace.asRelativePath(vscode.Uri.parse(u)))}`;
-    const open = await vscode.window.showInformationMessage(text, 'Open Log');
-    if (open) await vscode.window.showTextDocument(vscode.Uri.parse(result.sessionUri), { preview: true });
+    const changes = reviewed.reduce((n, u) => n + this.review.count(u), 0);
+    const text =
+      `Tether task: ${summary(result, (u) => vscode.workspace.asRelativePath(vscode.Uri.parse(u)))}` +
+      (changes ? ` — ${changes} change${changes === 1 ? '' : 's'} to review (one Ctrl+Z undoes the task)` : '');
+    const picked = await vscode.window.showInformationMessage(text, ...(changes ? ['Accept All', 'Reject All'] : []), 'Open Log');
+    if (picked === 'Open Log') await vscode.window.showTextDocument(vscode.Uri.parse(result.sessionUri), { preview: true });
+    const command = { 'Accept All': 'tether.review.acceptAll', 'Reject All': 'tether.review.rejectAll' }[picked ?? ''];
+    if (command) for (const u of reviewed) await vscode.commands.executeCommand(command, u);
   }
 
   dispose(): void {
