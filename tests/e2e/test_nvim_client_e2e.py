@@ -4,17 +4,28 @@ float sized to its content, and `:help tether`."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 from tests.e2e import test_editors_e2e as editors
-from tests.e2e.test_editors_e2e import ROOT, SHAPES, SOURCE, run
+from tests.e2e.test_editors_e2e import ROOT, SHAPES, SOURCE, need, run
+from tests.fakemodel import Answer, RunningModel
+from tests.helpers import server_env
 
 nvim = editors.nvim  # the fixture: every test here runs on Neovim 0.7 and 0.11
 
 SCRIPTS = ROOT / "tests" / "editors"
 #: Accents, CJK and emoji (outside the BMP: two UTF-16 units, four UTF-8 bytes) before a second string.
 NON_ASCII = 's = "café"; t = "naïve"\nk = "中文字"; v = "値"\ne = "☕🎉"; w = "🙂"\n'
+#: A prompt of one long line (it wraps in the playground's float).
+LONG_PROMPT = (
+    'SUMMARY_PROMPT = "Summarise the report for a reader in a hurry: keep the names, the numbers and the dates, drop the'
+    ' adjectives, and answer in the language of the text, in at most three short sentences."\n'
+)
 TWO_PROMPTS = 'A_PROMPT = "☕☕☕☕☕☕ {a}"; B_PROMPT = "中文 {b}"\n'
 
 
@@ -79,3 +90,100 @@ def test_select_continues_from_the_match_moved_to(tmp_path: Path, nvim: str) -> 
         "2:area",
         "13:area",  # [s from the first wraps to the last
     ]
+
+
+def test_playground_float_fits_its_content(tmp_path: Path, nvim: str) -> None:
+    """The playground's float is as tall as its content (a long line wrapped), grows with a run's output up to the
+    editor's height, stays inside the editor, and keeps the newest output in view as it streams."""
+    answer = [f"line {k}\n" for k in range(1, 30)] + ["line 30"]
+    with RunningModel(Answer(chunks=answer, chunk_delay=0.03)) as model:
+        settings = {"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}}
+        files = {"prompts.py": LONG_PROMPT}
+        seen = session(tmp_path, nvim, "nvim_playground_float.lua", files, TETHER_SETTINGS=json.dumps(settings))
+    opened, streaming, finished = (dict(seen[k]) for k in ("opened", "streaming", "finished"))  # type: ignore[call-overload]
+    assert opened["wrap"] is True and opened["inside"] is True and opened["width"] <= 96
+    assert (opened["first"], opened["last"]) == (1, opened["lines"])  # every line shown ...
+    assert opened["height"] < 20  # ... in a window no taller than it
+    assert streaming["first"] <= streaming["newest"] <= streaming["last"]  # the newest line in view
+    assert finished["inside"] is True and finished["height"] >= 20  # grown to the editor's height
+    assert finished["last"] == finished["lines"] and finished["lines"] > finished["height"]  # scrolled to the end
+    assert str(seen["last"]).startswith("e set a variable") or "Runs:" in str(seen)
+
+
+class Terminal:
+    """Neovim in a terminal (tmux, 140x40, a socket of its own); `screen` is what a user sees."""
+
+    def __init__(self, tmp_path: Path, command: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.base = ["tmux", "-L", f"tether-nvim-{os.getpid()}-{tmp_path.name}"]
+        subprocess.run([*self.base, "-f", "/dev/null", "new-session", "-d", "-x", "140", "-y", "40", "-c", str(cwd),
+                        *command], check=True, env=env)  # fmt: skip
+        self.shots: list[str] = []
+
+    def screen(self) -> str:
+        return subprocess.run([*self.base, "capture-pane", "-p"], capture_output=True, text=True, check=True).stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        subprocess.run([*self.base, "send-keys", *(["-l"] if literal else []), *keys], check=True)
+
+    def wait(self, test: str, seconds: float = 20) -> str:
+        """The screen once `test` is on it (kept for the captures)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            shown = self.screen()
+            if test in shown:
+                self.shots.append(shown)
+                return shown
+            assert time.monotonic() < deadline, f"{test!r} never showed:\n{shown}"
+            time.sleep(0.05)
+
+    def close(self, name: str) -> None:
+        captures = os.environ.get("TETHER_NVIM_CAPTURES")  # a folder to keep what the user saw, for a look
+        if captures:
+            Path(captures).mkdir(parents=True, exist_ok=True)
+            for i, shot in enumerate(self.shots):
+                (Path(captures) / f"{name}-{i}.txt").write_text(shot, encoding="utf-8")
+        subprocess.run([*self.base, "kill-server"], check=False, capture_output=True)
+
+
+def test_terminal_neovim(tmp_path: Path, nvim: str) -> None:
+    """What a user of terminal Neovim sees: a marker's note once at the end of its line; the playground's float
+    with a long prompt wrapped, growing with a run's output inside the editor, scrolled to the newest line."""
+    need("tmux")
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "prompts.py").write_text('TITLE = "Weekly report"\n' + LONG_PROMPT, encoding="utf-8")
+    answer = [f"answer line {k}\n" for k in range(1, 45)] + ["answer line 45 (the end)"]
+    with RunningModel(Answer(chunks=answer, chunk_delay=0.02)) as model:
+        settings = {"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}}
+        init = tmp_path / "init.lua"
+        init.write_text(
+            f"vim.opt.runtimepath:prepend({json.dumps(str(ROOT / 'clients' / 'nvim'))})\n"
+            f"require('tether').setup({{ cmd = {{ {json.dumps(sys.executable)}, '-m', 'tether_lsp' }},"
+            f" settings = vim.fn.json_decode({json.dumps(json.dumps(settings))}) }})\n",
+            encoding="utf-8",
+        )
+        env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color"})
+        term = Terminal(tmp_path, [nvim, "--clean", "-u", str(init), "prompts.py"], root, env)
+        try:
+            term.wait("SUMMARY_PROMPT")
+            term.keys(":1TetherMarkerAdd question: too long?", literal=True)
+            term.keys("Enter")
+            marked = term.wait("? too long?")
+            first = marked.splitlines()[0]
+            assert first.startswith('? TITLE = "Weekly report"') and first.endswith("? too long?")
+            assert first.count("too long?") == 1
+            term.keys("j", "f", "h", ":TetherPlayground", "Enter")
+            opened = term.wait("SUMMARY_PROMPT  [cursor]")
+            assert "@@@" not in opened
+            term.keys("r")
+            ran = term.wait("answer line 45 (the end)")
+            assert "@@@" not in ran
+            finished = term.wait("Runs:")
+            rows = finished.splitlines()
+            top = next(i for i, row in enumerate(rows) if "╭" in row)
+            bottom = next(i for i, row in enumerate(rows) if "╰" in row)
+            assert (top, bottom) == (1, 37)  # grown to the editor's height, above the status and command lines
+            assert "answer line 45 (the end)" in finished  # scrolled to the end of the output
+        finally:
+            term.close(f"nvim-{Path(nvim).parent.parent.name}")

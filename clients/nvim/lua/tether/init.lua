@@ -80,9 +80,25 @@ function M.cancel_request(id)
   end
 end
 
+--- The client once the server has answered `initialize`: a command typed while it starts (a second or two
+--- after opening a file) waits for it rather than failing.
+local function ready(timeout_ms)
+  local c = client()
+  if c and c.initialized then
+    return c
+  end
+  if M.options and vim.tbl_contains(M.options.filetypes, vim.bo.filetype) then
+    vim.wait(timeout_ms, function()
+      c = client()
+      return c ~= nil and c.initialized == true
+    end, 20)
+  end
+  return c
+end
+
 --- A request answered synchronously (for commands and tests); returns result, err.
 function M.request(method, params, timeout_ms)
-  local c = client()
+  local c = ready(timeout_ms or 5000)
   if not c then
     return nil, 'tether is not running'
   end
@@ -149,13 +165,14 @@ local handlers = {
 
 --- The client configuration (also what `vim.lsp.config('tether', …)` gets on 0.11+).
 local function client_config(opts)
+  local settings = next(opts.settings) and opts.settings or vim.empty_dict() -- an object, never `[]`
   return {
     name = 'tether',
     cmd = opts.cmd,
     filetypes = opts.filetypes,
     capabilities = capabilities(),
-    init_options = { tether = opts.settings },
-    settings = { tether = opts.settings },
+    init_options = { tether = settings },
+    settings = { tether = settings },
     handlers = handlers,
     on_init = function(c)
       -- Each marker's note is drawn by tether.markers (a sign and the note, coloured by kind); the server's

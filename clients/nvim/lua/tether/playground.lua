@@ -2,7 +2,12 @@
 -- prompt's text, its variables with their values, the output of a run as it streams in, and the last runs.
 -- Keys in the window: `e` set a variable, `r` run, `c` cancel, `p` pin / unpin, `q` close. Variables are saved
 -- with the prompt (`tether/playground/setSettings`), so they come back when the prompt is selected again.
-local M = { win = nil, buf = nil, output = nil, running = nil, values = {}, runs = {} }
+-- The float is sized to its content inside the editor (as wide as its longest line up to `max_width`, long
+-- lines wrapped, as tall as its lines up to the editor's height) and scrolls like any window; while a run streams
+-- it follows the newest line, unless the user moved the cursor away.
+local M = { win = nil, buf = nil, output = nil, running = nil, values = {}, runs = {}, follow = false, max_width = 100 }
+local KEYS = 'e set a variable · r run · c cancel · p pin/unpin · q close'
+local has_footer = vim.fn.has('nvim-0.10') == 1 -- a float's title and footer (0.9 has the title only)
 
 local function state(tether)
   return tether.state or tether.request('tether/playground/getState', vim.empty_dict())
@@ -21,7 +26,7 @@ function M.render(tether)
     return
   end
   local s = state(tether) or {}
-  local out = {}
+  local out, output_end = {}, nil
   local p = s.prompt
   table.insert(out, 'Prompts' .. (s.file and (' of ' .. vim.fn.fnamemodify(vim.uri_to_fname(s.file.uri), ':t')) or ''))
   for _, item in ipairs(s.prompts or {}) do
@@ -43,6 +48,7 @@ function M.render(tether)
       table.insert(out, '')
       table.insert(out, M.running and 'Output (running, c cancels):' or 'Output:')
       vim.list_extend(out, lines_of(M.output))
+      output_end = #out
     end
     local runs = M.runs[p.promptId] or {}
     if #runs > 0 then
@@ -53,11 +59,60 @@ function M.render(tether)
       end
     end
   end
-  table.insert(out, '')
-  table.insert(out, 'e set a variable · r run · c cancel · p pin/unpin · q close')
+  if not has_footer then -- 0.7-0.9: the keys as the last line (0.10+: in the border, always in view)
+    table.insert(out, '')
+    table.insert(out, KEYS)
+  end
+  local win = M.win and vim.api.nvim_win_is_valid(M.win) and M.win or nil
+  local cursor = win and vim.api.nvim_win_get_cursor(win)
   vim.bo[M.buf].modifiable = true
   vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, out)
   vim.bo[M.buf].modifiable = false
+  if win then
+    M.layout()
+    local target = cursor[1]
+    if M.follow and M.output then -- the newest output line while running, the end once the run is over
+      target = M.running and output_end or #out
+    end
+    M.moved = { math.min(math.max(target, 1), #out), 0 }
+    vim.api.nvim_win_set_cursor(win, M.moved)
+  end
+end
+
+--- The float's size and place for its content: inside the editor, right-aligned under the tabline.
+local function geometry()
+  local columns = vim.o.columns
+  local max_height = math.max(vim.o.lines - vim.o.cmdheight - 4, 3) -- the tabline row, the border, a status line
+  local widest = 0
+  local lines = M.buf and vim.api.nvim_buf_get_lines(M.buf, 0, -1, false) or {}
+  for _, line in ipairs(lines) do
+    widest = math.max(widest, vim.fn.strdisplaywidth(line))
+  end
+  if has_footer then
+    widest = math.max(widest, vim.fn.strdisplaywidth(KEYS) + 2)
+  end
+  local width = math.max(math.min(widest + 1, M.max_width, columns - 4), 1)
+  local height = 0
+  for _, line in ipairs(lines) do
+    height = height + math.max(1, math.ceil(vim.fn.strdisplaywidth(line) / width))
+  end
+  return { width = width, height = math.max(math.min(height, max_height), 1), max_height = max_height }
+end
+
+function M.layout()
+  if not (M.win and vim.api.nvim_win_is_valid(M.win)) then
+    return
+  end
+  local g = geometry()
+  vim.api.nvim_win_set_config(M.win, {
+    relative = 'editor', row = 1, col = vim.o.columns - g.width - 2, width = g.width, height = g.height,
+  })
+  if vim.api.nvim_win_text_height then -- 0.10+: the height as drawn, word wrapping included
+    local drawn = vim.api.nvim_win_text_height(M.win, {}).all
+    if drawn ~= g.height then
+      vim.api.nvim_win_set_height(M.win, math.max(math.min(drawn, g.max_height), 1))
+    end
+  end
 end
 
 local function selected(tether)
@@ -104,7 +159,12 @@ function M.run(tether)
   end
   load(tether, p)
   M.output = ''
-  local ok, id = tether.request_async('tether/playground/run', { promptId = p.promptId, variables = M.values[p.promptId] }, function(err, result)
+  M.follow = true
+  local variables = M.values[p.promptId]
+  if vim.tbl_isempty(variables) then
+    variables = vim.empty_dict() -- an object, not the array an empty table encodes as
+  end
+  local ok, id = tether.request_async('tether/playground/run', { promptId = p.promptId, variables = variables }, function(err, result)
     M.running = nil
     if err then
       M.output = (M.output or '') .. '\n[' .. (err.code == -32800 and 'cancelled' or (err.message or 'failed')) .. ']'
@@ -149,6 +209,10 @@ function M.toggle_pin(tether)
 end
 
 function M.open(tether)
+  if tether.attached(vim.api.nvim_get_current_buf()) then -- the cursor now, not as of the last debounced move
+    tether.active_editor()
+    tether.state = tether.request('tether/playground/getState', vim.empty_dict()) or tether.state
+  end
   local p = selected(tether)
   if p then
     load(tether, p)
@@ -160,11 +224,39 @@ function M.open(tether)
   end
   M.buf = vim.api.nvim_create_buf(false, true)
   vim.bo[M.buf].bufhidden = 'wipe'
-  local width = math.min(90, vim.o.columns - 4)
-  local height = math.min(24, vim.o.lines - 4)
-  M.win = vim.api.nvim_open_win(M.buf, true, {
-    relative = 'editor', width = width, height = height, row = 1, col = vim.o.columns - width - 2,
+  local config = {
+    relative = 'editor', width = math.min(60, vim.o.columns - 4), height = 1, row = 1, col = 1,
     style = 'minimal', border = 'rounded',
+  }
+  if has_footer then
+    config.title, config.title_pos = ' Tether playground ', 'center'
+    config.footer, config.footer_pos = ' ' .. KEYS .. ' ', 'center'
+  end
+  M.win = vim.api.nvim_open_win(M.buf, true, config)
+  vim.wo[M.win].wrap = true
+  if vim.api.nvim_win_text_height then -- 0.10+ measures the wrapped height; before, wrapping stays countable
+    vim.wo[M.win].linebreak = true -- wrap at a space
+    vim.wo[M.win].breakindent = true
+  end
+  M.follow = false
+  local group = vim.api.nvim_create_augroup('tether_playground', { clear = true })
+  vim.api.nvim_create_autocmd('CursorMoved', { -- the user's own move stops following the output
+    group = group,
+    buffer = M.buf,
+    callback = function()
+      local at = vim.api.nvim_win_get_cursor(0)
+      if not (M.moved and at[1] == M.moved[1]) then
+        M.follow = false
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd('VimResized', { group = group, callback = M.layout })
+  vim.api.nvim_create_autocmd('WinClosed', {
+    group = group,
+    pattern = tostring(M.win),
+    callback = function()
+      pcall(vim.api.nvim_del_augroup_by_id, group)
+    end,
   })
   local map = function(key, fn) vim.keymap.set('n', key, fn, { buffer = M.buf, nowait = true }) end
   map('q', function() vim.api.nvim_win_close(M.win, true) end)
