@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -89,6 +90,9 @@ def test_select_continues_from_the_match_moved_to(tmp_path: Path, nvim: str) -> 
         "5:grow",
         "2:area",
         "13:area",  # [s from the first wraps to the last
+        "2:def area(self):",  # <Leader>sm, ]s, <Leader>sn (the suggested <Cmd> keymaps)
+        "5:def grow(self, k):",
+        "5:grow",
     ]
 
 
@@ -187,3 +191,15 @@ def test_terminal_neovim(tmp_path: Path, nvim: str) -> None:
             assert "answer line 45 (the end)" in finished  # scrolled to the end of the output
         finally:
             term.close(f"nvim-{Path(nvim).parent.parent.name}")
+
+
+def test_help(tmp_path: Path, nvim: str) -> None:
+    """`:help tether` works after setup() (a copy of the client without tags: setup() writes them), every :Tether
+    command has its help tag, and the suggested keymaps run as the help file gives them."""
+    client = tmp_path / "client"
+    shutil.copytree(ROOT / "clients" / "nvim", client, ignore=shutil.ignore_patterns("tags"))
+    seen = session(tmp_path, nvim, "nvim_help.lua", {"calc.py": SOURCE}, TETHER_NVIM=str(client))
+    assert (client / "doc" / "tags").exists()
+    assert seen["tether"] == "tether.txt" and seen["keymapsTag"] == "tether.txt"
+    assert seen["untagged"] == [] and seen["checked"] == 10  # every :Tether command
+    assert seen["keymapsRun"] is True and seen["mapped"] == ":TetherSelect "

@@ -26,4 +26,12 @@ start.run(function()
   step('[s')
   step('[s')
   step('[s')
+  -- the same through the suggested <Cmd> keymaps (:help tether-keymaps), from normal mode
+  keys('<Esc>gg')
+  vim.cmd('doautocmd CursorMoved') -- headless: said as the editor does when a user moves
+  vim.keymap.set('n', '<Leader>sm', '<Cmd>TetherSelect selectMethods<CR>')
+  vim.keymap.set({ 'n', 'x' }, '<Leader>sn', '<Cmd>TetherSelect selectName<CR>')
+  step('<Leader>sm')
+  step(']s')
+  step('<Leader>sn')
 end, out)

@@ -3,9 +3,10 @@
 --
 --   require('tether').setup({ cmd = { '/path/to/tether/.venv/bin/tether-lsp' }, settings = { ... } })
 --
--- Commands (docs/editors/neovim.md has them all): :TetherSelect {selector...} (chains continue across
--- commands; ]s / [s jump), :TetherSelectReset, :TetherMarkerAdd[!] {note}, :TetherMarkers (location list),
--- :TetherMarkersAll (quickfix), :TetherPlayground, :TetherRun / :TetherCancel (asynchronous), :checkhealth tether.
+-- Commands (`:help tether` has them all, with the settings and suggested keymaps): :TetherSelect {selector...}
+-- (chains continue across commands; ]s / [s step), :TetherSelectReset, :[range]TetherMarkerAdd [kind:] {note},
+-- :TetherMarkers (location list), :TetherMarkersAll (quickfix), :TetherPlayground, :TetherRun / :TetherCancel
+-- (asynchronous), :TetherComplete / :TetherPreview, :checkhealth tether.
 local select = require('tether.select')
 local markers = require('tether.markers')
 local tasks = require('tether.tasks')
@@ -20,7 +21,17 @@ local defaults = {
   filetypes = { 'python', 'yaml', 'yaml.ansible', 'ansible' },
   settings = {}, -- the `tether` section: { database = { url = ... }, inference = { endpoint = ... }, ... }
   cursor_debounce_ms = 100,
+  playground = { max_width = 100 }, -- the widest the playground's float grows (never wider than the editor)
 }
+
+--- `:help tether` without `:helptags`: the tags of doc/tether.txt, written next to it when missing or older.
+local function help_tags()
+  local doc = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h') .. '/doc'
+  local txt, tags = doc .. '/tether.txt', doc .. '/tags'
+  if vim.fn.filereadable(txt) == 1 and vim.fn.getftime(tags) < vim.fn.getftime(txt) and vim.fn.filewritable(doc) == 2 then
+    pcall(vim.cmd, 'silent! helptags ' .. vim.fn.fnameescape(doc))
+  end
+end
 
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
@@ -253,6 +264,8 @@ end
 function M.setup(opts)
   opts = vim.tbl_deep_extend('force', defaults, opts or {})
   M.options = opts
+  playground.max_width = opts.playground.max_width
+  help_tags()
   local group = vim.api.nvim_create_augroup('tether', { clear = true })
   select.setup(group)
   markers.setup(M, group)
