@@ -115,10 +115,10 @@ def test_playground_float_fits_its_content(tmp_path: Path, nvim: str) -> None:
 
 
 class Terminal:
-    """Neovim in a terminal (tmux, 140x40, a socket of its own); `screen` is what a user sees."""
+    """Neovim in a terminal (tmux, 140x40, a socket of its own in the test's folder); `screen` is what a user sees."""
 
     def __init__(self, tmp_path: Path, command: list[str], cwd: Path, env: dict[str, str]) -> None:
-        self.base = ["tmux", "-L", f"tether-nvim-{os.getpid()}-{tmp_path.name}"]
+        self.base = ["tmux", "-S", str(tmp_path / "tmux.sock")]
         subprocess.run([*self.base, "-f", "/dev/null", "new-session", "-d", "-x", "140", "-y", "40", "-c", str(cwd),
                         *command], check=True, env=env)  # fmt: skip
         self.shots: list[str] = []
