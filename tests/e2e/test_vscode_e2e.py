@@ -158,6 +158,12 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     assert seen["preview"] == "replace: replaces the function 'total'"
     assert seen["struck"] >= 1  # the old unit is decorated
     assert seen["previewLines"] == LONGER.split("\n")  # every new line shown, with its indentation
+    # the new code is all in view and covers none of the struck code, in one editor group and in the narrower
+    # second one (where it used to be drawn past the editor's right edge)
+    for box in (seen["previewBox"], seen["previewBoxSplit"]):
+        (left, top, right, bottom), (area_left, area_top, area_right, area_bottom) = box["image"], box["area"]
+        assert area_left <= left and right <= area_right and area_top <= top and bottom <= area_bottom, box
+        assert box["struckLines"] == 5 and top >= box["struckBottom"] - 1, box
     old = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
     expected = SOURCE.replace(old, LONGER + "\n")
     assert seen["saved"] == expected  # the old function replaced, the cursor line kept

@@ -196,11 +196,45 @@ try {
     }
     return false;
   }));
+  // where the image is, against the editor's text area and the struck lines: it must be all in view and cover none
+  const previewBox = () => until('the preview image laid out', () => page.evaluate(() => {
+    const span = [...document.querySelectorAll('.monaco-editor .view-line span')].find((s) => getComputedStyle(s, '::after').content.includes('svg+xml'));
+    if (!span) return false;
+    const after = getComputedStyle(span, '::after');
+    const svg = decodeURIComponent(escape(atob(after.content.match(/base64,([A-Za-z0-9+/=]+)/)[1])));
+    const [w, h] = [Number(svg.match(/width="(\d+)"/)[1]), Number(svg.match(/height="(\d+)"/)[1])];
+    const line = span.parentElement.getBoundingClientRect(); // the line's box: the image's left: 0; top: 0
+    const editor = span.closest('.monaco-editor');
+    const area = editor.querySelector('.monaco-scrollable-element.editor-scrollable').getBoundingClientRect();
+    const minimap = editor.querySelector('.minimap')?.getBoundingClientRect();
+    const right = minimap && minimap.width ? Math.min(area.right, minimap.left) : area.right;
+    const struck = [...editor.querySelectorAll('.view-line')].filter((l) => [...l.querySelectorAll('span')].some((x) => getComputedStyle(x).textDecorationLine.includes('line-through')));
+    const left = line.left + parseFloat(after.marginLeft);
+    const top = line.top + parseFloat(after.marginTop);
+    return {
+      image: [left, top, left + w, top + h].map(Math.round),
+      area: [area.left, area.top, right, area.bottom].map(Math.round),
+      struckBottom: Math.round(Math.max(...struck.map((l) => l.getBoundingClientRect().bottom))),
+      struckLines: struck.length,
+    };
+  }));
+  out.previewBox = await previewBox();
   await page.screenshot({ path: process.env.SHOT });
+  // the same in a second editor group (half as wide): Escape, split, preview again; Tab accepts there
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+\\');
+  await until('two editor groups', async () => (await page.locator('.editor-group-container').count()) === 2);
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Control+End');
+  await command('Tether: Preview Replacement…', process.env.LONGER);
+  out.previewBoxSplit = await previewBox();
+  await page.screenshot({ path: process.env.SHOT.replace('.png', '-split.png') });
   await page.keyboard.press('Control+Home'); // Tab accepts wherever the cursor is
   await page.keyboard.press('Tab');
   await page.waitForTimeout(500);
   await page.keyboard.press('Control+S');
+  await page.keyboard.press('Control+W'); // the second group's editor: the first still shows calc.py
+  await until('one editor group', async () => (await page.locator('.editor-group-container').count()) === 1);
   out.saved = await until('the saved file', async () => {
     const text = fs.readFileSync(path.join(workspace, 'calc.py'), 'utf8');
     return text.includes('result += item') ? text : false;

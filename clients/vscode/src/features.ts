@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
 
-import { cells, dataUri, expandTabs, picture } from './diffImage';
+import { cells, dataUri, expandTabs, picture, placement } from './diffImage';
 import { afterChange } from './previewModel';
 
 type Wire = { start: { line: number; character: number }; end: { line: number; character: number } };
@@ -56,7 +56,7 @@ function look(editor: vscode.TextEditor): Parameters<typeof picture>[1] {
   return { fontFamily: config.get<string>('fontFamily') ?? 'monospace', fontSize, lineHeight, tabSize, dark };
 }
 
-export class Features {
+export class Features implements vscode.HoverProvider {
   private pending: Pending | undefined;
   private pendingInsert: PendingInsert | undefined;
 
@@ -71,6 +71,7 @@ export class Features {
       vscode.commands.registerCommand('tether.acceptReplacement', () => this.acceptReplacement()),
       vscode.commands.registerCommand('tether.rejectReplacement', () => this.clearPending()),
       vscode.workspace.onDidChangeTextDocument((e) => this.edited(e)),
+      vscode.languages.registerHoverProvider([{ scheme: 'file' }, { scheme: 'untitled' }], this),
     ];
   }
 
@@ -106,20 +107,21 @@ export class Features {
     }
   }
 
-  // Strike the old unit and show the new code beside it as one image (every line, indentation kept: see
-  // diffImage.ts for why not text); Tab accepts and Escape rejects wherever the cursor is.
+  // Strike the old unit and show the new code under it as one image (every line, indentation kept, syntax
+  // colours: see diffImage.ts for why not text); hovering the struck code shows the new code too, as the editor
+  // colours it. Tab accepts and Escape rejects wherever the cursor is.
   async showReplacement(editor: vscode.TextEditor, analysis: Analysis): Promise<boolean> {
     this.clearPending();
     if (analysis.mode !== 'replace' || !analysis.showVisualDiff) return false;
+    const document = editor.document;
     const old = toRange(analysis.replaceRange);
-    const shown = picture(analysis.edit.newText, look(editor));
+    const shown = picture(analysis.edit.newText, look(editor), document.languageId);
     const tab = typeof editor.options.tabSize === 'number' ? editor.options.tabSize : 4;
-    let widest = 0;
-    for (let line = old.start.line; line <= Math.min(old.end.line, editor.document.lineCount - 1); line++) {
-      widest = Math.max(widest, cells(expandTabs(editor.document.lineAt(line).text, tab)));
-    }
-    const first = editor.document.lineAt(old.start.line);
-    const gap = widest - cells(expandTabs(first.text, tab)) + 4; // start right of the widest old line
+    const lastStruck = Math.min(old.end.line, document.lineCount - 1);
+    const first = document.lineAt(old.start.line);
+    const editStart = analysis.edit.range.start;
+    const before = document.lineAt(Math.min(editStart.line, document.lineCount - 1)).text.slice(0, editStart.character);
+    const css = placement({ indent: cells(expandTabs(before, tab)) + shown.indent, lines: lastStruck - old.start.line + 1 });
     const image = {
       range: new vscode.Range(first.range.end, first.range.end),
       renderOptions: {
@@ -127,17 +129,42 @@ export class Features {
           contentIconPath: vscode.Uri.parse(dataUri(shown.svg)),
           width: `${shown.width}px`,
           height: `${shown.height}px`,
-          margin: `0 0 0 ${gap}ch`,
-          // laid over the lines below instead of stretching this one (which the editor would clip)
-          textDecoration: 'none; position: absolute; z-index: 5; pointer-events: none;',
+          textDecoration: css, // laid over the editor instead of stretching this line (which the editor would clip)
         },
       },
     };
     editor.setDecorations(struck, [old]);
     editor.setDecorations(ghost, [image]);
     this.pending = { editor, edit: analysis.edit, old };
+    this.reveal(editor, old, shown.lines.length);
     await vscode.commands.executeCommand('setContext', 'tether.replacementPending', true);
     return true;
+  }
+
+  /** Scroll so that the struck code and the room under it (where the image may go) are in view. */
+  private reveal(editor: vscode.TextEditor, old: vscode.Range, newLines: number): void {
+    const visible = editor.visibleRanges;
+    if (!visible.length) return;
+    const top = visible[0].start.line;
+    const bottom = visible[visible.length - 1].end.line;
+    const lastLine = editor.document.lineCount - 1;
+    const wholeDocument = top === 0 && bottom >= lastLine; // the page shows everything, with space under it
+    const need = old.end.line + newLines + 1;
+    if (old.start.line >= top && (need <= bottom || wholeDocument)) return;
+    if (need <= lastLine) editor.revealRange(new vscode.Range(old.start.line, 0, need, 0), vscode.TextEditorRevealType.Default);
+    else editor.revealRange(new vscode.Range(old.start.line, 0, old.start.line, 0), vscode.TextEditorRevealType.AtTop);
+  }
+
+  /** Hovering the struck code: the new code, coloured by the editor, with Accept and Reject. */
+  provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
+    const pending = this.pending;
+    if (!pending || pending.editor.document !== document || !pending.old.contains(position)) return undefined;
+    const text = new vscode.MarkdownString();
+    text.isTrusted = { enabledCommands: ['tether.acceptReplacement', 'tether.rejectReplacement'] };
+    text.appendMarkdown('**Tether replacement** — the struck code becomes:\n\n');
+    text.appendCodeblock(pending.edit.newText, document.languageId);
+    text.appendMarkdown('[Accept (Tab)](command:tether.acceptReplacement) · [Reject (Escape)](command:tether.rejectReplacement)');
+    return new vscode.Hover(text, pending.old);
   }
 
   /** An insertion is VS Code's own business: offered once as an inline suggestion where it goes. */
