@@ -164,6 +164,9 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
         (left, top, right, bottom), (area_left, area_top, area_right, area_bottom) = box["image"], box["area"]
         assert area_left <= left and right <= area_right and area_top <= top and bottom <= area_bottom, box
         assert box["struckLines"] == 5 and top >= box["struckBottom"] - 1, box
+    # "replacement pending" in the status bar exactly while one is: gone after Escape, Tab, and the inline one's Tab
+    assert seen["pendingShown"] is True
+    assert (seen["pendingAfterEscape"], seen["pendingAfterTab"], seen["pendingAfterInline"]) == ("gone",) * 3
     old = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n"
     expected = SOURCE.replace(old, LONGER + "\n")
     assert seen["saved"] == expected  # the old function replaced, the cursor line kept

@@ -219,9 +219,13 @@ try {
     };
   }));
   out.previewBox = await previewBox();
+  out.pendingShown = (await statusText()).includes('replacement pending');
   await page.screenshot({ path: process.env.SHOT });
   // the same in a second editor group (half as wide): Escape, split, preview again; Tab accepts there
   await page.keyboard.press('Escape');
+  // the status bar says a replacement is pending only while one is
+  const pendingGone = async () => (await until('the pending status gone', async () => !(await statusText()).includes('replacement pending'), 5000).catch(() => false)) ? 'gone' : 'stuck';
+  out.pendingAfterEscape = await pendingGone();
   await page.keyboard.press('Control+\\');
   await until('two editor groups', async () => (await page.locator('.editor-group-container').count()) === 2);
   await page.waitForTimeout(300);
@@ -231,7 +235,7 @@ try {
   await page.screenshot({ path: process.env.SHOT.replace('.png', '-split.png') });
   await page.keyboard.press('Control+Home'); // Tab accepts wherever the cursor is
   await page.keyboard.press('Tab');
-  await page.waitForTimeout(500);
+  out.pendingAfterTab = await pendingGone();
   await page.keyboard.press('Control+S');
   await page.keyboard.press('Control+W'); // the second group's editor: the first still shows calc.py
   await until('one editor group', async () => (await page.locator('.editor-group-container').count()) === 1);
@@ -261,7 +265,7 @@ try {
     if (!out.inline) throw new Error('no replacement preview after 4 inline suggestion requests');
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-inline.png') });
     await page.keyboard.press('Tab');
-    await page.waitForTimeout(500);
+    out.pendingAfterInline = await pendingGone();
     await page.keyboard.press('Control+S');
     out.yaml = await until('the saved yaml', async () => {
       const text = fs.readFileSync(path.join(workspace, 'site.yml'), 'utf8');

@@ -185,7 +185,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.show();
   const current = () => client;
   const selectors = new Selectors(current);
-  const features = new Features(current, status);
+  const features = new Features(current);
   playground = new PlaygroundPanel(current);
   markers = new Markers(current, context.extensionUri, () => languages);
   tasks = new Tasks(current, () => languages);

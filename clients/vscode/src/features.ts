@@ -1,6 +1,5 @@
-// The other features as the first extension had them (replacement preview with Tab/Escape,
-// inline completions, the playground's prompt in the status bar), typed. Later work replaces each
-// with its full UI.
+// The replacement preview (struck old code, the new code under it, Tab / Escape, a status bar item while it is
+// pending) and inline completions from the server.
 import * as vscode from 'vscode';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
 
@@ -62,11 +61,18 @@ export class Features implements vscode.HoverProvider {
 
   constructor(
     private readonly client: () => LanguageClient | undefined,
-    private readonly status: vscode.StatusBarItem,
-  ) {}
+  ) {
+    this.pendingStatus.text = '$(diff) Tether replacement pending: Tab accepts, Escape rejects';
+    this.pendingStatus.tooltip = 'Accept the replacement shown under the struck code';
+    this.pendingStatus.command = 'tether.acceptReplacement';
+  }
+
+  /** Shown exactly while a replacement preview is pending. */
+  private readonly pendingStatus = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 97);
 
   commands(): vscode.Disposable[] {
     return [
+      this.pendingStatus,
       vscode.commands.registerCommand('tether.previewReplacement', (c?: string) => this.previewReplacement(c)),
       vscode.commands.registerCommand('tether.acceptReplacement', () => this.acceptReplacement()),
       vscode.commands.registerCommand('tether.rejectReplacement', () => this.clearPending()),
@@ -81,6 +87,7 @@ export class Features implements vscode.HoverProvider {
       this.pending.editor.setDecorations(ghost, []);
     }
     this.pending = undefined;
+    this.pendingStatus.hide();
     void vscode.commands.executeCommand('setContext', 'tether.replacementPending', false);
   }
 
@@ -137,6 +144,7 @@ export class Features implements vscode.HoverProvider {
     editor.setDecorations(ghost, [image]);
     this.pending = { editor, edit: analysis.edit, old };
     this.reveal(editor, old, shown.lines.length);
+    this.pendingStatus.show();
     await vscode.commands.executeCommand('setContext', 'tether.replacementPending', true);
     return true;
   }
@@ -186,7 +194,7 @@ export class Features implements vscode.HoverProvider {
       position: position(editor),
       completion: text.replace(/\\n/g, '\n'),
     });
-    this.status.text = `Tether: ${analysis.mode} (${analysis.reason})`;
+    vscode.window.setStatusBarMessage(`Tether: ${analysis.mode} (${analysis.reason})`, 5000);
     if (analysis.mode === 'insert') await this.offerInsert(editor, analysis);
     else await this.showReplacement(editor, analysis);
     return analysis;
@@ -229,7 +237,6 @@ export class Features implements vscode.HoverProvider {
           if (range.start.line !== range.end.line && editor && editor.document === document && item.range) {
             const blankFirst = range.start.character === 0 && document.lineAt(range.start.line).isEmptyOrWhitespace;
             const old = new vscode.Range(range.start.line + (blankFirst ? 1 : 0), 0, range.end.line, range.end.character);
-            this.status.text = 'Tether: replacement pending (Tab / Escape)';
             await this.showReplacement(editor, {
               mode: 'replace',
               reason: 'inline completion',
