@@ -16,7 +16,17 @@ from tether_lsp.server.syntax import GrammarLimits, language_by_name
 
 from . import python_adapter, yaml_adapter
 from .model import BASE_CONFIDENCE, Adapter, Analysis, Candidate, Options, Unit
-from .ranges import dedent, indentation, is_blank, line_count, line_end, line_start, normalised, unit_span
+from .ranges import (
+    absorbs_cursor_line,
+    dedent,
+    indentation,
+    is_blank,
+    line_count,
+    line_end,
+    line_start,
+    normalised,
+    unit_span,
+)
 
 ADAPTERS: dict[str, Adapter] = {"python": python_adapter, "yaml": yaml_adapter}
 _WORD = regex.compile(r"\w")
@@ -228,7 +238,13 @@ def _replacement(
         )
     start = line_start(text, cursor)
     if span[0] >= cursor and is_blank(text[cursor : span[0]]):
-        edit = (start, span[1])  # forward: absorb the blank cursor line
+        if absorbs_cursor_line(text, start, span[0], span[1]):
+            # forward: the blank cursor line goes; blank lines between it and the unit stay
+            below = text.find(b"\n", start) + 1
+            new_text = text[below : line_start(text, span[0])].decode("utf-8", errors="replace") + new_text
+            edit = (start, span[1])
+        else:
+            edit = span  # the cursor line is a separator between units: kept
     else:
         edit = span
         if span[0] != line_start(text, span[0]):

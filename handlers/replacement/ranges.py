@@ -62,3 +62,43 @@ def dedent(text: str, column: int) -> str:
         strip = min(column, indentation(line.encode()))
         out.append(line[strip:])
     return "\n".join(out)
+
+
+def blank_lines_above(text: bytes, first: int) -> tuple[int, bytes | None]:
+    """Blank lines right above the line starting at ``first``, and the non-blank line above them (None: none)."""
+    count, pos = 0, first
+    while pos > 0:
+        start = line_start(text, pos - 1)
+        line = text[start : line_end(text, start)]
+        if not is_blank(line):
+            return count, line
+        count, pos = count + 1, start
+    return count, None
+
+
+def blank_lines_below(text: bytes, end: int) -> tuple[int, bytes | None]:
+    """Blank lines right under the line holding ``end``, and the non-blank line under them (None: none)."""
+    count, pos = 0, text.find(b"\n", end)
+    while pos >= 0 and pos + 1 < len(text):
+        start = pos + 1
+        line = text[start : line_end(text, start)]
+        if not is_blank(line):
+            return count, line
+        count, pos = count + 1, text.find(b"\n", start)
+    return count, None
+
+
+def absorbs_cursor_line(text: bytes, cursor_line: int, unit_start: int, unit_end: int) -> bool:
+    """Whether accepting a replacement of the unit below a blank cursor line also removes that line.
+
+    Blank lines around the replaced unit are kept, so the cursor line goes only when it is not one of them: when
+    the line above the blank run opens the unit's block (``shell:``, ``class C:``), or when the run is longer than
+    the blank lines separating the unit from the sibling after it (a line added to type on).
+    """
+    first = line_start(text, unit_start)
+    column = indentation(text[first : line_end(text, first)])
+    run, above = blank_lines_above(text, first)
+    if above is not None and indentation(above) < column and above.strip(BLANK):
+        return True
+    after, below = blank_lines_below(text, unit_end)
+    return below is not None and indentation(below) >= column and run > after

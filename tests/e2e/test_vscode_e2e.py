@@ -31,6 +31,8 @@ CACHE = ROOT / ".cache" / "vscode-e2e"
 SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview
 #: The task's model changes only the file the task runs in (the first change of the tasks test's answer).
 TASK_RESPONSE = RESPONSE[: RESPONSE.index("</change>") + len("</change>")].replace("calc.py", "task.py")
+#: A completion typed on the blank line between SHAPES' `area` and `grow`: it replaces `grow`.
+GROW = "def grow(self, k):\n        self.r *= k * 2"
 
 
 CODE_SERVER = CACHE / "node_modules" / ".bin" / "code-server"
@@ -132,6 +134,7 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
             "TASK_LINE": str(task_line),
             "TASK_TEXT": CALC,
             "LONGER": LONGER.replace("\n", "\\n"),
+            "GROW": GROW.replace("\n", "\\n"),
         }
     )
     pieces = [TASK_RESPONSE[k : k + 9] for k in range(0, len(TASK_RESPONSE), 9)]
@@ -192,9 +195,11 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     assert seen["taskFile"] == CALC.replace(
         "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
     )
-    # structural cursors across commands: 4 methods, the first of each class, their names; typing renames both
+    # structural cursors across commands: 4 methods, the first of each class, their names; typing renames both.
+    # Before that, `grow` was replaced from the blank line above it, which separates it from `area`: kept
     assert (seen["methods"], seen["first"], seen["names"]) == (4, 2, 2)
-    assert seen["shapes"] == SHAPES.replace(
+    grown = SHAPES.replace("\n\n    def grow(self, k):\n        self.r *= k\n", "\n    \n    " + GROW + "\n")
+    assert seen["shapes"] == grown.replace(
         "def area(self):\n        return 3.14", "def renamed(self):\n        return 3.14"
     ).replace("def side(self)", "def renamed(self)")
     assert seen["afterEdit"] == "cleared"

@@ -362,6 +362,14 @@ try {
     await page.keyboard.type('1:1');
     await page.keyboard.press('Enter');
     await page.waitForTimeout(300);
+    // first a replacement of the method under the blank line that separates two methods: the line stays
+    await goTo('4:1');
+    await page.keyboard.type('    '); // where the editor's auto-indent puts the cursor
+    await command('Tether: Preview Replacement…', process.env.GROW);
+    await until('the preview of grow', async () => (await statusText()).includes('replacement pending'));
+    await page.keyboard.press('Tab');
+    await pendingGone();
+    await goTo('1:1');
     const cursors = (n) => until(`${n} cursors`, async () => ((await statusText()).includes(`${n} cursors`) ? n : false));
     await command('Tether: Select: Methods');
     out.methods = await cursors(4);

@@ -192,8 +192,59 @@ def test_an_old_unit_below_the_cursor_is_found() -> None:
     doc = "import os\n‸\n\ndef load(path):\n    return 1\n"
     result = run(doc, "def load(path):\n    return 2", "python")
     assert replaced(result) == "def load(path):\n    return 1"
-    # forward: only whitespace between the cursor and the old unit, so the edit starts on the cursor line
-    assert applied(result) == "import os\ndef load(path):\n    return 2\n"
+    # forward, and the blank lines between `import os` and the function are a separator: they stay
+    assert applied(result) == "import os\n\n\ndef load(path):\n    return 2\n"
+
+
+METHODS = """class Shapes:
+    def area(self):
+        return 1
+    ‸
+    def side(self):
+        return 2
+
+    def name(self):
+        return "s"
+"""
+
+
+def test_the_blank_line_between_two_methods_is_kept() -> None:
+    """The cursor on the one blank line separating two methods: accepting the next one's redefinition keeps it."""
+    result = run(METHODS, "def side(self):\n        return 3", "python")
+    assert replaced(result) == "    def side(self):\n        return 2"
+    assert applied(result) == METHODS.replace("‸", "").replace("return 2", "return 3")  # "    " stays as it was
+
+
+def test_a_line_added_to_type_on_is_absorbed_the_separator_kept() -> None:
+    """One blank line more than the methods' separation: the cursor line goes, one blank line stays."""
+    doc = METHODS.replace("    ‸\n", "\n    ‸\n")
+    result = run(doc, "def side(self):\n        return 3", "python")
+    assert applied(result) == METHODS.replace("    ‸", "").replace("return 2", "return 3")
+
+
+@pytest.mark.parametrize(
+    ("doc", "completion", "expected"),
+    [
+        # a blank line right under the block's header was made to type on: it goes
+        (
+            "class A:\n    ‸\n    def f(self):\n        return 1\n",
+            "def f(self):\n        return 2",
+            "class A:\n    def f(self):\n        return 2\n",
+        ),
+        # two blank lines between top-level functions, the cursor on one of them: both stay
+        (
+            "def a():\n    pass\n\n‸\ndef b():\n    return 1\n\n\ndef c():\n    pass\n",
+            "def b():\n    return 2",
+            "def a():\n    pass\n\n\ndef b():\n    return 2\n\n\ndef c():\n    pass\n",
+        ),
+        # YAML siblings separated by a blank line, the cursor on it
+        ("a:\n  x: 1\n‸\n  y:\n    k: 1\n\n  z: 3\n", "  y:\n    k: 2", "a:\n  x: 1\n\n  y:\n    k: 2\n\n  z: 3\n"),
+    ],
+)
+def test_blank_lines_around_the_replaced_unit_are_kept(doc: str, completion: str, expected: str) -> None:
+    result = run(doc, completion, "yaml" if doc.startswith("a:") else "python")
+    assert result[0].mode == "replace", result[0].reason
+    assert applied(result) == expected
 
 
 @pytest.mark.parametrize(
