@@ -208,8 +208,17 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     assert (seen["panelFirst"], seen["panelSecond"]) == ("TRANSLATE_PROMPT", "GREETING_PROMPT")
     assert seen["panelOutput"] == "".join(ANSWER)
     assert any(p != seen["panelOutput"] and "".join(ANSWER).startswith(p) for p in seen["panelPartials"])  # streamed
-    assert seen["panelHistory"] == 1 and seen["panelHistoryAfterReopen"] == 1
-    assert seen["panelRestored"] == "Un café ☕"
+    assert seen["panelHistory"] == 1 and seen["panelHistoryAfterReopen"] == 2
+    assert seen["panelRestored"] == "Un café ☕" and seen["panelTemperature"] == "0.3"  # saved with the prompt
+    assert seen["panelBoxFits"] == "fits"  # a four-line value is not cut off
+    # the model's parameters typed in the panel went to the model
+    sent = chat_model.requests[0]
+    assert (sent["model"], sent["temperature"], sent["max_tokens"]) == ("fake-chat", 0.3, 64), sent
+    assert seen["panelCompare"].count("fake-chat") == 2 and seen["panelCompare"].count("".join(ANSWER)) == 2
+    assert seen["panelClickedCursor"] == "line 2"  # clicking GREETING_PROMPT in the list put the cursor there
+    # no prompts in notes.py: the previous file's output and runs are gone
+    assert "TRANSLATE_PROMPT" not in seen["panelNoPrompts"] and "Traduction" not in seen["panelNoPrompts"]
+    assert "notes.py" in seen["panelNoPrompts"]
     # markers: added, listed in the view, moved by an edit above, gutter icon, opened from the CodeLens, hover
     assert "Why is the total rounded here?" in seen["markerView"] and "notes.py" in seen["markerView"]
     assert seen["markerGutter"] >= 1

@@ -463,7 +463,14 @@ try {
     const panel = () => page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     const selected = async () => (await panel().locator('#selected .anchor').first().innerText({ timeout: 2000 }).catch(() => '')).trim();
     out.panelFirst = await until('the panel on TRANSLATE_PROMPT', async () => ((await selected()) === 'TRANSLATE_PROMPT' ? 'TRANSLATE_PROMPT' : false), 60000);
-    await panel().locator('textarea[data-name="text"]').fill('Un café ☕');
+    // a variable's box grows with its text; the model's parameters are set in the panel
+    const box = panel().locator('textarea[data-name="text"]');
+    await box.fill('one\ntwo\nthree\nfour');
+    out.panelBoxFits = await until('the box as tall as its four lines', () => box.evaluate((b) =>
+      b.scrollHeight <= b.clientHeight + 1 && b.clientHeight >= 4 * parseFloat(getComputedStyle(b).lineHeight) ? 'fits' : false)).catch(() => 'clipped');
+    await box.fill('Un café ☕');
+    await panel().locator('#model input[data-name="temperature"]').fill('0.3');
+    await panel().locator('#model input[data-name="maxTokens"]').fill('64');
     await panel().locator('#run').click();
     const partials = [];
     out.panelOutput = await until('the answer in the panel', async () => {
@@ -474,9 +481,17 @@ try {
     }, 30000);
     out.panelPartials = partials;
     out.panelHistory = await panel().locator('#history li').count();
+    // a second run, and the two side by side
+    await panel().locator('#run').click();
+    await until('the second run listed', async () => (await panel().locator('#history li').count()) === 2, 30000);
+    await panel().locator('#history input[type=checkbox]').nth(0).check();
+    await panel().locator('#history input[type=checkbox]').nth(1).check();
+    out.panelCompare = await until('the comparison', async () => ((await panel().locator('#compare .column').count()) === 2 ? (await panel().locator('#compare').innerText()).replace(/\s+/g, ' ') : false));
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground.png') });
-    await goTo('2:25');
-    out.panelSecond = await until('the panel following the cursor', async () => ((await selected()) === 'GREETING_PROMPT' ? 'GREETING_PROMPT' : false));
+    // a prompt clicked in the list is selected and the editor's cursor goes into it
+    await panel().locator('#prompts li', { hasText: 'GREETING_PROMPT' }).click();
+    out.panelSecond = await until('the clicked prompt selected', async () => ((await selected()) === 'GREETING_PROMPT' ? 'GREETING_PROMPT' : false));
+    out.panelClickedCursor = await until('the cursor in the prompt', async () => (await statusText()).match(/Ln (\d+), Col \d+/)?.[1] === '2' ? 'line 2' : false).catch(async () => statusText());
     await page.locator('.tab', { hasText: 'Prompt Playground' }).locator('.codicon-close').click({ force: true });
     await until('the panel closed', async () => (await page.locator('.tab', { hasText: 'Prompt Playground' }).count()) === 0);
     await goTo('1:25');
@@ -486,7 +501,15 @@ try {
       return value || false;
     });
     out.panelHistoryAfterReopen = await panel().locator('#history li').count();
+    out.panelTemperature = await panel().locator('#model input[data-name="temperature"]').inputValue();
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-reopened.png') });
+    // a file with no prompts: nothing of the previous file's output and runs stays
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'notes.py' }).first().click();
+    out.panelNoPrompts = await until('the panel on a file without prompts', async () => {
+      const text = (await panel().locator('body').innerText()).replace(/\s+/g, ' ');
+      return text.includes('No prompts in this file') ? text : false;
+    });
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-noprompts.png') });
   }
   } // scenario
 } catch (err) {

@@ -1,11 +1,23 @@
-// The prompt playground panel: the active file's prompts, the selected one and why, pin/unpin, an input per
-// variable (saved with `tether/playground/setSettings` and restored when the prompt is selected again), Run with
-// the answer streamed in, Cancel, and the prompt's run history. The server decides which prompt is selected
-// (`tether/playground/didChangeState`); the panel only shows it and sends what the user does.
+// The prompt playground panel: the active file's prompts (click one to go to it), the selected one and why,
+// pin/unpin, an input per variable and the model with its temperature and max tokens (saved with
+// `tether/playground/setSettings` and restored when the prompt is selected again), Run with the answer streamed
+// in, Cancel, and the prompt's run history, two runs side by side. The server decides which prompt is selected
+// (`tether/playground/didChangeState`, from the cursor); the panel only shows it and sends what the user does.
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
-import { mergeVariables, PanelMessage, PlaygroundState, StoredRun } from './playgroundModel';
+import {
+  inputsOf,
+  insidePrompt,
+  mergeInputs,
+  mergeVariables,
+  ModelInputs,
+  PanelMessage,
+  PlaygroundState,
+  runParameters,
+  StoredRun,
+} from './playgroundModel';
 import { panelHtml } from './playgroundHtml';
 
 export class PlaygroundPanel implements vscode.Disposable {
@@ -76,6 +88,7 @@ export class PlaygroundPanel implements vscode.Disposable {
     const prompt = state.prompt;
     const mine = ++this.renders;
     let variables: Record<string, string> | undefined;
+    let inputs: ModelInputs | undefined;
     let runs: StoredRun[] | undefined;
     if (prompt && client && prompt.promptId !== this.shownPrompt) {
       try {
@@ -83,6 +96,7 @@ export class PlaygroundPanel implements vscode.Disposable {
           promptId: prompt.promptId,
         });
         variables = mergeVariables(saved, {}).variables as Record<string, string>;
+        inputs = inputsOf(saved);
         runs = await client.sendRequest<StoredRun[]>('tether/playground/runs', { promptId: prompt.promptId, limit: 10 });
       } catch (err) {
         this.error(err);
@@ -90,7 +104,10 @@ export class PlaygroundPanel implements vscode.Disposable {
     }
     if (mine !== this.renders) return;
     this.shownPrompt = prompt?.promptId;
-    void panel.webview.postMessage({ type: 'state', state, variables, runs });
+    const defaults = { model: vscode.workspace.getConfiguration('tether.playground').get<string>('model') ?? '' };
+    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    const editorName = editor ? path.basename(editor.document.uri.path) : '';
+    void panel.webview.postMessage({ type: 'state', state, variables, inputs, runs, defaults, editorName });
   }
 
   private async received(message: PanelMessage): Promise<void> {
@@ -107,9 +124,11 @@ export class PlaygroundPanel implements vscode.Disposable {
       } else if (message.type === 'unpin') {
         this.onState(await client.sendRequest('tether/playground/unpin', {}));
       } else if (message.type === 'variables' && state.prompt) {
-        this.saveLater(state.prompt.promptId, message.variables);
+        this.saveLater(state.prompt.promptId, message.variables, message.inputs);
       } else if (message.type === 'run' && state.prompt) {
-        await this.run(client, state.prompt.promptId, message.variables);
+        await this.run(client, state.prompt.promptId, message.variables, message.inputs);
+      } else if (message.type === 'reveal') {
+        await this.reveal(client, state, message.promptId);
       } else if (message.type === 'cancel') {
         this.running?.cancel();
       }
@@ -118,22 +137,41 @@ export class PlaygroundPanel implements vscode.Disposable {
     }
   }
 
-  /** Inputs are saved a moment after the user stops typing (and before a run). */
-  private saveLater(promptId: string, variables: Record<string, string>): void {
-    if (this.saveTimer) clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => void this.save(promptId, variables).catch((err) => this.error(err)), 400);
+  /** A prompt clicked in the list: the cursor goes into it in its editor, which selects it (a pin moves to it). */
+  private async reveal(client: LanguageClient, state: PlaygroundState, promptId: string): Promise<void> {
+    const item = state.prompts.find((p) => p.promptId === promptId);
+    if (!item || !state.file) return;
+    if (state.pin && state.pin.promptId !== promptId) {
+      this.onState(await client.sendRequest('tether/playground/pin', { fileId: item.fileId, promptId }));
+    }
+    const uri = vscode.Uri.parse(state.file.uri).toString();
+    const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri);
+    const document = editor?.document ?? (await vscode.workspace.openTextDocument(vscode.Uri.parse(uri)));
+    const at = insidePrompt(item.range);
+    const position = new vscode.Position(at.line, at.character);
+    const shown = await vscode.window.showTextDocument(document, {
+      viewColumn: editor?.viewColumn ?? vscode.ViewColumn.One,
+      selection: new vscode.Range(position, position),
+    });
+    shown.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
 
-  private async save(promptId: string, variables: Record<string, string>): Promise<void> {
+  /** Inputs are saved a moment after the user stops typing (and before a run). */
+  private saveLater(promptId: string, variables: Record<string, string>, inputs?: ModelInputs): void {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => void this.save(promptId, variables, inputs).catch((err) => this.error(err)), 400);
+  }
+
+  private async save(promptId: string, variables: Record<string, string>, inputs?: ModelInputs): Promise<void> {
     const client = this.client();
     if (!client) return;
     const saved = await client.sendRequest<Record<string, unknown> | null>('tether/playground/getSettings', { promptId });
-    await client.sendRequest('tether/playground/setSettings', { promptId, settings: mergeVariables(saved, variables) });
+    await client.sendRequest('tether/playground/setSettings', { promptId, settings: mergeInputs(mergeVariables(saved, variables), inputs) });
   }
 
-  private async run(client: LanguageClient, promptId: string, variables: Record<string, string>): Promise<void> {
+  private async run(client: LanguageClient, promptId: string, variables: Record<string, string>, inputs?: ModelInputs): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
-    await this.save(promptId, variables);
+    await this.save(promptId, variables, inputs);
     this.running?.cancel();
     const running = new vscode.CancellationTokenSource();
     this.running = running;
@@ -141,7 +179,7 @@ export class PlaygroundPanel implements vscode.Disposable {
     try {
       const result = await client.sendRequest<{ output: string; model: string; finishReason: string | null; durationMs: number }>(
         'tether/playground/run',
-        { promptId, variables },
+        { promptId, variables, ...runParameters(inputs) },
         running.token,
       );
       const runs = await client.sendRequest<StoredRun[]>('tether/playground/runs', { promptId, limit: 10 });

@@ -1,5 +1,6 @@
-// The playground's shapes as the protocol sends them, and the one rule the panel owns: saving a prompt's
-// variables keeps the other inputs stored with it (model, options, anything another client wrote). Pure.
+// The playground's shapes as the protocol sends them, and the rules the panel owns: saving a prompt's inputs
+// (variables, model, temperature, max tokens) keeps whatever else is stored with it; inputs typed in the panel
+// become run parameters; where the cursor goes to select a prompt from the list; two runs side by side. Pure.
 
 export interface PromptItem {
   fileId: string;
@@ -25,14 +26,23 @@ export interface StoredRun {
   variables: Record<string, string>;
   finishReason: string | null;
   durationMs: number;
+  usage?: { promptTokens: number; completionTokens: number };
+}
+
+/** The model and its parameters as typed in the panel ('' = the default: the prompt's saved value or the setting). */
+export interface ModelInputs {
+  model: string;
+  temperature: string;
+  maxTokens: string;
 }
 
 export type PanelMessage =
   | { type: 'ready' }
   | { type: 'pin' }
   | { type: 'unpin' }
-  | { type: 'variables'; variables: Record<string, string> }
-  | { type: 'run'; variables: Record<string, string> }
+  | { type: 'variables'; variables: Record<string, string>; inputs?: ModelInputs }
+  | { type: 'run'; variables: Record<string, string>; inputs?: ModelInputs }
+  | { type: 'reveal'; promptId: string }
   | { type: 'cancel' };
 
 /** The settings to store: what was saved, with `variables` updated by `changed` (string values only). */
@@ -41,4 +51,72 @@ export function mergeVariables(saved: Record<string, unknown> | null | undefined
   const old = base.variables && typeof base.variables === 'object' ? (base.variables as Record<string, unknown>) : {};
   const strings = Object.fromEntries(Object.entries(old).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
   return { ...base, variables: { ...strings, ...changed } };
+}
+
+/** The stored settings with the model inputs typed in the panel: blank ones are removed (the default applies). */
+export function mergeInputs(settings: Record<string, unknown>, inputs: ModelInputs | undefined): Record<string, unknown> {
+  if (!inputs) return settings;
+  const out: Record<string, unknown> = { ...settings };
+  const model = inputs.model.trim();
+  if (model) out.model = model;
+  else delete out.model;
+  const old = out.options && typeof out.options === 'object' ? (out.options as Record<string, unknown>) : {};
+  const options: Record<string, unknown> = { ...old };
+  const temperature = number(inputs.temperature);
+  const maxTokens = number(inputs.maxTokens);
+  if (temperature === undefined) delete options.temperature;
+  else options.temperature = temperature;
+  if (maxTokens === undefined) delete options.maxTokens;
+  else options.maxTokens = Math.round(maxTokens);
+  if (Object.keys(options).length) out.options = options;
+  else delete out.options;
+  return out;
+}
+
+/** What the panel shows for stored settings: the model and its parameters as text ('' when not saved). */
+export function inputsOf(settings: Record<string, unknown> | null | undefined): ModelInputs {
+  const s = settings && typeof settings === 'object' ? settings : {};
+  const options = s.options && typeof s.options === 'object' ? (s.options as Record<string, unknown>) : {};
+  const text = (v: unknown) => (typeof v === 'number' || (typeof v === 'string' && v.trim()) ? String(v) : '');
+  return { model: typeof s.model === 'string' ? s.model : '', temperature: text(options.temperature), maxTokens: text(options.maxTokens) };
+}
+
+/** `tether/playground/run`'s model and options for what was typed (nothing typed: the saved or default ones). */
+export function runParameters(inputs: ModelInputs | undefined): { model?: string; options?: { temperature?: number; maxTokens?: number } } {
+  if (!inputs) return {};
+  const out: { model?: string; options?: { temperature?: number; maxTokens?: number } } = {};
+  if (inputs.model.trim()) out.model = inputs.model.trim();
+  const temperature = number(inputs.temperature);
+  const maxTokens = number(inputs.maxTokens);
+  if (temperature !== undefined || maxTokens !== undefined) {
+    out.options = {};
+    if (temperature !== undefined) out.options.temperature = temperature;
+    if (maxTokens !== undefined) out.options.maxTokens = Math.round(maxTokens);
+  }
+  return out;
+}
+
+function number(text: string): number | undefined {
+  if (!text.trim()) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Where to put the cursor to select a prompt: just inside its range (its first character opens the string). */
+export function insidePrompt(range: PromptItem['range']): { line: number; character: number } {
+  const sameLine = range.start.line === range.end.line;
+  const room = sameLine ? range.end.character - range.start.character : Infinity;
+  return { line: range.start.line, character: range.start.character + (room > 1 ? 1 : 0) };
+}
+
+/** Two runs' outputs line by line, each line marked when the other output does not have it. */
+export function compareOutputs(a: string, b: string): { left: { text: string; differs: boolean }[]; right: { text: string; differs: boolean }[] } {
+  const left = a.split('\n');
+  const right = b.split('\n');
+  const inLeft = new Set(left);
+  const inRight = new Set(right);
+  return {
+    left: left.map((text) => ({ text, differs: !inRight.has(text) })),
+    right: right.map((text) => ({ text, differs: !inLeft.has(text) })),
+  };
 }
