@@ -4,6 +4,7 @@ server, or another) that offers these can run them."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from tether_lsp.server.settings import Settings
@@ -28,6 +29,7 @@ class Host(Protocol):
     """What the markers need of the server they run in: workers, the databases, settings, progress."""
 
     settings: Settings
+    workspace_root: Path | None
 
     async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R: ...
     def spawn(self, work: Awaitable[Any], what: str) -> None: ...

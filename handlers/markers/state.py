@@ -3,7 +3,8 @@ mode's channel to other servers (:mod:`.team`).
 
 Kept apart from ``lsp.py`` so the protocol edge stays thin: everything here speaks uris, texts and
 locations, and reports changed files through ``on_change`` (which ``lsp.py`` turns into
-``tether/markers/didChange``).
+``tether/markers/didChange``). The uris are this server's clones' own: the stores map them to the
+(repository, path) form every clone shares (:mod:`.places`), and other servers' changes are mapped back.
 
 Threads. The methods that touch git, the database or files (``locate_now``, ``create``, ``update``,
 ``delete``, ``sync_repo``, ``poll``, ``first_look``) run in the server's worker pool, never on the loop.
@@ -24,7 +25,6 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from tether_lsp.server.errors import InvalidParams, StorageError, is_shutting_down
 from tether_lsp.server.files import FileRefused, file_exists, file_uri_spellings, read_text, same_file, uri_to_path
@@ -33,8 +33,10 @@ from tether_lsp.server.positions import Encoding, Pos
 from tether_lsp.server.settings import LimitSettings
 
 from . import git
+from .clones import Clones, in_clone
 from .convert import to_location
 from .host import Host
+from .places import FileKey
 from .team import TeamChannel
 
 if TYPE_CHECKING:
@@ -86,6 +88,7 @@ class MarkersState:
         self._again: set[str] = set()  # loop only: repositories to sync once more when their sync ends
         self._polls: set[str] = set()  # loop only: uris with a HEAD/rename check under way
         self.team = TeamChannel(server, self._from_other_servers)  # NOTIFY and LISTEN on PostgreSQL
+        self.clones = Clones(server, self.git, self.team.announce)  # uris <-> (repository, path)
         self._local: tuple[Database, UncommittedStore] | None = None
 
     # --- stores ---------------------------------------------------------------------------------------
@@ -93,11 +96,11 @@ class MarkersState:
     def markers(self) -> MarkerStore:
         stores = store.MarkerStore  # loads the store (its tables' migrations) before the database opens
         db = self.server.database()
-        return stores(db, self.team.announce if db.dialect == "postgresql" else None)
+        return stores(db, self.team.announce if db.dialect == "postgresql" else None, places=self.clones.places)
 
     def locations(self) -> store.LocationStore:
         stores = store.LocationStore
-        return stores(self.server.database())
+        return stores(self.server.database(), self.clones.places)
 
     def local(self) -> UncommittedStore:
         """Uncommitted locations: the shared database on SQLite, a local SQLite file in team mode."""
@@ -130,6 +133,7 @@ class MarkersState:
     def head_to_use(self, repo: git.FileInRepo) -> str | None:
         """Worker: the HEAD whose stored locations answer now — the last synced one while a sync is due
         (which this asks the loop to start); the current one for a repository never synced."""
+        self.clones.adopt(repo.root)
         key, current = str(repo.root), self.git.head(repo.root)
         with self._lock:
             known, synced = key in self.heads, self.heads.get(key)
@@ -173,6 +177,7 @@ class MarkersState:
     def sync_repo(self, root: Path, progress: tracking.Progress | None = None) -> list[str] | None:
         """Worker: store every marker's location at HEAD (once per HEAD). The files whose markers moved, when
         HEAD changed since the last sync (a first sync notifies nothing)."""
+        self.clones.adopt(root)
         key, head = str(root), self.git.head(root)
         with self._lock:
             known, synced = key in self.heads, self.heads.get(key)
@@ -189,6 +194,10 @@ class MarkersState:
         if repo is not None:
             with self._lock:
                 self.heads.setdefault(str(repo.root), self.git.head(repo.root))
+            try:  # the workspace clone is known before other servers' changes arrive
+                self.clones.adopt(repo.root)
+            except StorageError as exc:  # already in the log; the next request adopts
+                log.debug("markers: no database to adopt %s's markers in (%s)", repo.root, exc)
 
     def poll_soon(self, uri: str) -> None:
         """Loop: check HEAD and renames for ``uri`` in a worker (at most one check per uri at a time)."""
@@ -263,6 +272,7 @@ class MarkersState:
         return service.create(self.markers(), where, note, kind, author, self.local()), where.text
 
     def get(self, marker_id: str) -> MarkerRecord:
+        self.clones.know_workspace()
         return self._here(service.require(self.markers(), marker_id))
 
     def _here(self, record: MarkerRecord) -> MarkerRecord:
@@ -271,7 +281,7 @@ class MarkersState:
         head = self.head_to_use(repo) if repo is not None else None
         if repo is None or head is None:
             return record
-        stored = self.locations().at(head, [record.id]).get(record.id)
+        stored = self.locations().at(head, [record.id], near=record.uri).get(record.id)
         if stored is None:
             with closing(git.GitView(self.git, repo.root, head)) as view:
                 limits = self.server.grammar_limits()
@@ -283,6 +293,7 @@ class MarkersState:
     def update(
         self, marker_id: str, note: str | None, kind: str | None, placing: MarkersState.Placing | None
     ) -> tuple[MarkerRecord, MarkerRecord]:
+        self.clones.know_workspace()
         markers = self.markers()
         before = service.require(markers, marker_id)
         placed = self.place(placing) if placing is not None else None
@@ -290,6 +301,7 @@ class MarkersState:
         return self._here(before), self._here(record)
 
     def delete(self, marker_id: str) -> MarkerRecord:
+        self.clones.know_workspace()
         markers = self.markers()
         record = service.require(markers, marker_id)
         here = self._here(record)
@@ -320,30 +332,10 @@ class MarkersState:
 
     def follow_working_tree_renames(self, uri: str) -> bool:
         """Markers of files renamed (``git mv``, committed or staged) into ``uri`` move with them."""
-        path = uri_to_path(uri)
-        repo = self.repo_of(uri)
+        path, repo = uri_to_path(uri), self.repo_of(uri)
         if repo is None or path is None:
             return False
-        root_uri = repo.root.as_uri().rstrip("/") + "/"
-        markers = self.markers()
-        gone_files = [u for u in markers.uris_under(root_uri) if u != uri and not file_exists(u)]
-        if not gone_files:
-            return False
-        gone = [r for u in gone_files for r in markers.for_uri(u)]
-        cache: dict[str, dict[str, str]] = {}
-
-        def renamed_to(record: MarkerRecord) -> str | None:
-            since = record.commit_hash_when_created or "HEAD"
-            if since not in cache:
-                cache[since] = self.git.renames(repo.root, since)
-            new = cache[since].get(unquote(record.uri[len(root_uri) :]))
-            # compare paths, not uri spellings (clients percent-encode differently)
-            return uri if new and (repo.root / new).resolve() == path.resolve() else None
-
-        moved = service.follow_renames(markers, uri, gone, renamed_to)
-        if moved:
-            log.info("markers followed a rename to %s", uri)
-        return bool(moved)
+        return tracking.follow_working_tree_renames(self.markers(), self.git, repo.root, uri, path)
 
     # --- locating ------------------------------------------------------------------------------------
 
@@ -364,7 +356,8 @@ class MarkersState:
         uncommitted = [r.id for r in records if not r.commit_hash_when_created]
         if uncommitted and repo is not None:
             for marker_id, entry in self.local().get(uncommitted).items():
-                refs[marker_id] = service.Reference(entry.file_contents, entry.location)
+                if in_clone(entry.uri, repo.root):  # another clone's, in a shared SQLite file: not this clone's
+                    refs[marker_id] = service.Reference(entry.file_contents, entry.location)
         committed = [r for r in records if r.commit_hash_when_created]
         if committed:
             if repo is None or head is None:
@@ -383,7 +376,7 @@ class MarkersState:
         known = {r.id for r in records}
         arrived = [i for i in locations.ids_in_files(head, spellings) if i not in known]
         candidates = records + (markers.get_many(arrived) if arrived else [])
-        stored = locations.at(head, [r.id for r in candidates if r.commit_hash_when_created])
+        stored = locations.at(head, [r.id for r in candidates if r.commit_hash_when_created], near=uri)
         inside = []
         for record in candidates:
             where = tracking.file_at_head(record, stored.get(record.id), file_exists)
@@ -439,10 +432,13 @@ class MarkersState:
     def on_settings(self, settings: Any) -> None:
         self.team.on_settings(settings)
 
-    def _from_other_servers(self, uris: list[str]) -> None:
-        """Loop: another server changed markers in these files."""
-        self.forget(*uris)
-        self.on_change(uris)
+    def _from_other_servers(self, uris: list[str], keys: list[FileKey | None]) -> None:
+        """Loop: another server changed markers in these files (given as its uris and, in git, their keys):
+        the files in this server's clones of those repositories; none for a repository it has no clone of."""
+        here = self.clones.here(uris, keys)
+        if here:
+            self.forget(*here)
+            self.on_change(here)
 
     def close(self) -> None:
         self.team.stop()

@@ -1,6 +1,6 @@
 """Marker persistence on the foundation's storage layer (SQLite by default, PostgreSQL for teams).
 
-Three tables (docs/markers.md, "Storage and teams"):
+Three tables (:mod:`.tables`; docs/markers.md, "Storage and teams"):
 * ``tether_markers``: the marker itself. Its ``base_text``/``base`` are the reference of a marker outside
   git (the file's contents and the block's location when it was created or placed by hand); for a marker in
   git they hold only the location (the text comes from git).
@@ -8,94 +8,32 @@ Three tables (docs/markers.md, "Storage and teams"):
   everyone on the same database, with the commit it was derived from and the algorithm version.
 * ``tether_marker_uncommitted``: markers on code not yet committed, ``{fileContents, location}``. Kept in
   the *local* database even in team mode, and flushed to a stored location once the code is committed.
+
+A file in git is stored as (``repo``, ``path``) — its repository's identity and its repo-relative path
+(:mod:`.places`) — so that every clone of the repository finds it, wherever the clone is; ``uri`` keeps the
+uri of the clone that last wrote the row. A file outside git (or a row this machine could not place, see
+:mod:`.rekey`) has no ``repo`` and is found by its ``uri``. Records read from the stores carry the uri of
+the file in *this* server's clone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import Column, DateTime, Integer, PrimaryKeyConstraint, String, Table, Text, delete, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.engine import Connection
 
-from tether_lsp.server.storage import Database, Migration, metadata
+from tether_lsp.server.files import file_exists
+from tether_lsp.server.storage import Database
 
 from .calculator import Location
-
-markers_table = Table(
-    "tether_markers",
-    metadata,
-    Column("id", String(64), primary_key=True),
-    Column("uri", Text, nullable=False, index=True),
-    Column("note", Text, nullable=False),
-    Column("kind", String(20), nullable=False),
-    Column("code", Text, nullable=False),
-    Column("commit_hash_when_created", String(64)),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("author", Text, nullable=False),
-    Column("base_text", Text, nullable=False),
-    Column("line_start", Integer, nullable=False),
-    Column("col_start", Integer, nullable=False),
-    Column("line_end", Integer, nullable=False),
-    Column("col_end", Integer, nullable=False),
-)
-
-
-def _create(conn: Connection) -> None:
-    markers_table.create(conn)
-
-
-#: Bump when the calculator changes its results: stored locations of older versions are recomputed.
-ALGORITHM_VERSION = 2  # 2: anchored line diff, markers on syntax units snapped to them
-
-locations_table = Table(
-    "tether_marker_locations",
-    metadata,
-    Column("marker_id", String(64), nullable=False),
-    Column("commit_hash", String(64), nullable=False),
-    Column("uri", Text, nullable=False),
-    Column("line_start", Integer),
-    Column("col_start", Integer),
-    Column("line_end", Integer),
-    Column("col_end", Integer),
-    Column("missing_reason", String(40)),
-    Column("derived_from", String(64)),
-    Column("algorithm_version", Integer, nullable=False),
-    PrimaryKeyConstraint("marker_id", "commit_hash"),
-)
-
-uncommitted_table = Table(
-    "tether_marker_uncommitted",
-    metadata,
-    Column("marker_id", String(64), primary_key=True),
-    Column("uri", Text, nullable=False, index=True),
-    Column("file_contents", Text, nullable=False),
-    Column("line_start", Integer, nullable=False),
-    Column("col_start", Integer, nullable=False),
-    Column("line_end", Integer, nullable=False),
-    Column("col_end", Integer, nullable=False),
-)
-
-
-def _create_locations(conn: Connection) -> None:
-    locations_table.create(conn)
-    uncommitted_table.create(conn)
-
-
-def _index_locations_by_file(conn: Connection) -> None:
-    """Which markers are in a file at a commit (a file that a commit renamed gets its markers this way)."""
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS ix_tether_marker_locations_commit_uri ON tether_marker_locations (commit_hash, uri)"
-    )
-
-
-#: The markers component's schema steps (the server runs them; see ``register_storage``).
-MIGRATIONS = [
-    Migration(1, "markers with their base text and location", _create),
-    Migration(2, "stored locations per commit; local uncommitted locations", _create_locations),
-    Migration(3, "stored locations found by commit and file", _index_locations_by_file),
-]
+from .keys import Announce, Keys, Touched, key_columns, key_of
+from .places import FileKey, Places
+from .tables import ALGORITHM_VERSION as ALGORITHM_VERSION
+from .tables import MIGRATIONS as MIGRATIONS
+from .tables import locations_table, markers_table, uncommitted_table
 
 
 @dataclass(frozen=True)
@@ -110,13 +48,19 @@ class MarkerRecord:
     author: str
     base_text: str
     base: Location
+    #: The file as every clone names it (None: outside git, or kept by uri).
+    key: FileKey | None = None
+    #: The uri this record was read with: while ``uri`` is still that, the stored key stands on a write (no
+    #: git asked; a git failure then cannot unshare a marker); a changed ``uri`` gets its key anew.
+    read_as: str | None = field(default=None, compare=False, repr=False)
 
 
-def _record(row: object) -> MarkerRecord:
+def _record(row: object, uri: str | None = None) -> MarkerRecord:
     r = row._mapping  # type: ignore[attr-defined]
+    uri = uri or r["uri"]
     return MarkerRecord(
         id=r["id"],
-        uri=r["uri"],
+        uri=uri,
         note=r["note"],
         kind=r["kind"],
         code=r["code"],
@@ -126,13 +70,15 @@ def _record(row: object) -> MarkerRecord:
         author=r["author"],
         base_text=r["base_text"],
         base=Location(r["line_start"], r["col_start"], r["line_end"], r["col_end"]),
+        key=key_of(r),
+        read_as=uri,
     )
 
 
 IMMUTABLE = ("id", "code", "commit_hash_when_created", "created_at", "author")
 
 
-def _row(record: MarkerRecord) -> dict[str, object]:
+def _row(record: MarkerRecord, key: FileKey | None) -> dict[str, object]:
     return {
         "id": record.id,
         "uri": record.uri,
@@ -147,73 +93,94 @@ def _row(record: MarkerRecord) -> dict[str, object]:
         "col_start": record.base.col_start,
         "line_end": record.base.line_end,
         "col_end": record.base.col_end,
+        **key_columns(key),
     }
 
 
-#: Called inside a writing transaction with the uris it touched (PostgreSQL NOTIFY for the other servers).
-Announce = Callable[[Connection, list[str]], None]
+def _key_for(keys: Keys, record: MarkerRecord) -> FileKey | None:
+    """The key a record is written with: its stored one while its uri is the one it was read with."""
+    if record.read_as is not None and record.uri == record.read_as:
+        return record.key
+    return keys.of(record.uri)
 
 
 class MarkerStore:
-    """One transaction per call; nothing is acknowledged before it is committed."""
+    """One transaction per call; nothing is acknowledged before it is committed.
 
-    def __init__(self, db: Database, announce: Announce | None = None) -> None:
+    With ``places``, files in git are written and found by (repository, path) and read back as uris of this
+    server's clones; without it (tests, benchmarks), by uri alone.
+    """
+
+    def __init__(self, db: Database, announce: Announce | None = None, places: Places | None = None) -> None:
         self.db = db
         self.announce = announce
+        self.keys = Keys(places)
 
-    def _announce(self, conn: Connection, *uris: str) -> None:
+    def _announce(self, conn: Connection, *touched: Touched) -> None:
         if self.announce is not None:
-            self.announce(conn, sorted(set(uris)))
+            self.announce(conn, sorted(set(touched), key=lambda t: (t[0], t[1] is None)))
+
+    def _old(self, conn: Connection, marker_id: str) -> Touched | None:
+        t = markers_table
+        row = conn.execute(select(t.c.uri, t.c.repo, t.c.path).where(t.c.id == marker_id)).first()
+        return None if row is None else (row.uri, key_of(row._mapping))
 
     def insert(self, record: MarkerRecord, origin: StoredLocation | None = None) -> None:
         """Store a new marker, with its location at its creation commit, in one transaction."""
+        key = _key_for(self.keys, record)  # git is asked before the transaction, not while it holds a lock
+        origin_key = key if origin is None or origin.uri == record.uri else self.keys.of(origin.uri)
         with self.db.transaction(write_lock=True) as conn:
-            conn.execute(markers_table.insert().values(**_row(record)))
+            conn.execute(markers_table.insert().values(**_row(record, key)))
             if origin is not None:
-                conn.execute(locations_table.insert().values(**_location_row(origin)))
-            self._announce(conn, record.uri)
+                conn.execute(locations_table.insert().values(**_location_row(origin, origin_key)))
+            self._announce(conn, (record.uri, key))
 
     def insert_many(self, records: list[tuple[MarkerRecord, StoredLocation | None]]) -> None:
+        keys = self.keys.of_many([r.uri for r, _ in records] + [o.uri for _, o in records if o is not None])
         with self.db.transaction(write_lock=True) as conn:
-            conn.execute(markers_table.insert(), [_row(r) for r, _ in records])
-            origins = [_location_row(o) for _, o in records if o is not None]
+            conn.execute(markers_table.insert(), [_row(r, keys[r.uri]) for r, _ in records])
+            origins = [_location_row(o, keys[o.uri]) for _, o in records if o is not None]
             if origins:
                 conn.execute(locations_table.insert(), origins)
 
     def get(self, marker_id: str) -> MarkerRecord | None:
         with self.db.transaction() as conn:
             row = conn.execute(select(markers_table).where(markers_table.c.id == marker_id)).first()
-        return None if row is None else _record(row)
+        return None if row is None else _record(row, self.keys.uri(row._mapping))
 
     def get_many(self, marker_ids: list[str]) -> list[MarkerRecord]:
-        found: list[MarkerRecord] = []
+        rows: list[Any] = []
         with self.db.transaction() as conn:
             for k in range(0, len(marker_ids), 500):
-                rows = conn.execute(select(markers_table).where(markers_table.c.id.in_(marker_ids[k : k + 500])))
-                found += map(_record, rows)
-        return found
+                rows += conn.execute(select(markers_table).where(markers_table.c.id.in_(marker_ids[k : k + 500])))
+        return [_record(row, self.keys.uri(row._mapping)) for row in rows]
 
     def for_uri(self, uri: str) -> list[MarkerRecord]:
+        """The markers of one file, found by its (repository, path) in git, else by its uri."""
+        t = markers_table
+        where = self.keys.file(t, [uri])
         with self.db.transaction() as conn:
-            rows = conn.execute(
-                select(markers_table).where(markers_table.c.uri == uri).order_by(markers_table.c.created_at)
-            ).all()
-        return [_record(row) for row in rows]
+            rows = conn.execute(select(t).where(where).order_by(t.c.created_at)).all()
+        return [_record(row, uri) for row in rows]
 
     def under(self, uri_prefix: str) -> list[MarkerRecord]:
-        """Markers whose uri starts with ``uri_prefix`` (a repository's root)."""
+        """Markers of the files under a folder (a repository's root), as uris of the clone found there."""
+        t = markers_table
+        where, covered = self.keys.folder(t, uri_prefix)
         with self.db.transaction() as conn:
-            rows = conn.execute(
-                select(markers_table).where(markers_table.c.uri.startswith(uri_prefix, autoescape=True))
-            ).all()
-        return [_record(row) for row in rows]
+            rows = conn.execute(select(t).where(where)).all()
+        return [_record(row, self.keys.in_folder(row._mapping, covered)) for row in rows]
 
     def uris_under(self, uri_prefix: str) -> list[str]:
-        """The distinct files with markers under a repository's root."""
+        """The distinct files with markers under a folder: in the clones found there, and — for a folder
+        holding repositories this server has not worked in yet — the files there that rows name and that
+        exist (each file's own ``list`` then finds its markers by its repository)."""
         t = markers_table
+        where, covered = self.keys.folder(t, uri_prefix, by_stored_uri=True)
         with self.db.transaction() as conn:
-            rows = conn.execute(select(t.c.uri).distinct().where(t.c.uri.startswith(uri_prefix, autoescape=True)))
-            return [row[0] for row in rows]
+            rows = conn.execute(select(t.c.uri, t.c.repo, t.c.path).distinct().where(where)).all()
+        found = [(row.uri, self.keys.in_folder(row._mapping, covered)) for row in rows]
+        return sorted({uri for _, uri in found if uri is not None} | _existing(found))
 
     def replace(self, record: MarkerRecord, origin: StoredLocation | None = None) -> None:
         """Store a marker's mutable fields (what it says, where it is); its identity and origin stay.
@@ -221,9 +188,11 @@ class MarkerStore:
         ``origin`` (a placement by hand in a committed file) replaces every stored location: they derived
         from the old place.
         """
-        mutable = {k: v for k, v in _row(record).items() if k not in IMMUTABLE}
+        key = _key_for(self.keys, record)
+        origin_key = key if origin is None or origin.uri == record.uri else self.keys.of(origin.uri)
+        mutable = {k: v for k, v in _row(record, key).items() if k not in IMMUTABLE}
         with self.db.transaction(write_lock=True) as conn:
-            old = conn.execute(select(markers_table.c.uri).where(markers_table.c.id == record.id)).scalar()
+            old = self._old(conn, record.id)
             conn.execute(update(markers_table).where(markers_table.c.id == record.id).values(**mutable))
             if origin is not None:
                 conn.execute(delete(locations_table).where(locations_table.c.marker_id == record.id))
@@ -232,8 +201,8 @@ class MarkerStore:
                     .where(markers_table.c.id == record.id)
                     .values(commit_hash_when_created=origin.commit)
                 )
-                conn.execute(locations_table.insert().values(**_location_row(origin)))
-            self._announce(conn, record.uri, *([old] if old else []))
+                conn.execute(locations_table.insert().values(**_location_row(origin, origin_key)))
+            self._announce(conn, (record.uri, key), *([old] if old else []))
 
     def set_commit(self, marker_id: str, commit: str | None) -> None:
         """A marker on uncommitted code whose code got committed (flush), or placed on uncommitted code."""
@@ -246,7 +215,7 @@ class MarkerStore:
 
     def delete(self, marker_id: str) -> bool:
         with self.db.transaction(write_lock=True) as conn:
-            old = conn.execute(select(markers_table.c.uri).where(markers_table.c.id == marker_id)).scalar()
+            old = self._old(conn, marker_id)
             result = conn.execute(delete(markers_table).where(markers_table.c.id == marker_id))
             conn.execute(delete(locations_table).where(locations_table.c.marker_id == marker_id))
             if old:
@@ -267,15 +236,15 @@ class StoredLocation:
     algorithm_version: int = ALGORITHM_VERSION
 
 
-def _stored(row: object) -> StoredLocation:
+def _stored(row: object, uri: str) -> StoredLocation:
     r = row._mapping  # type: ignore[attr-defined]
     loc = None if r["line_start"] is None else Location(r["line_start"], r["col_start"], r["line_end"], r["col_end"])
     return StoredLocation(
-        r["marker_id"], r["commit_hash"], r["uri"], loc, r["missing_reason"], r["derived_from"], r["algorithm_version"]
+        r["marker_id"], r["commit_hash"], uri, loc, r["missing_reason"], r["derived_from"], r["algorithm_version"]
     )
 
 
-def _location_row(s: StoredLocation) -> dict[str, object]:
+def _location_row(s: StoredLocation, key: FileKey | None) -> dict[str, object]:
     return {
         "marker_id": s.marker_id,
         "commit_hash": s.commit,
@@ -284,6 +253,7 @@ def _location_row(s: StoredLocation) -> dict[str, object]:
         "missing_reason": s.missing_reason,
         "derived_from": s.derived_from,
         "algorithm_version": s.algorithm_version,
+        **key_columns(key),
     }
 
 
@@ -294,12 +264,18 @@ def _loc_columns(loc: Location | None) -> dict[str, int | None]:
 
 
 class LocationStore:
-    """Stored committed locations. Writes are idempotent: two servers computing the same location agree."""
+    """Stored committed locations. Writes are idempotent: two servers computing the same location agree.
 
-    def __init__(self, db: Database) -> None:
+    A location is stored by (marker, commit) with its file as (repository, path), so a location one clone
+    computed is used by every other clone at that commit. ``near`` (a uri in one of this server's clones)
+    says which clone to name the files in when this server works in several clones of one repository.
+    """
+
+    def __init__(self, db: Database, places: Places | None = None) -> None:
         self.db = db
+        self.keys = Keys(places)
 
-    def at(self, commit: str, marker_ids: list[str]) -> dict[str, StoredLocation]:
+    def at(self, commit: str, marker_ids: list[str], near: str | None = None) -> dict[str, StoredLocation]:
         """The current-algorithm locations stored at ``commit`` for these markers."""
         found: dict[str, StoredLocation] = {}
         t = locations_table
@@ -312,16 +288,16 @@ class LocationStore:
                         t.c.algorithm_version == ALGORITHM_VERSION,
                     )
                 ).all()
-                found.update((s.marker_id, s) for s in map(_stored, rows))
+                found.update((s.marker_id, s) for s in (_stored(r, self.keys.uri(r._mapping, near)) for r in rows))
         return found
 
     def ids_in_files(self, commit: str, uris: list[str]) -> list[str]:
-        """Markers whose current-algorithm location at ``commit`` is in one of these files."""
+        """Markers whose current-algorithm location at ``commit`` is in one file (``uris``: its spellings)."""
         t = locations_table
         with self.db.transaction() as conn:
             rows = conn.execute(
                 select(t.c.marker_id).where(
-                    t.c.commit_hash == commit, t.c.uri.in_(uris), t.c.algorithm_version == ALGORITHM_VERSION
+                    t.c.commit_hash == commit, self.keys.file(t, uris), t.c.algorithm_version == ALGORITHM_VERSION
                 )
             )
             return [row[0] for row in rows]
@@ -329,30 +305,30 @@ class LocationStore:
     def files_under(self, commit: str, uri_prefix: str) -> list[str]:
         """The distinct files under a folder that hold a location stored at ``commit``."""
         t = locations_table
+        where, covered = self.keys.folder(t, uri_prefix)
         with self.db.transaction() as conn:
-            rows = conn.execute(
-                select(t.c.uri)
-                .distinct()
-                .where(t.c.commit_hash == commit, t.c.uri.startswith(uri_prefix, autoescape=True))
-            )
-            return [row[0] for row in rows]
+            rows = conn.execute(select(t.c.uri, t.c.repo, t.c.path).distinct().where(t.c.commit_hash == commit, where))
+            return sorted({u for row in rows if (u := self.keys.in_folder(row._mapping, covered)) is not None})
 
-    def origin(self, marker_ids: list[str], commits: dict[str, str]) -> dict[str, StoredLocation]:
+    def origin(
+        self, marker_ids: list[str], commits: dict[str, str], near: str | None = None
+    ) -> dict[str, StoredLocation]:
         """Each marker's location at the commit given for it (its creation commit), whatever the algorithm."""
         found: dict[str, StoredLocation] = {}
         t = locations_table
         with self.db.transaction() as conn:
             for k in range(0, len(marker_ids), 500):
                 rows = conn.execute(select(t).where(t.c.marker_id.in_(marker_ids[k : k + 500]))).all()
-                for stored in map(_stored, rows):
-                    if commits.get(stored.marker_id) == stored.commit:
-                        found[stored.marker_id] = stored
+                for row in rows:
+                    if commits.get(row.marker_id) == row.commit_hash:
+                        found[row.marker_id] = _stored(row, self.keys.uri(row._mapping, near))
         return found
 
     def put(self, items: list[StoredLocation]) -> None:
         """Store (or replace) locations, all in one transaction."""
         if not items:
             return
+        keys = self.keys.of_many(s.uri for s in items)  # before the transaction: git may be asked
         t = locations_table
         with self.db.transaction(write_lock=True) as conn:
             for k in range(0, len(items), 500):
@@ -360,7 +336,7 @@ class LocationStore:
                 for commit in {s.commit for s in chunk}:
                     ids = [s.marker_id for s in chunk if s.commit == commit]
                     conn.execute(delete(t).where(t.c.commit_hash == commit, t.c.marker_id.in_(ids)))
-                conn.execute(t.insert(), [_location_row(s) for s in chunk])
+                conn.execute(t.insert(), [_location_row(s, keys[s.uri]) for s in chunk])
 
 
 @dataclass(frozen=True)
@@ -411,3 +387,8 @@ class UncommittedStore:
     def remove(self, marker_id: str) -> None:
         with self.db.transaction(write_lock=True) as conn:
             conn.execute(delete(uncommitted_table).where(uncommitted_table.c.marker_id == marker_id))
+
+
+def _existing(found: list[tuple[str, str | None]]) -> set[str]:
+    """Stored uris of rows no clone here covers, whose file exists on this machine."""
+    return {stored for stored, uri in found if uri is None and file_exists(stored)}

@@ -3,7 +3,10 @@ markers, ``LISTEN`` for the others' changes, which reach this server's client as
 
 Kept apart from the markers state because it is a thread of its own with its own connection: it is started
 after ``initialized``, follows a changed ``tether.database.url``, reconnects when the connection drops, and
-stops at shutdown. Payloads are ``{"origin": <server instance>, "uris": [...]}``; a server ignores its own.
+stops at shutdown. Payloads are ``{"origin": <server instance>, "uris": [...], "files": [...]}``: the
+changed files as the writer's uris and, aligned with them, each one's ``[repository, path]`` (null outside
+git), which the receiver maps to its own clones (the uris of another clone mean nothing here). A server
+ignores its own payloads; one without ``files`` (an earlier version's) is taken by its uris.
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from tether_lsp.server.errors import StorageError, is_shutting_down
 
+from .places import FileKey
+
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
     from tether_lsp.server.storage import Database
+
+    from .keys import Touched
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -40,9 +47,9 @@ CHANNEL = "tether_markers"
 
 class TeamChannel:
     """``announce`` inside a writing transaction; ``start`` the LISTEN thread; ``deliver`` gets other
-    servers' changed uris on the loop."""
+    servers' changed files on the loop (their uris, and aligned with them their keys)."""
 
-    def __init__(self, server: Host, deliver: Callable[[list[str]], None]) -> None:
+    def __init__(self, server: Host, deliver: Callable[[list[str], list[FileKey | None]], None]) -> None:
         self.server = server
         self.deliver = deliver  # loop only
         self.instance = uuid.uuid4().hex  # tells our own NOTIFYs from other servers'
@@ -50,11 +57,13 @@ class TeamChannel:
         self._listening_to: str | None = None
         self._stop = threading.Event()
 
-    def announce(self, conn: Connection, uris: list[str]) -> None:
+    def announce(self, conn: Connection, touched: list[Touched]) -> None:
         """Worker, inside the transaction that changed these files' markers: sent when it commits."""
         from sqlalchemy import text as sql
 
-        payload = json.dumps({"origin": self.instance, "uris": uris})
+        uris = [uri for uri, _ in touched]
+        files = [[key.repo, key.path] if key is not None else None for _, key in touched]
+        payload = json.dumps({"origin": self.instance, "uris": uris, "files": files})
         conn.execute(sql("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
 
     async def start(self) -> None:
@@ -114,10 +123,31 @@ class TeamChannel:
     def _received(self, payload: str, loop: asyncio.AbstractEventLoop) -> None:
         try:
             data: Any = json.loads(payload)
-            uris = [u for u in data["uris"] if isinstance(u, str)]
+            uris, keys = payload_files(data)
         except (ValueError, KeyError, TypeError):
             log.warning("markers: ignored a malformed notification %r", payload[:200])
             return
         if data.get("origin") == self.instance or not uris:
             return
-        loop.call_soon_threadsafe(self.deliver, uris)
+        loop.call_soon_threadsafe(self.deliver, uris, keys)
+
+
+def payload_files(data: Any) -> tuple[list[str], list[FileKey | None]]:
+    """A payload's files: uris and their keys, aligned (keys all None in an earlier version's payload).
+    Public for its test: what a payload of this version or the previous one means."""
+    uris = data["uris"]
+    files = data["files"] if data.get("files") is not None else [None] * len(uris)
+    if len(files) != len(uris):
+        raise ValueError("files and uris differ in length")
+    out: tuple[list[str], list[FileKey | None]] = ([], [])
+    for uri, file in zip(uris, files, strict=True):
+        if not isinstance(uri, str):
+            continue
+        key = (
+            FileKey(*file)
+            if isinstance(file, list) and len(file) == 2 and all(isinstance(x, str) for x in file)
+            else None
+        )
+        out[0].append(uri)
+        out[1].append(key)
+    return out

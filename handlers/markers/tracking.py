@@ -13,12 +13,16 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import unquote
 
+from tether_lsp.server.files import file_exists
 from tether_lsp.server.storage import StorageError
 from tether_lsp.server.syntax import GrammarLimits
 
 from .calculator import Calculated, Location, block_of, find_elsewhere, split_lines
-from .git import GitView
+from .git import Git, GitView
+from .service import follow_renames
 from .store import (
     ALGORITHM_VERSION,
     LocationStore,
@@ -55,11 +59,12 @@ def at_head(
 ) -> HeadResult:
     """The stored location at ``view.head`` of every committed marker in ``records``, computing what is missing."""
     committed = {r.id: r for r in records if r.commit_hash_when_created}
-    stored = locations.at(view.head, list(committed))
+    stored = locations.at(view.head, list(committed), near=view.root_uri)
     todo = [r for r in committed.values() if r.id not in stored]
     if not todo:
         return HeadResult(stored, [], 0)
-    origins = locations.origin([r.id for r in todo], {r.id: r.commit_hash_when_created or "" for r in todo})
+    commits = {r.id: r.commit_hash_when_created or "" for r in todo}
+    origins = locations.origin([r.id for r in todo], commits, near=view.root_uri)
     groups: dict[tuple[str, str, str], list[MarkerRecord]] = defaultdict(list)
     fresh: list[StoredLocation] = []
     for record in todo:
@@ -76,12 +81,15 @@ def at_head(
         done += len(group)
         if progress is not None:
             progress(done, len(todo))
+    # a creation commit missing here may be in a teammate's clone (a branch not fetched yet): not stored, so
+    # that neither they nor this clone, once it has fetched, are told it is missing
+    shared = [s for s in fresh if s.missing_reason != "missingOriginalCommit"]
     try:
         for record in moved:
             markers.replace(record)
-        locations.put(fresh)
+        locations.put(shared)
     except StorageError as exc:  # computed all the same: served now, stored by a later request
-        log.warning("markers: could not store %d computed location(s): %s", len(fresh), exc)
+        log.warning("markers: could not store %d computed location(s): %s", len(shared), exc)
     stored.update((s.marker_id, s) for s in fresh)
     return HeadResult(stored, moved, len(fresh))
 
@@ -214,3 +222,27 @@ def flush_uncommitted(
         local.remove(record.id)
         flushed.append(record.id)
     return flushed
+
+
+def follow_working_tree_renames(markers: MarkerStore, git: Git, root: Path, uri: str, path: Path) -> bool:
+    """Markers of files renamed (``git mv``, committed or staged) into ``uri`` (at ``path`` in the clone at
+    ``root``) move with them; True when some did."""
+    root_uri = root.as_uri().rstrip("/") + "/"
+    gone_files = [u for u in markers.uris_under(root_uri) if u != uri and not file_exists(u)]
+    if not gone_files:
+        return False
+    gone = [r for u in gone_files for r in markers.for_uri(u)]
+    cache: dict[str, dict[str, str]] = {}
+
+    def renamed_to(record: MarkerRecord) -> str | None:
+        since = record.commit_hash_when_created or "HEAD"
+        if since not in cache:
+            cache[since] = git.renames(root, since)
+        new = cache[since].get(unquote(record.uri[len(root_uri) :]))
+        # compare paths, not uri spellings (clients percent-encode differently)
+        return uri if new and (root / new).resolve() == path.resolve() else None
+
+    moved = follow_renames(markers, uri, gone, renamed_to)
+    if moved:
+        log.info("markers followed a rename to %s", uri)
+    return bool(moved)
