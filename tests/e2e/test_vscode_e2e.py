@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,8 @@ CACHE = ROOT / ".cache" / "vscode-e2e"
 SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview
 #: The task's model changes only the file the task runs in (the first change of the tasks test's answer).
 TASK_RESPONSE = RESPONSE[: RESPONSE.index("</change>") + len("</change>")].replace("calc.py", "task.py")
+#: A marker's note longer than the view is wide.
+NOTE = "Why is the total rounded here? The invoice sums cents, so rounding twice loses a cent on large orders"
 #: A completion typed on the blank line between SHAPES' `area` and `grow`: it replaces `grow`.
 GROW = "def grow(self, k):\n        self.r *= k * 2"
 
@@ -135,6 +138,7 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
             "TASK_TEXT": CALC,
             "LONGER": LONGER.replace("\n", "\\n"),
             "GROW": GROW.replace("\n", "\\n"),
+            "NOTE": NOTE,
         }
     )
     pieces = [TASK_RESPONSE[k : k + 9] for k in range(0, len(TASK_RESPONSE), 9)]
@@ -221,8 +225,16 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     assert "notes.py" in seen["panelNoPrompts"]
     # markers: added, listed in the view, moved by an edit above, gutter icon, opened from the CodeLens, hover
     assert "Why is the total rounded here?" in seen["markerView"] and "notes.py" in seen["markerView"]
+    # the view in its own container (not squeezed under the Explorer); its tooltip: the whole note, dates readable
+    assert seen["markerContainer"].upper().startswith("TETHER") and "EXPLORER" not in seen["markerContainer"].upper()
+    assert NOTE in seen["markerTooltip"] and "question" in seen["markerTooltip"]
+    assert re.search(
+        r"[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d [AP]M \((now|\d+ seconds? ago)\)", seen["markerTooltip"]
+    )
+    assert not re.search(r"\d{4}-\d\d-\d\dT", seen["markerTooltip"] + seen["markerView"])  # no raw ISO dates
+    assert re.search(r"lines 1–4 · (now|\d+ seconds? ago)", seen["markerView"])
     assert seen["markerGutter"] >= 1
     assert seen["markerMoved"] == "lines 2–5"
-    assert "question: Why is the total rounded here? (line 2)" in seen["markerOpened"]
+    assert "question: Why is the total rounded here?" in seen["markerOpened"] and "(line 2)" in seen["markerOpened"]
     assert seen["markerSelection"] == 5  # the marked code selected: it ends on line 5 now
     assert "question" in seen["markerHover"] and "Edit" in seen["markerHover"]

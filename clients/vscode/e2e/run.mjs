@@ -416,15 +416,23 @@ try {
     await page.keyboard.type('question');
     await page.keyboard.press('Enter');
     await page.waitForTimeout(400);
-    await page.keyboard.type('Why is the total rounded here?');
+    await page.keyboard.type(process.env.NOTE);
     await page.keyboard.press('Enter');
     await command('Tether: Show Markers');
-    const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Tether Markers' }) });
+    // the view has Tether's own place in the activity bar; its tooltip holds the whole note and a readable date
+    const view = page.locator('#workbench\\.parts\\.sidebar');
     const viewText = async () => (await view.innerText().catch(() => '')).replace(/\s+/g, ' ');
     out.markerView = await until('the marker in the view', async () => {
       const t = await viewText();
       return t.includes('Why is the total rounded here?') && t.includes('lines 1–4') ? t : false;
     });
+    out.markerContainer = (await view.locator('.composite.title').innerText()).replace(/\s+/g, ' ');
+    await view.locator('.monaco-list-row', { hasText: 'Why is the total rounded here?' }).first().hover();
+    out.markerTooltip = await until('the tooltip', async () => {
+      const t = await page.locator('.workbench-hover, .monaco-hover', { hasText: 'large orders' }).first().innerText({ timeout: 500 }).catch(() => '');
+      return t ? t.replace(/\s+/g, ' ') : false;
+    }, 10000);
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-marker-view.png') });
     out.markerGutter = await until('the gutter icon', async () => (await page.locator('.monaco-editor .cgmr').count()) || false);
     await page.keyboard.press('Control+1');
     await page.keyboard.press('Control+Home');
@@ -451,6 +459,7 @@ try {
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-marker-hover.png') });
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+S');
+    await command('View: Show Explorer'); // back from Tether's view container
   }
 
   // the playground panel: follows the cursor, runs a prompt against the fake model with the answer streaming in,

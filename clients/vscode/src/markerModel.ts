@@ -40,3 +40,42 @@ export function treeDescription(m: MarkerData): string {
   const lines = start.line === end.line ? `line ${start.line + 1}` : `lines ${start.line + 1}–${end.line + 1}`;
   return m.contentChanged ? `${lines} · changed` : lines;
 }
+
+/** A marker's date in the user's locale: `Nov 23, 2026, 10:00 AM` (the raw text when it is not a date). */
+export function localDate(iso: string, locale: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  try {
+    return date.toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
+  } catch {
+    return date.toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' });
+  }
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['week', 7 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
+
+/** How long ago, in the user's language: `now`, `5 minutes ago`, `yesterday`, `3 weeks ago`. */
+export function relativeTime(iso: string, now: number, locale: string): string {
+  const then = new Date(iso).getTime();
+  if (Number.isNaN(then)) return '';
+  const seconds = Math.round((then - now) / 1000);
+  let format: Intl.RelativeTimeFormat;
+  try {
+    format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+  } catch {
+    format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  }
+  if (Math.abs(seconds) < 45) return format.format(0, 'second');
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  }
+  return format.format(0, 'second');
+}

@@ -1,13 +1,14 @@
 // Markers in VS Code: a gutter icon by kind on each marker's first line, a hover with the note, its author and
-// actions, the CodeLens that opens a marker, the "Tether Markers" view of the whole workspace (grouped by file,
-// missing markers with their reason), and add / edit / change kind / delete. What is shown is re-read from the
+// actions, the CodeLens that opens a marker, the Markers view of the whole workspace in Tether's own view
+// container (grouped by file, missing markers with their reason, the whole note in a tooltip, dates in the
+// user's locale and how long ago), and add / edit / change kind / delete. What is shown is re-read from the
 // server when it says markers moved (`tether/markers/didChange`), after our own changes, on save, and a moment
 // after typing stops (the server carries markers through unsaved edits).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
-import { KINDS, kindIcon, MarkerData, noteTitle, treeDescription } from './markerModel';
+import { KINDS, kindIcon, localDate, MarkerData, noteTitle, relativeTime, treeDescription } from './markerModel';
 
 type Wire = { start: { line: number; character: number }; end: { line: number; character: number } };
 
@@ -62,6 +63,9 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
       vscode.workspace.onDidSaveTextDocument((d) => void this.refreshDocument(d.uri.toString())),
       vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length && this.refreshSoon(e.document.uri.toString())),
     );
+    // "5 minutes ago" gets older: the view is redrawn every minute (from what it holds, nothing is asked)
+    const ticking = setInterval(() => this.files.length && this.changed.fire(undefined), 60_000);
+    this.disposables.push({ dispose: () => clearInterval(ticking) });
   }
 
   commands(): vscode.Disposable[] {
@@ -170,13 +174,29 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     }
     const m = node.marker;
     const item = new vscode.TreeItem(noteTitle(m.note), vscode.TreeItemCollapsibleState.None);
-    item.description = treeDescription(m);
+    const ago = relativeTime(m.createdAt, Date.now(), vscode.env.language);
+    item.description = ago ? `${treeDescription(m)} · ${ago}` : treeDescription(m);
     item.iconPath = new vscode.ThemeIcon(m.range ? kindIcon(m.kind) : 'warning');
-    item.tooltip = new vscode.MarkdownString(`**${m.kind}** — ${m.author}, ${m.createdAt}\n\n${m.note}`);
+    item.tooltip = this.card(m);
     item.contextValue = 'tetherMarker';
     item.command = { command: 'tether.markers.show', title: 'Open Marker', arguments: [m.id] };
     item.id = m.id;
     return item;
+  }
+
+  /** The whole note with who wrote it and when, for the view's tooltip. */
+  private card(m: MarkerData): vscode.MarkdownString {
+    const text = new vscode.MarkdownString(undefined, true);
+    text.appendMarkdown(`$(${kindIcon(m.kind)}) **${m.kind}** — ${escape(m.author)}, ${escape(this.when(m.createdAt))}\n\n`);
+    text.appendText(m.note);
+    text.appendMarkdown(`\n\n---\n\n${escape(vscode.workspace.asRelativePath(vscode.Uri.parse(m.uri)))} · ${escape(treeDescription(m))}`);
+    return text;
+  }
+
+  /** `Nov 23, 2026, 10:00 AM (5 minutes ago)`, in the user's locale and language. */
+  private when(iso: string): string {
+    const ago = relativeTime(iso, Date.now(), vscode.env.language);
+    return `${localDate(iso, vscode.env.language)}${ago ? ` (${ago})` : ''}`;
   }
 
   provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
@@ -186,7 +206,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     text.isTrusted = { enabledCommands: ['tether.markers.edit', 'tether.markers.changeKind', 'tether.markers.delete'] };
     for (const m of here) {
       const args = encodeURIComponent(JSON.stringify([m.id]));
-      text.appendMarkdown(`$(${kindIcon(m.kind)}) **${m.kind}** — ${escape(m.author)}, ${m.createdAt.slice(0, 10)}\n\n`);
+      text.appendMarkdown(`$(${kindIcon(m.kind)}) **${m.kind}** — ${escape(m.author)}, ${escape(this.when(m.createdAt))}\n\n`);
       text.appendText(`${m.note}\n\n`);
       text.appendMarkdown(
         `[Edit](command:tether.markers.edit?${args}) · [Change kind](command:tether.markers.changeKind?${args}) · ` +
@@ -259,7 +279,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     const where = marker.range ? `line ${marker.range.start.line + 1}` : `missing: ${marker.missingReason}`;
     const action = await vscode.window.showQuickPick(['Edit note', 'Change kind', 'Delete'], {
       title: `${marker.kind}: ${noteTitle(marker.note)} (${where})`,
-      placeHolder: `${marker.author}, ${marker.createdAt.slice(0, 10)}`,
+      placeHolder: `${marker.author}, ${this.when(marker.createdAt)}`,
     });
     if (action === 'Edit note') await this.edit(marker.id);
     if (action === 'Change kind') await this.changeKind(marker.id);

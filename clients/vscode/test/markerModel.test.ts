@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { kindIcon, MarkerData, noteTitle, treeDescription } from '../src/markerModel';
+import { kindIcon, localDate, MarkerData, noteTitle, relativeTime, treeDescription } from '../src/markerModel';
 
 const base: MarkerData = {
   id: 'm', uri: 'file:///a.py', note: 'n', kind: 'issue', author: 'Ada', createdAt: '2026-11-23T10:00:00Z',
@@ -23,4 +23,18 @@ test('titles and icons', () => {
   assert.equal(noteTitle('é'.repeat(70), 10), 'éééééééé' + 'é…');
   assert.equal(kindIcon('issue'), 'bug');
   assert.equal(kindIcon('whatever'), 'comment');
+});
+
+test('dates in the user locale, and how long ago in their language', () => {
+  const now = Date.parse('2026-11-23T10:05:00Z');
+  assert.equal(relativeTime('2026-11-23T10:04:50Z', now, 'en'), 'now');
+  assert.equal(relativeTime('2026-11-23T10:00:00Z', now, 'en'), '5 minutes ago');
+  assert.equal(relativeTime('2026-11-22T09:00:00Z', now, 'en'), 'yesterday');
+  assert.equal(relativeTime('2026-11-01T10:00:00Z', now, 'en'), '3 weeks ago');
+  assert.equal(relativeTime('2026-11-23T10:00:00Z', now, 'fr'), 'il y a 5 minutes');
+  assert.equal(relativeTime('not a date', now, 'en'), '');
+  assert.match(localDate('2026-11-23T10:00:00Z', 'en'), /Nov 23, 2026/);
+  assert.match(localDate('2026-11-23T10:00:00Z', 'de'), /23\.11\.2026/);
+  assert.equal(localDate('garbage', 'en'), 'garbage');
+  assert.match(localDate('2026-11-23T10:00:00Z', 'xx-not-a-locale!'), /2026/);
 });
