@@ -174,6 +174,11 @@ class Git:
         lines = out.split() if out else []
         return lines[-1] if lines and _is_sha(lines[-1]) else None
 
+    def first_parent(self, root: Path, commit: str) -> str | None:
+        """The commit's first parent (None for a root commit)."""
+        out = self.run(root, "rev-parse", "--verify", "-q", f"{commit}^1")
+        return out.strip() if out and _is_sha(out.strip()) else None
+
     def known_commits(self, root: Path, commits: list[str]) -> set[str]:
         """Which of ``commits`` the repository has (one ``git cat-file --batch-check`` for all of them)."""
         wanted = sorted({c for c in commits if _is_sha(c)})

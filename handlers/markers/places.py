@@ -21,7 +21,8 @@ once); neither has a repository with no commit yet.
 
 Threads: what asks git (``key``, ``clone_at``, ``locate``, ``folder``, ``resolve``) runs in workers; ``uri``,
 ``uris`` and ``is_mine`` read only what is known and may run anywhere. An identity is cached per commit (a
-commit's first-parent root never changes), a clone per root.
+commit's first-parent root never changes), a clone per root; a new commit whose first parent is known takes
+its identity without walking the history again (the walk takes about half a second per 100,000 commits).
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ class Places:
         head = self.git.head(root)
         if head is None:
             return None
+        with self._lock:
+            if head in self._identities:  # found before, so not shallow then (a clone rarely becomes shallow)
+                return self._identities[head]
         git_dir = find_git_dir(root)
         if git_dir is not None and (git_dir / "shallow").exists():
             self.git.warn_once(
@@ -101,10 +105,11 @@ class Places:
                 "(`git fetch --unshallow` lets them be shared with the other clones)",
             )
             return None
+        parent = self.git.first_parent(root, head)  # a new commit on a known one: no walk through history
         with self._lock:
-            if head in self._identities:
-                return self._identities[head]
-        found = self.git.first_parent_root(root, head)
+            found = self._identities.get(parent) if parent is not None else None
+        if found is None:
+            found = self.git.first_parent_root(root, head)
         if found is not None:  # a failure is asked again next time
             with self._lock:
                 self._identities[head] = found

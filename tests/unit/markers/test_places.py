@@ -139,14 +139,20 @@ def test_outside_git_no_commit_and_shallow_clones_have_no_key(
 def test_the_identity_is_walked_once_per_commit(origin: Path) -> None:
     counting = CountingGit()
     places = Places(counting)
+    uri = (origin / "calc.py").as_uri()
+    first = places.key(uri)
     for _ in range(3):
-        places.key((origin / "calc.py").as_uri())
+        assert places.key(uri) == first
     assert counting.walks == 1
     (origin / "calc.py").write_text(CODE + "# more\n", encoding="utf-8")
     commit_all(origin, "more")
-    places.key((origin / "calc.py").as_uri())
-    places.key((origin / "calc.py").as_uri())
-    assert counting.walks == 2
+    assert places.key(uri) == first
+    assert counting.walks == 1  # a commit on a known one takes its parent's identity
+    git(origin, "checkout", "-q", "--orphan", "other")
+    commit_all(origin, "unrelated history")
+    other = places.key(uri)
+    assert other is not None and first is not None and other.repo != first.repo
+    assert counting.walks == 2  # a root commit of its own: walked
 
 
 def test_a_folder_gives_its_clone_and_prefix_or_the_clones_inside_it(origin: Path, tmp_path: Path) -> None:
