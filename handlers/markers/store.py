@@ -1,6 +1,6 @@
 """Marker persistence on the foundation's storage layer (SQLite by default, PostgreSQL for teams).
 
-Three tables (:mod:`.tables`; docs/markers.md, "Storage and teams"):
+Three tables (:mod:`.tables`; docs/markers.md, "Storage" and "Teams"):
 * ``tether_markers``: the marker itself. Its ``base_text``/``base`` are the reference of a marker outside
   git (the file's contents and the block's location when it was created or placed by hand); for a marker in
   git they hold only the location (the text comes from git).
