@@ -131,7 +131,8 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
             "VSIX": str(vsix),
             "E2E_CACHE": str(CACHE),
             "CODE_SERVER": str(code_server),
-            "SERVER_CMD": json.dumps([sys.executable, "-m", "tether_lsp", "--log-file", str(tmp_path / "server.log")]),
+            # no --log-file: the server logs to stderr, which the extension shows in its output channel
+            "SERVER_CMD": json.dumps([sys.executable, "-m", "tether_lsp"]),
             "OUT": str(out),
             "SHOT": str(shot),
             "TASK_LINE": str(task_line),
@@ -238,3 +239,8 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     assert "question: Why is the total rounded here?" in seen["markerOpened"] and "(line 2)" in seen["markerOpened"]
     assert seen["markerSelection"] == 5  # the marked code selected: it ends on line 5 now
     assert "question" in seen["markerHover"] and "Edit" in seen["markerHover"]
+    # the output channel: the server's records arrive on stderr and as window/logMessage; each is shown once
+    from_stderr = re.findall(r"^\d{4}-\d\d-\d\d \S+ [A-Z]+ (tether_lsp\S*: .*)$", seen["outputChannel"], re.M)
+    from_messages = re.findall(r"^\[\w+\s*- [^\]]*\] (tether_lsp\S*: .*)$", seen["outputChannel"], re.M)
+    assert any("storage: sqlite" in m for m in from_messages + from_stderr), seen["outputChannel"][-2000:]
+    assert not set(from_stderr) & set(from_messages), set(from_stderr) & set(from_messages)

@@ -521,6 +521,15 @@ try {
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-noprompts.png') });
   }
   } // scenario
+  // the Tether output channel as VS Code keeps it on disk: every line of the server's log, once
+  await command('Tether: Show Log');
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: process.env.SHOT.replace('.png', '-output.png') });
+  const logs = path.join(userData, 'logs');
+  const channelFiles = [];
+  const walk = (dir) => { for (const e of fs.readdirSync(dir, { withFileTypes: true })) { const p = path.join(dir, e.name); if (e.isDirectory()) walk(p); else if (/-Tether\.log$/.test(e.name)) channelFiles.push(p); } };
+  if (fs.existsSync(logs)) walk(logs);
+  out.outputChannel = channelFiles.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 } catch (err) {
   out.error = String(err && err.stack || err);
   if (page) await page.screenshot({ path: process.env.SHOT.replace('.png', '-failed.png') }).catch(() => undefined);

@@ -14,6 +14,7 @@ import { Markers } from './markers';
 import { PlaygroundPanel } from './playground';
 import type { PlaygroundState } from './playgroundModel';
 import { Selectors } from './selectors';
+import { LogDedup } from './serverLog';
 import { forServer } from './settingsModel';
 import { Tasks } from './tasks';
 
@@ -24,6 +25,47 @@ let languages: string[] = [];
 let playground: PlaygroundPanel;
 let markers: Markers;
 let tasks: Tasks;
+
+/**
+ * The channel the language client writes to: its stderr part (`append`) without the records that also come as
+ * `window/logMessage` (`appendLine`), so each line is there once.
+ */
+function onceEach(channel: vscode.OutputChannel): vscode.OutputChannel {
+  const dedup = new LogDedup();
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    timer = undefined;
+    const out = dedup.due(Date.now());
+    if (out) channel.append(out);
+    schedule();
+  };
+  const schedule = () => {
+    if (!timer && dedup.pending()) timer = setTimeout(tick, 250);
+  };
+  return {
+    get name() {
+      return channel.name;
+    },
+    append(value: string) {
+      const out = dedup.stderr(value, Date.now());
+      if (out) channel.append(out);
+      schedule();
+    },
+    appendLine(value: string) {
+      dedup.message(value, Date.now());
+      channel.appendLine(value);
+    },
+    replace: (value: string) => channel.replace(value),
+    clear: () => channel.clear(),
+    show: (a?: boolean | vscode.ViewColumn, b?: boolean) => (typeof a === 'boolean' ? channel.show(a) : channel.show(a, b)),
+    hide: () => channel.hide(),
+    dispose: () => {
+      if (timer) clearTimeout(timer);
+      const out = dedup.due(Date.now(), true);
+      if (out) channel.append(out);
+    },
+  };
+}
 
 /** The languages the server parses: the extension activates on exactly these (package.json, generated). */
 function languageIds(context: vscode.ExtensionContext): string[] {
@@ -106,7 +148,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     { command: launch.command, args: launch.args },
     {
       documentSelector: selector,
-      outputChannel: output,
+      outputChannel: onceEach(output),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: { tether: serverSettings() },
       synchronize: { configurationSection: 'tether' },
