@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from tether_lsp.server.syntax import GrammarLimits
 
 from .files import Files, FileText, Roots
 from .history import History
+from .prompt_ids import PromptMaps
 from .settings import McpSettings, schema
 from .trees import Trees
 
@@ -26,7 +28,8 @@ class Answer:
 
 
 class Context:
-    """The agents' front's state: one per server process, used by one tool call at a time."""
+    """The agents' front's state: one per server process, used by one tool call at a time (``lock``: a tool's
+    work on files, versions and parses holds it; a model call in ``run_prompt`` does not)."""
 
     def __init__(self, roots: list[Path], settings: Settings | None = None) -> None:
         self.settings = settings if settings is not None else schema().parse()[0]
@@ -38,6 +41,8 @@ class Context:
         self.files = Files(Roots(roots), limits.maxFileBytes)
         self.history = History(mcp.historyBytes, mcp.historyFiles)
         self.trees = Trees(GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting))
+        self.prompt_maps = PromptMaps(self.settings, self.files.roots)
+        self.lock = threading.Lock()
 
     def load(self, path: str, field: str = "path") -> FileText:
         """The file's current text; outside changes are noticed here (see :mod:`.files`)."""

@@ -1,13 +1,13 @@
 """The MCP SDK glue (the only module that imports ``mcp``): ``tools/list`` from the tool table, ``tools/call`` run
-in a worker thread, one call at a time, its answer as structured content with a short text, every refusal as
-``isError: true`` with the message naming the argument and why."""
+in a worker thread, one call at a time (``run_prompt`` on the event loop, its model call holding no lock, the
+answer's pieces as progress notifications when the client asked for them), its answer as structured content
+with a short text, every refusal as ``isError: true`` with the message naming the argument and why."""
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
@@ -19,7 +19,8 @@ from mcp.server.stdio import stdio_server
 from tether_lsp import __version__
 from tether_lsp.server.errors import TetherError
 
-from .context import Context
+from .context import Answer, Context
+from .run_prompt import Progress
 from .tools import TOOLS, Tool, table
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,8 @@ def instructions(context: Context) -> str:
     return (
         f"Tether reads and edits the Python and YAML files (and other UTF-8 text files) under {roots}. Use outline "
         "or select to find code by structure, read for exact text and the file's version, then edit with that "
-        "version as base_version: edits are placed even if the file changed since, or refused, never guessed."
+        "version as base_version: edits are placed even if the file changed since, or refused, never guessed. "
+        "prompts lists a file's LLM prompts with the ids the editors' playground uses; run_prompt runs one."
     )
 
 
@@ -41,15 +43,44 @@ def error(message: str) -> types.CallToolResult:
 def call(context: Context, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
     """Run one tool call to its end (in a worker thread: tools read and write files)."""
     tool = table().get(name)
-    if tool is None:
-        return error(f"name: unknown tool {name!r} (tools: {', '.join(t.name for t in TOOLS)})")
+    if tool is None or tool.run is None:
+        return unknown(name)
+    run = tool.run
+    return result(context, name, lambda: run(context, arguments or {}))
+
+
+def unknown(name: str) -> types.CallToolResult:
+    return error(f"name: unknown tool {name!r} (tools: {', '.join(t.name for t in TOOLS)})")
+
+
+def result(context: Context, name: str, run: Callable[[], Answer]) -> types.CallToolResult:
     try:
-        answer = tool.run(context, arguments or {})
+        answer = run()
     except TetherError as exc:
         return error(exc.message)
     except Exception:
         log.exception("tool %s failed", name)
         return error(f"{name} failed with an internal error (the server's log has the details)")
+    return sized(context, answer)
+
+
+async def call_async(
+    context: Context, tool: Tool, arguments: Mapping[str, Any] | None, progress: Progress | None
+) -> types.CallToolResult:
+    """Run a tool whose adapter is a coroutine (it takes the context's lock itself for its work on files)."""
+    assert tool.run_async is not None
+    try:
+        answer = await tool.run_async(context, arguments or {}, progress)
+    except TetherError as exc:
+        return error(exc.message)
+    except Exception:
+        log.exception("tool %s failed", tool.name)
+        return error(f"{tool.name} failed with an internal error (the server's log has the details)")
+    return sized(context, answer)
+
+
+def sized(context: Context, answer: Answer) -> types.CallToolResult:
+    """The answer, or a refusal when it is over ``tether.mcp.maxResponseBytes``."""
     size = len(json.dumps(answer.structured, ensure_ascii=False).encode("utf-8")) + len(answer.text.encode("utf-8"))
     limit = context.mcp.maxResponseBytes
     if size > limit:
@@ -68,17 +99,16 @@ def listing(tool: Tool) -> types.Tool:
         description=tool.description,
         input_schema=tool.input_schema(),
         annotations=types.ToolAnnotations(
-            read_only_hint=not tool.writes,
+            read_only_hint=tool.read_only,
             destructive_hint=tool.writes,
-            idempotent_hint=not tool.writes,
-            open_world_hint=False,
+            idempotent_hint=tool.read_only,
+            open_world_hint=tool.open_world,
         ),
     )
 
 
 def build(context: Context) -> Server[Any]:
     """An MCP server over ``context`` (not yet running)."""
-    lock = threading.Lock()
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -86,8 +116,16 @@ def build(context: Context) -> Server[Any]:
         return types.ListToolsResult(tools=[listing(tool) for tool in TOOLS])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = table().get(params.name)
+        if tool is not None and tool.run_async is not None:
+
+            async def progress(done: float, message: str) -> None:
+                await ctx.session.report_progress(done, None, message)
+
+            return await call_async(context, tool, params.arguments, progress)
+
         def work() -> types.CallToolResult:
-            with lock:
+            with context.lock:
                 return call(context, params.name, params.arguments)
 
         return await anyio.to_thread.run_sync(work)

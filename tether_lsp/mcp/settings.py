@@ -1,5 +1,6 @@
-"""``tether.mcp``: the agents' front's own bounds; with ``tether.limits`` and ``tether.selectors`` what
-``tether-lsp mcp --settings FILE`` reads (the same ``tether`` object editors send)."""
+"""``tether.mcp``: the agents' front's own bounds; with ``tether.limits``, ``tether.selectors``,
+``tether.database``, ``tether.playground`` and ``tether.tasks`` (the model endpoint ``run_prompt`` falls back on)
+what ``tether-lsp mcp --settings FILE`` reads (the same ``tether`` object editors send)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tether_lsp.handlers.edits.tasks import TaskSettings
+from tether_lsp.handlers.playground.settings import PlaygroundSettings
 from tether_lsp.handlers.selectors.settings import SelectorSettings
 from tether_lsp.server.settings import Settings, SettingsSchema, setting
 
@@ -33,9 +36,12 @@ class McpSettings:
 
 
 def schema() -> SettingsSchema:
-    """The sections the agents' front reads: the core's (``limits``), ``selectors`` and ``mcp``."""
+    """The sections the agents' front reads: the core's (``database``, ``limits``), ``selectors``, ``playground``
+    and ``tasks`` (what prompts are, where their ids are kept, where runs go, as on the LSP side) and ``mcp``."""
     sections = SettingsSchema()
     sections.register("selectors", SelectorSettings)
+    sections.register("playground", PlaygroundSettings)
+    sections.register("tasks", TaskSettings)
     sections.register("mcp", McpSettings)
     return sections
 

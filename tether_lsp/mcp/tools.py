@@ -1,17 +1,21 @@
 """The tool table: every tool the agents' front serves is one row — its name, description (at most 300
 characters), argument schema, result shape and adapter. ``tools/list`` and the generated tool list of
-``docs/agents.md`` both read it; a later tool (notes, prompts) is one more row and one more adapter."""
+``docs/agents.md`` both read it; a later tool (notes) is one more row and one more adapter. An adapter is a plain
+function run in a worker thread, or (``run_async``: ``run_prompt``, which waits on a model) a coroutine run on the
+server's event loop that takes the context's lock itself for its work on files."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .context import Answer, Context
 from .edit import edit
 from .outline import outline
+from .prompts import prompts
 from .read import read
+from .run_prompt import Progress, run_prompt
 from .select import select
 
 #: Longest tool description: agents read every one before their first call.
@@ -43,8 +47,11 @@ class Tool:
     properties: Mapping[str, Any]
     required: tuple[str, ...]
     result: str  # the answer's shape, as docs/agents.md shows it (TypeScript notation)
-    run: Callable[[Context, Mapping[str, Any]], Answer]
-    writes: bool = False
+    run: Callable[[Context, Mapping[str, Any]], Answer] | None
+    writes: bool = False  # changes files (MCP's destructive hint)
+    run_async: Callable[[Context, Mapping[str, Any], Progress | None], Awaitable[Answer]] | None = None
+    read_only: bool = True  # changes nothing outside Tether's own records (MCP's read-only hint)
+    open_world: bool = False  # reaches a service outside the roots (MCP's open-world hint)
 
     def input_schema(self) -> dict[str, Any]:
         return {
@@ -128,6 +135,36 @@ TOOLS: tuple[Tool, ...] = (
         "{path, version, written, results: {status, range?, current_text?, candidates?}[], syntax_errors?}",
         edit,
         writes=True,
+        read_only=False,
+    ),
+    Tool(
+        "prompts",
+        "The LLM prompts in a Python or YAML file, as the editors' prompt playground finds them: each with its "
+        "prompt_id (the same id the editors use), name, range, text, the variables a run needs and its role.",
+        {"path": PATH},
+        ("path",),
+        "{path, version, prompts: {prompt_id, name, range, text, variables, role}[]}",
+        prompts,
+    ),
+    Tool(
+        "run_prompt",
+        "Send a prompt (by prompt_id, from prompts or outline) to the configured chat model with its variables, "
+        "as the editors' playground runs it, and return the whole answer. The run is kept in the prompt's history.",
+        {
+            "prompt_id": {"type": "string", "description": "from prompts or outline"},
+            "variables": {
+                "type": "object",
+                "description": "a string value for each variable the prompt uses",
+                "additionalProperties": {"type": "string"},
+            },
+            "model": {"type": "string", "description": "a model name (default: the settings')"},
+        },
+        ("prompt_id",),
+        "{output, model, finish_reason, usage?: {prompt_tokens, completion_tokens}}",
+        None,
+        run_async=run_prompt,
+        read_only=False,
+        open_world=True,
     ),
 )
 

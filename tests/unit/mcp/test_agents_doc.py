@@ -1,5 +1,7 @@
 """docs/agents.md tells the truth: its session is replayed call by call against a real agents' front, and every
-answer must be the one shown (node ids are matched by position: they depend on what the process parsed before)."""
+answer must be the one shown (node ids and prompt ids are matched by position: node ids depend on what the process
+parsed before, prompt ids are drawn at random). ``run_prompt`` runs against the fake model server, told to
+answer word by word what the page shows the model answering."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tests.fakemodel import Answer, RunningModel
 from tests.mcpclient import McpClient
-from tether_lsp.mcp.context import Context
+from tests.unit.mcp.conftest import context_with
 from tether_lsp.mcp.server import build
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
@@ -21,12 +24,13 @@ def steps() -> list[tuple[str, str]]:
     return [(kind, body) for kind, body in STEP.findall(DOC.read_text(encoding="utf-8"))]
 
 
-def same(shown: Any, actual: Any, ids: dict[int, int], where: str = "answer") -> None:
-    """``actual`` is ``shown`` once the shown node ids are mapped to the actual ones (learned on the way)."""
+def same(shown: Any, actual: Any, ids: dict[Any, Any], where: str = "answer") -> None:
+    """``actual`` is ``shown`` once the shown node and prompt ids are mapped to the actual ones (learned on the
+    way)."""
     if isinstance(shown, dict):
         assert isinstance(actual, dict) and list(shown) == list(actual), f"{where}: {actual!r}"
         for key, value in shown.items():
-            if key in ("node_id", "target") and isinstance(value, int):
+            if (key in ("node_id", "target") and isinstance(value, int)) or key == "prompt_id":
                 assert ids.setdefault(value, actual[key]) == actual[key], f"{where}.{key}"
             else:
                 same(value, actual[key], ids, f"{where}.{key}")
@@ -38,13 +42,13 @@ def same(shown: Any, actual: Any, ids: dict[int, int], where: str = "answer") ->
         assert shown == actual, f"{where}: shown {shown!r}, got {actual!r}"
 
 
-def mapped(arguments: Any, ids: dict[int, int], key: str = "") -> Any:
-    """The call's arguments with the shown node ids replaced by the actual ones."""
+def mapped(arguments: Any, ids: dict[Any, Any], key: str = "") -> Any:
+    """The call's arguments with the shown node and prompt ids replaced by the actual ones."""
     if isinstance(arguments, dict):
         return {k: mapped(v, ids, k) for k, v in arguments.items()}
     if isinstance(arguments, list):
         return [mapped(v, ids, key) for v in arguments]
-    if isinstance(arguments, int) and key in ("node_id", "from", "targets"):
+    if (isinstance(arguments, int) and key in ("node_id", "from", "targets")) or key == "prompt_id":
         return ids[arguments]
     return arguments
 
@@ -54,8 +58,14 @@ def test_the_session_shown_is_what_the_server_answers(tmp_path: Path) -> None:
     root.mkdir()
     found = steps()
     assert [kind for kind, _ in found].count("call") >= 8
-    ids: dict[int, int] = {}
-    with McpClient(build(Context([root]))) as client:
+    ids: dict[Any, Any] = {}
+    runs = [json.loads(body) for kind, body in found if kind == "answer" and "finish_reason" in json.loads(body)]
+    words = [re.findall(r"\S+\s*", run["output"]) for run in runs]
+    model = runs[0]["model"] if runs else "none"
+    with (
+        RunningModel(*[Answer(chunks=w) for w in words]) as fake,
+        McpClient(build(context_with(root, playground={"endpoint": fake.url("/v1"), "model": model}))) as client,
+    ):
         result = None
         for kind, body in found:
             if kind.startswith("file "):
