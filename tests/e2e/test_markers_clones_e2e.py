@@ -14,7 +14,7 @@ from lsprotocol import types
 from sqlalchemy import create_engine, text
 
 from tests.e2e.test_markers_e2e import SOURCE, create, listed, listed_after_head_change, rng
-from tests.e2e.test_markers_git_e2e import _listening as listening
+from tests.e2e.test_markers_git_e2e import listening
 from tests.helpers import capabilities, commit_all, git, git_move, raw_request, server_config
 
 TOTAL = rng(2, 0, 6, 12)  # def total(...) in SOURCE

@@ -196,7 +196,7 @@ async def test_a_second_server_on_the_same_postgresql_sees_markers_and_gets_did_
     try:
         uri = (repo / "calc.py").as_uri()
         await listed(second, uri)
-        await _listening(second)  # the second one says when its LISTEN is connected
+        await listening(second)  # the second one says when its LISTEN is connected
         waiter = asyncio.ensure_future(second.wait_for_notification("tether/markers/didChange"))
         marker = await create(first, uri, rng(2, 0, 6, 12), "from the first server")
         params = await asyncio.wait_for(waiter, 10)
@@ -216,7 +216,7 @@ async def test_a_second_server_on_the_same_postgresql_sees_markers_and_gets_did_
             await lsp.stop()
 
 
-async def _listening(lsp: Any, times: int = 1) -> None:
+async def listening(lsp: Any, times: int = 1) -> None:
     """Until the server has said ``times`` times that its LISTEN is connected."""
     async with asyncio.timeout(30):
         while True:
@@ -240,11 +240,11 @@ async def test_listen_follows_a_changed_database_url(repo: Path, postgres_url: s
     try:
         uri = (repo / "calc.py").as_uri()
         await listed(first, uri)
-        await _listening(first)
+        await listening(first)
         first.workspace_did_change_configuration(
             types.DidChangeConfigurationParams(settings={"tether": {"database": {"url": other_postgres_url}}})
         )
-        await _listening(first, times=2)  # now on the other database
+        await listening(first, times=2)  # now on the other database
         waiter = asyncio.ensure_future(first.wait_for_notification("tether/markers/didChange"))
         await create(teammate, uri, rng(2, 0, 6, 12), "on the new database")
         params = await asyncio.wait_for(waiter, 10)
