@@ -28,6 +28,7 @@ GREETING_PROMPT = "Greet the customer warmly and ask how you can help today."
 """
 NOTES = "def total(items):\n    s = sum(items)\n    return round(s, 2)  # café\n\n\ndef other():\n    pass\n"
 ANSWER = ["Traduction", " : ", "Un café ☕", " (en français)"]
+SECOND = "Bon appétit !"  # the second run's answer has this line more
 CACHE = ROOT / ".cache" / "vscode-e2e"
 SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview
 #: The task's model changes only the file the task runs in (the first change of the tasks test's answer).
@@ -150,7 +151,8 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     with (
         RunningModel(Answer(COMPLETION)) as model,
         RunningModel(Answer(chunks=halfway, chunk_delay=0.05), Answer(chunks=pieces)) as tasks_model,
-        RunningModel(Answer(chunks=ANSWER, chunk_delay=0.4)) as chat_model,
+        # the first run streams slowly (its partial answers are seen), the second answers at once, differently
+        RunningModel(Answer(chunks=ANSWER, chunk_delay=0.4), Answer(chunks=[*ANSWER, "\n", SECOND])) as chat_model,
     ):
         env["TETHER_SETTINGS"] = json.dumps(
             {
@@ -220,6 +222,7 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     sent = chat_model.requests[0]
     assert (sent["model"], sent["temperature"], sent["max_tokens"]) == ("fake-chat", 0.3, 64), sent
     assert seen["panelCompare"].count("fake-chat") == 2 and seen["panelCompare"].count("".join(ANSWER)) == 2
+    assert seen["panelCompare"].count(SECOND) == 1 and seen["panelCompareMarked"] == [SECOND]  # what differs
     assert seen["panelClickedCursor"] == "line 2"  # clicking GREETING_PROMPT in the list put the cursor there
     # no prompts in notes.py: the previous file's output and runs are gone
     assert "TRANSLATE_PROMPT" not in seen["panelNoPrompts"] and "Traduction" not in seen["panelNoPrompts"]

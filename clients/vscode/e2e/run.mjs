@@ -12,7 +12,9 @@ const require = createRequire(path.join(process.env.E2E_CACHE, 'package.json'));
 const { chromium } = require('playwright-core');
 
 const workspace = process.env.WORKSPACE;
-const out = {};
+const out = { timings: {} };
+const started = Date.now();
+const mark = (what) => { out.timings[what] = Date.now() - started; };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tether-vscode-'));
 
 function freePort() {
@@ -89,6 +91,7 @@ try {
   await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
   const statusText = async () => (await page.locator('#workbench\\.parts\\.statusbar').innerText()).replace(/\s+/g, ' ');
 
+  mark('workbench');
   // open calc.py from the Explorer
   await until('calc.py in the explorer', async () => (await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.py' }).count()) > 0, 60000);
   await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.py' }).first().click();
@@ -102,11 +105,16 @@ try {
     await page.keyboard.press('F1'); // the editor keeps the focus (a click would move the cursor)
     await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
     await page.keyboard.type(title);
-    await page.waitForTimeout(300);
+    // the list filtered down to the command (not a fixed pause: commands are run a few dozen times)
+    const focused = page.locator('.quick-input-widget .quick-input-list .monaco-list-row.focused');
+    await until(`${title} in the palette`, async () => (await focused.innerText({ timeout: 200 }).catch(() => '')).includes(title), 3000).catch(() => undefined);
     await page.keyboard.press('Enter');
     if (input !== undefined) {
-      await page.waitForTimeout(400);
-      await page.keyboard.type(input);
+      // the command's input box: the palette closed and an empty box without a list opened
+      await until('the input box', async () => (await page.locator('.quick-input-widget').isVisible()) &&
+        (await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').count()) === 0 &&
+        (await page.locator('.quick-input-widget input').inputValue().catch(() => 'x')) === '', 3000).catch(() => undefined);
+      await page.keyboard.insertText(input); // at once: a long completion typed key by key takes seconds
       await page.keyboard.press('Enter');
     }
   };
@@ -172,6 +180,7 @@ try {
     return s.includes('Tether: SYSTEM_PROMPT') ? 'SYSTEM_PROMPT' : false;
   });
 
+  mark('selection+playground status');
   // a replacement preview on the blank last line, accepted with Tab
   await page.keyboard.press('Control+End');
   await command('Tether: Preview Replacement…', process.env.LONGER);
@@ -228,7 +237,6 @@ try {
   out.pendingAfterEscape = await pendingGone();
   await page.keyboard.press('Control+\\');
   await until('two editor groups', async () => (await page.locator('.editor-group-container').count()) === 2);
-  await page.waitForTimeout(300);
   await page.keyboard.press('Control+End');
   await command('Tether: Preview Replacement…', process.env.LONGER);
   out.previewBoxSplit = await previewBox();
@@ -244,6 +252,7 @@ try {
     return text.includes('result += item') ? text : false;
   });
 
+  mark('preview');
   // an AI completion (the fake model) on the blank line under `shell:`: a replacement, previewed, Tab
   if (fs.existsSync(path.join(workspace, 'site.yml'))) {
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'site.yml' }).first().click();
@@ -273,6 +282,7 @@ try {
     });
   }
 
+  mark('inline');
   // an inline task: the @run line of task.py, run from the palette; the model's change streams into the open
   // document through applyEdit, and VS Code reports each applied edit back in its own way
   if (fs.existsSync(path.join(workspace, 'task.py'))) {
@@ -351,6 +361,7 @@ try {
     });
   }
 
+  mark('task');
   // structural cursors kept across commands: methods, then the first of each class, then its name; typing over
   // the two selections renames both first methods at once
   if (fs.existsSync(path.join(workspace, 'shapes.py'))) {
@@ -400,6 +411,7 @@ try {
     await page.keyboard.press('Escape');
   }
 
+  mark('shapes');
   // markers: one added on a selection, shown in the Tether Markers view, following an edit above it, with a gutter
   // icon, a hover and a CodeLens that opens it
   if (fs.existsSync(path.join(workspace, 'notes.py'))) {
@@ -462,6 +474,7 @@ try {
     await command('View: Show Explorer'); // back from Tether's view container
   }
 
+  mark('markers');
   // the playground panel: follows the cursor, runs a prompt against the fake model with the answer streaming in,
   // keeps the run in its history, and restores the typed variable when the panel is opened again
   if (fs.existsSync(path.join(workspace, 'prompts.py'))) {
@@ -496,6 +509,7 @@ try {
     await panel().locator('#history input[type=checkbox]').nth(0).check();
     await panel().locator('#history input[type=checkbox]').nth(1).check();
     out.panelCompare = await until('the comparison', async () => ((await panel().locator('#compare .column').count()) === 2 ? (await panel().locator('#compare').innerText()).replace(/\s+/g, ' ') : false));
+    out.panelCompareMarked = await panel().locator('#compare .line.differs').allInnerTexts();
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground.png') });
     // a prompt clicked in the list is selected and the editor's cursor goes into it
     await panel().locator('#prompts li', { hasText: 'GREETING_PROMPT' }).click();
@@ -521,15 +535,17 @@ try {
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-noprompts.png') });
   }
   } // scenario
+  mark('panel');
   // the Tether output channel as VS Code keeps it on disk: every line of the server's log, once
   await command('Tether: Show Log');
-  await page.waitForTimeout(500);
+  await until('the output panel', async () => (await page.locator('.part.panel .monaco-editor .view-lines').count()) > 0, 5000).catch(() => undefined);
   await page.screenshot({ path: process.env.SHOT.replace('.png', '-output.png') });
   const logs = path.join(userData, 'logs');
   const channelFiles = [];
   const walk = (dir) => { for (const e of fs.readdirSync(dir, { withFileTypes: true })) { const p = path.join(dir, e.name); if (e.isDirectory()) walk(p); else if (/-Tether\.log$/.test(e.name)) channelFiles.push(p); } };
   if (fs.existsSync(logs)) walk(logs);
   out.outputChannel = channelFiles.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+  mark('output');
 } catch (err) {
   out.error = String(err && err.stack || err);
   if (page) await page.screenshot({ path: process.env.SHOT.replace('.png', '-failed.png') }).catch(() => undefined);
