@@ -94,7 +94,7 @@ def locate(
 ) -> Located:
     """Find ``old`` in ``base_text`` (both with ``\\n`` line endings); ``near_line`` (0-based) settles several hits
     at one rule (see the module docstring)."""
-    exact = [m.start() for m in re.finditer(re.escape(old), base_text)] if old else []
+    exact = [m.start() for m in re.finditer(f"(?={re.escape(old)})", base_text)] if old else []  # overlaps too
     if len(exact) > 1 and (pick := nearest([base_text.count("\n", 0, s) for s in exact], near_line)) is not None:
         exact = [exact[pick]]
     if len(exact) == 1:

@@ -242,3 +242,12 @@ def test_a_line_hint_picks_among_whitespace_rule_windows_too() -> None:
     text = "if a:\n    pass\nif b:\n    pass\n"
     found = locate(text, "    pass   \n", near_line=3).found
     assert found is not None and found.kind == "trailingWhitespace" and found.start == text.rindex("    pass")
+
+
+def test_overlapping_hits_are_all_candidates() -> None:
+    """An old text of blank lines matches at the end of the line above them too: every start is a hit, so the
+    line hint picks the blank lines the agent saw (a search that skips overlaps saw only the hit one line up)."""
+    text = "def f():\n    return 1\n\n\ndef g():\n    pass\n"
+    found = locate(text, "\n\n", near_line=2).found
+    assert found is not None and (found.kind, found.start) == ("exact", text.index("\n\ndef g"))
+    assert len(locate(text, "\n\n").candidates) == 2
