@@ -71,6 +71,7 @@ bench: venv
 	$(PY) -m benchmarks.playground
 	$(PY) -m benchmarks.prompt_detection
 	$(PY) -m benchmarks.edits
+	$(PY) -m benchmarks.agent_edits
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis dist build

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tether_lsp.handlers.selectors.settings import SelectorSettings
+from tether_lsp.server.positions import LineIndex
 from tether_lsp.server.settings import LimitSettings, Settings
 from tether_lsp.server.syntax import GrammarLimits
 
@@ -17,6 +19,9 @@ from .history import History
 from .prompt_ids import PromptMaps
 from .settings import McpSettings, schema
 from .trees import Trees
+
+#: Versions whose line indexes are kept.
+KEEP_LINES = 16
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class Context:
         self.trees = Trees(GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting))
         self.prompt_maps = PromptMaps(self.settings, self.files.roots)
         self.lock = threading.Lock()
+        self._lines: OrderedDict[str, LineIndex] = OrderedDict()
 
     def load(self, path: str, field: str = "path") -> FileText:
         """The file's current text; outside changes are noticed here (see :mod:`.files`)."""
@@ -51,3 +57,13 @@ class Context:
     def shown(self, file: FileText) -> None:
         """An answer showed this version: keep its text for edits made on it later."""
         self.history.handed_out(file.path, file.version, file.text)
+
+    def lines(self, file: FileText) -> LineIndex:
+        """The line index of a version (kept for the few versions used last: a long file's takes milliseconds)."""
+        found = self._lines.get(file.version)
+        if found is None:
+            found = self._lines[file.version] = LineIndex(file.text)
+            while len(self._lines) > KEEP_LINES:
+                self._lines.popitem(last=False)
+        self._lines.move_to_end(file.version)
+        return found

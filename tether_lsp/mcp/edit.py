@@ -52,7 +52,7 @@ def _resolve(context: Context, file: FileText, base_version: str, edits: list[An
     moved = context.history.edits(file.path, base_version, base_text, file.version, file.text)
     base, current = Text(base_text), Text(file.text)
     base_file = FileText(file.path, file.shown, base_text, base_version)
-    base_lines = LineIndex(base_text)
+    base_lines = context.lines(base_file)
     limit = context.limits.maxFileBytes
     out = []
     for k, item in enumerate(edits):
@@ -105,10 +105,11 @@ def _status(resolution: Resolution, same: bool) -> str:
     return "ambiguous" if resolution.status == "ambiguous" else "conflict"
 
 
-def _apply(text: bytes, results: list[Resolution]) -> tuple[bytes, tuple[ByteEdit, ...], dict[int, tuple[int, int]]]:
+def _apply(
+    text: bytes, index: LineIndex, results: list[Resolution]
+) -> tuple[bytes, tuple[ByteEdit, ...], dict[int, tuple[int, int]]]:
     """The new text, its edits (last first, as :func:`diff_edits` gives them) and each edit's span in it."""
     order = sorted(range(len(results)), key=lambda k: results[k].span or (0, 0))
-    index = LineIndex(text)
     edits: list[ByteEdit] = []
     spans: dict[int, tuple[int, int]] = {}
     shift = 0
@@ -137,7 +138,7 @@ def edit(context: Context, arguments: Mapping[str, Any]) -> Answer:
         same = base_version == file.version
         if any(r.status != "resolved" for r in results):
             return _answer(context, file, results, same, None)
-        new_text, byte_edits, spans = _apply(file.text, results)
+        new_text, byte_edits, spans = _apply(file.text, context.lines(file), results)
         if len(new_text) > context.limits.maxFileBytes:
             raise InvalidParams(
                 "edits", f"the file would have {len(new_text)} bytes, over maxFileBytes ({context.limits.maxFileBytes})"
@@ -148,6 +149,7 @@ def edit(context: Context, arguments: Mapping[str, Any]) -> Answer:
             continue  # changed on disk while the edits were placed: place them again on what is there now
         written = context.files.write(file, (file.data[:3] if file.bom else b"") + new_text)
         context.history.wrote(written.path, file.version, written.version, written.text, byte_edits)
+        context.trees.written(file, written, byte_edits)
         return _answer(context, written, results, same, (file, spans))
     raise InvalidParams("path", f"{path} kept changing on disk while the edits were placed; try again")
 
@@ -159,7 +161,7 @@ def _answer(
     same: bool,
     wrote: tuple[FileText, dict[int, tuple[int, int]]] | None,
 ) -> Answer:
-    lines = LineIndex(file.text)
+    lines = context.lines(file)
     out: list[Json] = []
     text = []
     for k, r in enumerate(results):

@@ -74,4 +74,6 @@ class History:
             chain.append(step)
         if entry is not None and at == base and chain:
             return [edit for step in reversed(chain) for edit in step]
+        if base == current:
+            return []
         return diff_edits(base_text, current_text, LineIndex(base_text))

@@ -110,7 +110,7 @@ def outline(context: Context, arguments: Mapping[str, Any]) -> Answer:
     only(arguments, ("path",))
     file = context.load(string(arguments, "path") or "")
     parsed = context.trees.parsed(file)
-    lines = LineIndex(file.text)
+    lines = context.lines(file)
     found = items(parsed, lines, context.prompt_maps.found(file, parsed))
     context.shown(file)
     head = f"{file.shown} (version {file.version}, {parsed.language})"

@@ -47,7 +47,7 @@ def prompts(context: Context, arguments: Mapping[str, Any]) -> Answer:
     only(arguments, ("path",))
     file = context.load(string(arguments, "path") or "")
     parsed = context.trees.parsed(file)
-    lines = LineIndex(file.text)
+    lines = context.lines(file)
     found = [prompt_json(lines, f) for f in context.prompt_maps.found(file, parsed)]
     context.shown(file)
     count = f"{len(found)} prompt{'s' if len(found) != 1 else ''}"

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from tether_lsp.server.errors import InvalidParams
-from tether_lsp.server.positions import LineIndex
 
 from .args import Json, array, integer, only, range_of, span, string
 from .context import Answer, Context
@@ -34,7 +33,7 @@ def node_span(context: Context, file: FileText, node_id: Any, field: str) -> tup
 def read(context: Context, arguments: Mapping[str, Any]) -> Answer:
     only(arguments, ("path", "targets"))
     file = context.load(string(arguments, "path") or "")
-    lines = LineIndex(file.text)
+    lines = context.lines(file)
     targets = array(arguments["targets"], "targets") if arguments.get("targets") is not None else None
     if targets is not None and len(targets) > MAX_TARGETS:
         raise InvalidParams("targets", f"{len(targets)} targets, more than {MAX_TARGETS} in one call")

@@ -11,7 +11,7 @@ from typing import Any
 from tether_lsp.handlers.selectors.engine import resolve, run, validate
 from tether_lsp.handlers.selectors.vocabulary import SELECTORS
 from tether_lsp.server.errors import InvalidParams
-from tether_lsp.server.positions import Encoding, LineIndex, Pos
+from tether_lsp.server.positions import Encoding, Pos
 
 from .args import Json, array, integer, kind_of, only, range_of, string
 from .context import Answer, Context
@@ -60,7 +60,7 @@ def select(context: Context, arguments: Mapping[str, Any]) -> Answer:
             raise InvalidParams(f"selectors[{k}]", exc.message) from None
     start = [integer(v, f"from[{k}]", 0) for k, v in enumerate(array(arguments.get("from", []), "from"))]
     parsed = context.trees.parsed(file)
-    lines = LineIndex(file.text)
+    lines = context.lines(file)
     cursors = resolve(parsed.ids, start)
     stale = len(set(start)) - len(set(cursors)) if start else 0
     for k, step in enumerate(validated):

@@ -7,7 +7,6 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from tether_lsp.server.errors import InvalidParams
-from tether_lsp.server.positions import LineIndex
 
 from .args import Json, range_of
 from .context import Context
@@ -44,7 +43,7 @@ def introduced_errors(
     errors = error_spans(new.tree.root_node)
     if not errors:
         return []
-    lines = LineIndex(after.text)
+    lines = context.lines(after)
     touched = [(lines.line_of(s), lines.line_of(e)) for s, e in written]
     near = [
         (s, e)

@@ -5,16 +5,18 @@ from the same bytes and gets the same ids back, so an id an agent holds stays va
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
-from tree_sitter import Tree
+from tree_sitter import Parser, Tree
 
 from tether_lsp.handlers.selectors.index import TreeIndex
 from tether_lsp.handlers.selectors.kinds import KindTable, table_for
+from tether_lsp.server.comment_edits import edit_tree
+from tether_lsp.server.documents import ByteEdit
 from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.nodes import NodeIdSpace, allocate
-from tether_lsp.server.syntax import GrammarLimits, language_for, parse_text
+from tether_lsp.server.syntax import GrammarLimits, language_by_name, language_for, parse_text
 
 from .files import FileText
 
@@ -24,15 +26,30 @@ KEEP_TREES = 8
 KEEP_IDS = 4096
 
 
-@dataclass(frozen=True)
 class Parsed:
-    """One version of a file parsed: its tree, node ids, selector index and kind table."""
+    """One version of a file parsed: its tree, node ids, kind table, and its selector index (built on first use,
+    spliced from the previous version's when this version was written by an edit from it)."""
 
-    language: str
-    tree: Tree
-    ids: NodeIdSpace
-    index: TreeIndex
-    table: KindTable
+    def __init__(self, language: str, tree: Tree, ids: NodeIdSpace, text: bytes, seed: TreeIndex | None = None):
+        self.language = language
+        self.tree = tree
+        self.ids = ids
+        self.text = text
+        self.table: KindTable = table_for(language, tree.language)
+        self._seed = seed
+        self._index: TreeIndex | None = None
+
+    @property
+    def index(self) -> TreeIndex:
+        if self._index is None:
+            seed, self._seed = self._seed, None
+            self._index = TreeIndex.updated(seed, self.tree, self.text) if seed else TreeIndex(self.tree, self.text)
+        return self._index
+
+    @property
+    def indexed(self) -> TreeIndex | None:
+        """The selector index if it was built (what a later version's index can be spliced from)."""
+        return self._index
 
     def node_id(self, row: int) -> int:
         return self.ids.base + row
@@ -61,13 +78,39 @@ class Trees:
         if found is not None:
             self._trees.move_to_end(key)
             return found
-        language = self.language(file)
-        if language is None:
-            raise InvalidParams(field, f"{file.shown} is not a Python or YAML file (.py, .pyi, .yaml, .yml)")
+        language = self._language(file, field)
         try:
             tree = parse_text(language, file.text, self.limits)
         except RequestFailed as exc:
             raise InvalidParams(field, f"{file.shown}: {exc.message}", kind=exc.data.get("kind", "")) from None
+        return self._keep(key, Parsed(language, tree, self._ids_of(key, tree), file.text))
+
+    def written(self, before: FileText, after: FileText, edits: Sequence[ByteEdit]) -> None:
+        """A version this front wrote from ``before`` by ``edits`` (each in the text the previous ones leave): its
+        parse is made from ``before``'s by tree-sitter's incremental parse (milliseconds where a whole parse of a
+        long file takes tens), its selector index spliced from the old one when that was built."""
+        key = (after.path, after.version)
+        if key in self._trees or self.language(before) is None:
+            return
+        try:
+            old = self.parsed(before)  # what the syntax check of the write needs anyway
+        except InvalidParams:
+            return
+        if self.limits.check(old.language, after.text) is not None:
+            return
+        tree = old.tree.copy()
+        for edit in edits:
+            edit_tree(tree, edit)
+        new = Parser(language_by_name(old.language).language).parse(after.text, tree)
+        self._keep(key, Parsed(old.language, new, self._ids_of(key, new), after.text, old.indexed))
+
+    def _language(self, file: FileText, field: str) -> str:
+        language = self.language(file)
+        if language is None:
+            raise InvalidParams(field, f"{file.shown} is not a Python or YAML file (.py, .pyi, .yaml, .yml)")
+        return language
+
+    def _ids_of(self, key: tuple[Path, str], tree: Tree) -> NodeIdSpace:
         ids = self._ids.get(key)
         if ids is None or ids.count != tree.root_node.descendant_count:
             ids = allocate(tree)
@@ -75,7 +118,9 @@ class Trees:
         self._ids.move_to_end(key)
         while len(self._ids) > KEEP_IDS:
             self._ids.popitem(last=False)
-        parsed = Parsed(language, tree, ids, TreeIndex(tree, file.text), table_for(language, tree.language))
+        return ids
+
+    def _keep(self, key: tuple[Path, str], parsed: Parsed) -> Parsed:
         self._trees[key] = parsed
         while len(self._trees) > KEEP_TREES:
             self._trees.popitem(last=False)

@@ -212,3 +212,31 @@ def test_an_edit_that_changes_nothing_writes_nothing(client: McpClient, root: Pa
     assert "unchanged: it already reads so" in result.content[0].text  # type: ignore[union-attr]
     after = (root / path).stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_a_written_versions_parse_is_the_whole_parse_of_its_text(client: McpClient, root: Path) -> None:
+    """The version an edit wrote is parsed incrementally from the one before (and its index spliced): every
+    node, id order and range is what parsing the file afresh gives."""
+    from tether_lsp.mcp.context import Context
+    from tether_lsp.mcp.server import build
+
+    text = "".join(f"class C{k}:\n    def m(self):\n        return {k}\n\n\n" for k in range(30))
+    (root / "w.py").write_text(text)
+    version = client.ok("select", {"path": "w.py", "selectors": ["selectMethods"]})["version"]  # index built
+    for k, (old, new) in enumerate([("return 3\n", "return [3,\n"), ("return 7", "x = 1\n        return 7")]):
+        answer = client.ok(
+            "edit", {"path": "w.py", "base_version": version, "edits": [{"old_text": old, "new_text": new}]}
+        )
+        version = answer["version"]
+        assert bool(answer.get("syntax_errors")) == (k == 0)  # the unclosed bracket, found on the incremental parse
+    chain = {"path": "w.py", "selectors": ["selectFunctions", "selectBody", "selectStatements"]}
+    here = client.ok("select", chain)["matches"]
+    with McpClient(build(Context([root]))) as fresh:
+        there = fresh.ok("select", chain)["matches"]
+        assert [(m["range"], m["text"]) for m in here] == [(m["range"], m["text"]) for m in there]
+        base_here, base_there = here[0]["node_id"], there[0]["node_id"]
+        assert [m["node_id"] - base_here for m in here] == [m["node_id"] - base_there for m in there]
+        outline = client.ok("outline", {"path": "w.py"})["items"]
+        assert [(i["name"], i["range"]) for i in outline] == [
+            (i["name"], i["range"]) for i in fresh.ok("outline", {"path": "w.py"})["items"]
+        ]
