@@ -17,11 +17,11 @@ from tether_lsp.server.lazy import lazy_module
 
 from .git import Git
 from .host import Host
-from .keys import Announce
 from .places import FileKey, Places
 
 if TYPE_CHECKING:
     from . import rekey
+    from .keys import Announce  # brings SQLAlchemy, which start-up does not load
 else:  # loaded on first use: it brings SQLAlchemy, which start-up does not need
     rekey = lazy_module(f"{__package__}.rekey")
 
