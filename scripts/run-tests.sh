@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The whole suite, tier by tier, with a one-line summary each. Called by `make test` (and so by CI).
 #
+# The pytest tiers run their test files on TEST_WORKERS processes (pytest-xdist; default 2, the cores CI has; 1 runs
+# them in this process). Whole files go to one worker (--dist loadfile): a file's module fixtures (a built VSIX, a
+# code-server) are set up once, and every worker has its own PostgreSQL cluster and data folder.
+#
 # pytest exits 5 when it collected nothing: a tier that must have tests fails then, unless a selection was
 # asked for on purpose (TESTS_K, a pytest -k expression), in which case an empty tier is reported, not failed.
 set -uo pipefail
@@ -37,9 +41,10 @@ reports=$(mktemp -d)
 trap 'rm -rf "$reports"' EXIT
 
 pytest_tier() {
-  local k=()
+  local k=() workers=()
   [ -n "${TESTS_K:-}" ] && k=(-k "$TESTS_K")
-  python -m pytest -q -p no:cacheprovider --junitxml="$reports/$(basename "$1").xml" "${k[@]}" "$@"
+  [ "${TEST_WORKERS:-2}" != 1 ] && workers=(-n "${TEST_WORKERS:-2}" --dist loadfile)
+  python -m pytest -q -p no:cacheprovider --junitxml="$reports/$(basename "$1").xml" "${workers[@]}" "${k[@]}" "$@"
 }
 
 tier "lint (ruff check, ruff format --check, mypy)" bash -c 'ruff check . && ruff format --check . && mypy'
