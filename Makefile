@@ -20,7 +20,7 @@ system-deps:
 	@bash scripts/ensure-system-deps.sh
 	@bash scripts/ensure-nvim-0.11.sh
 	@bash clients/vscode/e2e/setup.sh
-	@bash scripts/ensure-mcp-inspector.sh
+	@bash scripts/ensure-mcp-tools.sh
 
 demo: venv
 	$(VENV)/bin/tether-lsp demo examples
