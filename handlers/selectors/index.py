@@ -284,6 +284,7 @@ class _Splice:
         self.segments: list[tuple[Any, ...]] = []
         self.pos = 0
         self._fields: dict[str | None, int] = {None: 0}
+        self.fields: list[tuple[int, int]] = []  # (new row, field id) of copied children whose field changed
 
     def columns(self) -> dict[str, Any] | None:
         root = self.tree.root_node
@@ -300,13 +301,16 @@ class _Splice:
         self.segments.append(("rows", rows, self.pos))
         return rows, self.pos
 
-    def _field(self, node: Node, k: int) -> int:
-        name = node.field_name_for_child(k)
-        found = self._fields.get(name)
-        if found is None:
-            assert name is not None  # None is in the table from the start
-            found = self._fields[name] = self.tree.language.field_id_for_name(name) or 0
-        return found
+    def _child_fields(self, node: Node) -> list[int]:
+        """The field id of each of ``node``'s children, in one pass of a cursor (``field_name_for_child`` counts
+        from the first child on every call: quadratic over a module's hundreds of children)."""
+        fields: list[int] = []
+        cursor = node.walk()
+        if cursor.goto_first_child():
+            fields.append(cursor.field_id or 0)
+            while cursor.goto_next_sibling():
+                fields.append(cursor.field_id or 0)
+        return fields
 
     def _visit(self, oi: int, node: Node, field: int, parent: int) -> bool:
         """Rows for ``node`` (old row ``oi``) and its subtree: down the one changed child of each level in a loop,
@@ -314,13 +318,14 @@ class _Splice:
         right, for a change deeper than :data:`SPLICE_MAX_DEPTH`."""
         old, start, end, delta = self.old, self.changed_start, self.changed_end, self.delta
         o_kind, o_start, o_end = old.kind, old.start, old.end
-        ends: list[tuple[Node, list[int], list[Node], int, int, int, _Rows, int]] = []
+        ends: list[tuple[list[int], list[int], list[Node], int, int, int, _Rows, int]] = []
         while True:
             rows, base = self._rows()
             me = base + rows.add(node, field, parent)
             self.pos = me + 1
             olds = list(old.children(oi))
             news = node.children
+            fields = self._child_fields(node)
             n_old, n_new = len(olds), len(news)
             # Aligned children (same kind, same span shifted) before the changed bytes, then after them. A module
             # has hundreds of children and this runs on every keystroke: plain loops over local names, no calls.
@@ -340,44 +345,48 @@ class _Splice:
                 if o_start[c] + delta != child.start_byte or o_end[c] + delta != child.end_byte:
                     break
                 m += 1
-            self._aligned_children(node, olds[:k], news[:k], 0, 0, oi, me)
-            ends.append((node, olds[n_old - m :], news[n_new - m :], n_new - m, oi, me, rows, base))
+            self._aligned_children(fields, olds[:k], news[:k], 0, 0, oi, me)
+            ends.append((fields, olds[n_old - m :], news[n_new - m :], n_new - m, oi, me, rows, base))
             middle_old, middle_new = olds[k : n_old - m], news[k : n_new - m]
             if len(middle_old) == 1 and len(middle_new) == 1 and o_kind[middle_old[0]] == middle_new[0].kind_id:
                 if len(ends) > SPLICE_MAX_DEPTH:
                     return False
-                oi, node, field, parent = middle_old[0], middle_new[0], self._field(node, k), me
+                oi, node, field, parent = middle_old[0], middle_new[0], fields[k], me
                 continue
             for j, child in enumerate(middle_new):
-                self._walk(child, self._field(node, k + j), me)
+                self._walk(child, fields[k + j], me)
             break
         while ends:
-            node, olds_after, news_after, first, oi, me, rows, base = ends.pop()
-            self._aligned_children(node, olds_after, news_after, first, delta, oi, me)
+            fields, olds_after, news_after, first, oi, me, rows, base = ends.pop()
+            self._aligned_children(fields, olds_after, news_after, first, delta, oi, me)
             rows.subtree_end[me - base] = self.pos  # the rows it was added to: no search through the segments
         return True
 
     def _aligned_children(
-        self, node: Node, olds: list[int], news: list[Node], first: int, shift: int, oi: int, me: int
+        self, fields: list[int], olds: list[int], news: list[Node], first: int, shift: int, oi: int, me: int
     ) -> None:
-        """Aligned children (``first`` is the first one's child index in ``node``): each run of children
-        whose old rows describe them is copied as one slice; the others are walked.
+        """Aligned children (``first`` is the first one's child index in their parent, whose children's field ids
+        are ``fields``): each run of children whose old rows describe them is copied as one slice, with the field
+        id of each corrected where the parent's rule changed around it; the others are walked.
 
         Old rows describe a child when neither subtree holds a syntax error (error recovery depends on
         context far away: an edit above can turn an ERROR's ``identifier`` into ``def``) and both count the
         same nodes.
         """
-        o_error, o_subtree_end = self.old.error, self.old.subtree_end
+        o_error, o_subtree_end, o_field = self.old.error, self.old.subtree_end, self.old.field
         run = -1  # the first old row of the pending run of copies
         for j, (c, child) in enumerate(zip(olds, news, strict=True)):
             if not o_error[c] and o_subtree_end[c] - c == child.descendant_count and not child.has_error:
                 if run < 0:
                     run = c
+                field = fields[first + j]
+                if field != o_field[c]:  # the parent's rule changed around the child: its field name with it
+                    self.fields.append((self.pos + c - run, field))
                 continue
             if run >= 0:
                 self._copy(run, c, shift, oi, me)
                 run = -1
-            self._walk(child, self._field(node, first + j), me)
+            self._walk(child, fields[first + j], me)
         if run >= 0:
             self._copy(run, o_subtree_end[olds[-1]], shift, oi, me)
 
@@ -415,4 +424,7 @@ class _Splice:
             for name in ("start", "end"):
                 parts[name].append((views[name][lo:hi].astype(np.int64) + byte_shift).astype(np.uint32))
             parts["subtree_end"].append((views["subtree_end"][lo:hi].astype(np.int64) + shift).astype(np.uint32))
-        return {name: np.concatenate(parts[name]) for name, _, _ in COLUMNS}
+        columns = {name: np.concatenate(parts[name]) for name, _, _ in COLUMNS}
+        for row, field in self.fields:
+            columns["field"][row] = field
+        return columns
