@@ -98,10 +98,13 @@ def _property(hint: Any, info: settings_mod.SettingInfo, default: Any) -> dict[s
 def settings_schema() -> dict[str, Any]:
     """The ``tether`` settings object as JSON Schema (nested sections; dotted keys are accepted too)."""
     sections: dict[str, Any] = {}
-    for key, _f, hint, info, default in _settings():
-        section, name = key.split(".", 1)
-        entry = sections.setdefault(section, {"type": "object", "additionalProperties": False, "properties": {}})
-        entry["properties"][name] = _property(hint, info, default)
+    for section, cls in _sections().items():
+        properties = sections
+        for part in section.split("."):  # a section "mcp.http" is the object "http" inside "mcp"
+            entry = properties.setdefault(part, {"type": "object", "additionalProperties": False, "properties": {}})
+            properties = entry["properties"]
+        for key, _f, hint, info, default in _settings({section: cls}):
+            properties[key.rsplit(".", 1)[1]] = _property(hint, info, default)
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "title": "Tether settings",
@@ -307,7 +310,7 @@ def agents_tools() -> str:
 
 def agents_settings() -> str:
     """The ``tether.mcp`` settings table of ``docs/agents.md``."""
-    return settings_table({"mcp": mcp_settings.McpSettings})
+    return settings_table({"mcp": mcp_settings.McpSettings, "mcp.http": mcp_settings.McpHttpSettings})
 
 
 # --- files --------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import __version__
 from .handlers import features
+from .mcp.attached import attach
 from .server.app import TetherServer
 from .server.runtime_methods import runtime_feature
 
@@ -17,6 +18,7 @@ def create_server() -> TetherServer:
     method table, then each feature's, installed by the one router."""
     server = TetherServer("tether-lsp", __version__)
     server.router.install(runtime_feature())
-    for feature in features():
-        server.router.install(feature)
+    contexts = {feature.name: server.router.install(feature) for feature in features()}
+    # the agents' front in this process (off unless tether.mcp.http.enabled; its notes are the live markers)
+    attach(server, markers=lambda: contexts["markers"].state)
     return server

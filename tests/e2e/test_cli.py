@@ -80,10 +80,12 @@ def test_demo_on_a_folder_without_sources(tmp_path: Path) -> None:
 
 def test_start_up_does_not_load_what_initialize_does_not_need() -> None:
     """SQLAlchemy (~90 ms to import) loads on the first database use and numpy on the first selector, not when
-    the server is built."""
+    the server is built; the MCP SDK and its HTTP stack only when tether.mcp.http.enabled is true."""
+    heavy = ("sqlalchemy", "psycopg", "numpy", "mcp", "mcp_types", "starlette", "uvicorn", "anyio", "httpx2")
     probe = (
-        "import sys; from tether_lsp.compose import create_server; create_server(); "
-        "print(sorted(m for m in ('sqlalchemy', 'psycopg', 'numpy') if m in sys.modules))"
+        "import sys; from tether_lsp.compose import create_server; "
+        "create_server().apply_settings({'mcp': {'http': {'enabled': False, 'port': 0}}}); "
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=server_env())
     assert out.stdout.strip() == "[]"

@@ -194,9 +194,12 @@ def test_crlf_bom_and_non_ascii_columns_survive_a_round_trip(client: McpClient, 
 
 
 def test_the_language_server_does_not_load_the_mcp_sdk() -> None:
+    """Nor the front beyond its settings and attached mode's switch (``tether.mcp.http.enabled`` is off)."""
+    front = ("context", "server", "http", "bridge", "attached_source", "tools")
+    names = ("mcp", "mcp_types", "starlette", "uvicorn", "pydantic", *(f"tether_lsp.mcp.{m}" for m in front))
     probe = (
         "import sys, tether_lsp.__main__; from tether_lsp.compose import create_server; create_server(); "
-        "print(sorted(m for m in ('mcp', 'mcp_types', 'tether_lsp.mcp', 'starlette', 'pydantic') if m in sys.modules))"
+        f"print(sorted(m for m in {names!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=server_env())
     assert out.stdout.strip() == "[]"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,14 @@ def test_a_changed_setting_makes_the_generated_files_stale(tmp_path: Path) -> No
 
 def test_every_setting_has_a_description_and_every_method_a_summary() -> None:
     schema = docgen.settings_schema()
+
+    def settings(properties: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+        for name, prop in properties.items():
+            nested = prop.get("properties") if prop.get("type") == "object" else None
+            yield from settings(nested) if nested is not None else [(name, prop)]
+
     for section in schema["properties"].values():
-        for name, prop in section["properties"].items():
+        for name, prop in settings(section["properties"]):
             assert prop["markdownDescription"], name
     table = docgen.protocol_methods()
     for spec in create_server().protocol.methods.all():

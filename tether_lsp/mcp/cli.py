@@ -1,4 +1,6 @@
 """``tether-lsp mcp --root DIR [--root DIR2 ...]``: serve Tether's tools to agents over MCP on stdio.
+``tether-lsp mcp --attach [--workspace DIR]``: bridge stdio to the MCP endpoint of a running language server
+(attached mode: the editor's buffers, edits into the editor; :mod:`.bridge`).
 
 Reads and writes files under the roots only. Logs go to stderr (or ``--log-file``): stdout carries the protocol.
 Needs the MCP SDK: Tether's ``mcp`` extra (``pip install '/path/to/tether[mcp]'``).
@@ -24,8 +26,22 @@ def parser() -> argparse.ArgumentParser:
         description="Serve Tether's tools (outline, select, read, edit, prompts, run_prompt) to agents over MCP on "
         "stdio. Files are read and written under the roots only.",
     )
+    out.add_argument("--root", action="append", type=Path, metavar="DIR", help="a folder agents may work in")
     out.add_argument(
-        "--root", action="append", type=Path, required=True, metavar="DIR", help="a folder agents may work in"
+        "--attach",
+        action="store_true",
+        help="instead of serving files from disk, bridge stdio to the MCP endpoint of the running Tether language "
+        "server whose workspace holds --workspace (its setting tether.mcp.http.enabled must be true)",
+    )
+    out.add_argument(
+        "--workspace", type=Path, metavar="DIR", help="with --attach: the folder to find a session for (default: .)"
+    )
+    out.add_argument(
+        "--state-dir",
+        type=Path,
+        metavar="DIR",
+        help="with --attach: where the sessions' files are (the editor's tether.mcp.http.stateDir; default: "
+        "$XDG_STATE_HOME/tether/mcp, else ~/.local/state/tether/mcp)",
     )
     out.add_argument("--settings", type=Path, metavar="FILE", help="a JSON file holding the `tether` settings object")
     out.add_argument("--log-file", help="write logs to this file instead of stderr")
@@ -36,6 +52,17 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     options = parser().parse_args(list(argv))
     logs.configure(options.log_level, options.log_file)
+    if options.attach:
+        if options.root or options.settings:
+            print(
+                "tether-lsp mcp: --attach takes no --root or --settings (the editor's session has them)",
+                file=sys.stderr,
+            )
+            return 2
+        return attach(options.workspace or Path.cwd(), options.state_dir)
+    if not options.root:
+        print("tether-lsp mcp: give --root DIR (or --attach)", file=sys.stderr)
+        return 2
     from .context import Context
     from .settings import load
 
@@ -58,4 +85,27 @@ def main(argv: Sequence[str]) -> int:
         raise
     log.info("tether-lsp mcp: serving %s", context.files.roots.describe())
     anyio.run(serve_stdio, context)
+    return 0
+
+
+def attach(workspace: Path, state: Path | None) -> int:
+    """Bridge stdio to the session whose workspace holds ``workspace``."""
+    from .discovery import find, state_dir
+
+    try:
+        session = find(state_dir(str(state) if state else None), workspace)
+    except LookupError as exc:
+        print(f"tether-lsp mcp --attach: {exc}", file=sys.stderr)
+        return 2
+    try:
+        import anyio
+
+        from .bridge import bridge
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] in ("mcp", "mcp_types", "anyio", "httpx2"):
+            print(MISSING_SDK, file=sys.stderr)
+            return 2
+        raise
+    log.info("tether-lsp mcp --attach: %s (pid %d, %s)", session.url, session.pid, ", ".join(map(str, session.roots)))
+    anyio.run(bridge, session)
     return 0

@@ -18,6 +18,7 @@ from .files import Files, FileText, Roots
 from .history import History
 from .prompt_ids import PromptMaps
 from .settings import McpSettings, schema
+from .source import Source
 from .trees import Trees
 
 #: Versions whose line indexes are kept.
@@ -36,19 +37,30 @@ class Context:
     """The agents' front's state: one per server process, used by one tool call at a time (``lock``: a tool's
     work on files, versions and parses holds it; a model call in ``run_prompt`` does not)."""
 
-    def __init__(self, roots: list[Path], settings: Settings | None = None) -> None:
+    def __init__(self, roots: list[Path], settings: Settings | None = None, source: Source | None = None) -> None:
+        """``source``: where files are read and written (attached mode: the editor's workspace); the disk under
+        ``roots`` when None."""
         self.settings = settings if settings is not None else schema().parse()[0]
         limits = self.settings.section(LimitSettings)
         mcp = self.settings.section(McpSettings)
         self.limits = limits
         self.mcp = mcp
         self.regex_limits = self.settings.section(SelectorSettings).limits()
-        self.files = Files(Roots(roots), limits.maxFileBytes)
+        self.files: Source = source if source is not None else Files(Roots(roots), limits.maxFileBytes)
         self.history = History(mcp.historyBytes, mcp.historyFiles)
         self.trees = Trees(GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting))
         self.prompt_maps = PromptMaps(self.settings, self.files.roots)
         self.lock = threading.Lock()
         self._lines: OrderedDict[str, LineIndex] = OrderedDict()
+
+    def configure(self, settings: Settings) -> None:
+        """New settings (attached mode: the editor's changed); what was handed out and parsed is kept."""
+        limits, mcp = settings.section(LimitSettings), settings.section(McpSettings)
+        self.settings, self.limits, self.mcp = settings, limits, mcp
+        self.regex_limits = settings.section(SelectorSettings).limits()
+        self.files.max_bytes = limits.maxFileBytes
+        self.history.budget, self.history.files = mcp.historyBytes, mcp.historyFiles
+        self.trees.limits = GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting)
 
     def load(self, path: str, field: str = "path") -> FileText:
         """The file's current text; outside changes are noticed here (see :mod:`.files`)."""

@@ -147,11 +147,13 @@ def edit(context: Context, arguments: Mapping[str, Any]) -> Answer:
             return _answer(context, file, results, same, (file, spans))
         if context.load(path).version != file.version:
             continue  # changed on disk while the edits were placed: place them again on what is there now
-        written = context.files.write(file, (file.data[:3] if file.bom else b"") + new_text)
+        written = context.files.write(file, (file.data[:3] if file.bom else b"") + new_text, byte_edits)
+        if written is None:
+            continue  # the editor's buffer moved on before the edit reached it: place them again
         context.history.wrote(written.path, file.version, written.version, written.text, byte_edits)
         context.trees.written(file, written, byte_edits)
         return _answer(context, written, results, same, (file, spans))
-    raise InvalidParams("path", f"{path} kept changing on disk while the edits were placed; try again")
+    raise InvalidParams("path", f"{path} kept changing while the edits were placed; try again")
 
 
 def _answer(

@@ -23,9 +23,11 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether_lsp.server.documents import ByteEdit
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.files import FileRefused, read_bytes
 
@@ -178,8 +180,9 @@ class Files:
         self._seen[real] = _Seen(info.st_size, info.st_mtime_ns, info.st_ino, file)
         return file
 
-    def write(self, file: FileText, data: bytes) -> FileText:
-        """Replace the file's bytes atomically (a temporary file in the same folder, then a rename)."""
+    def write(self, file: FileText, data: bytes, edits: Sequence[ByteEdit] = ()) -> FileText:
+        """Replace the file's bytes atomically (a temporary file in the same folder, then a rename); ``edits``, the
+        same change as edits, are for sources that send edits (:mod:`.source`)."""
         real = file.path
         folder = real.parent
         if os.path.realpath(real) != str(real):  # a folder on the way became a symlink since the path was checked

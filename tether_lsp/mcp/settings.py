@@ -35,6 +35,36 @@ class McpSettings:
     )
 
 
+@dataclass(frozen=True)
+class McpHttpSettings:
+    """``tether.mcp.http``: attached mode, the language server's own MCP endpoint (streamable HTTP on 127.0.0.1)."""
+
+    enabled: bool = setting(
+        False,
+        "Serve MCP from the running language server over streamable HTTP on 127.0.0.1, so agents see the "
+        "editor's unsaved buffers and their edits land in them (undoable); `tether-lsp mcp --attach` bridges "
+        "stdio to it. Off: nothing of it is loaded.",
+    )
+    port: int = setting(0, "Port on 127.0.0.1 to listen on; 0: any free port.", minimum=0, maximum=65535)
+    stateDir: str | None = setting(
+        None,
+        "Folder of the session files (the endpoint's URL and its bearer token, readable by the user only). "
+        "null: `$XDG_STATE_HOME/tether/mcp`, else `~/.local/state/tether/mcp`.",
+    )
+    editTimeout: float = setting(
+        10.0,
+        "Seconds an edit waits for the editor to apply it (`workspace/applyEdit`) and send the changed buffer "
+        "back; the agent is told when it does not.",
+        minimum=0.1,
+        maximum=600,
+    )
+    maxRequestBytes: int = setting(
+        4 * 1024 * 1024,
+        "Largest HTTP request body the endpoint reads; a larger one is refused with 413.",
+        minimum=64 * 1024,
+    )
+
+
 def schema() -> SettingsSchema:
     """The sections the agents' front reads: the core's (``database``, ``limits``), ``selectors``, ``playground``
     and ``tasks`` (what prompts are, where their ids are kept, where runs go, as on the LSP side) and ``mcp``."""
@@ -43,6 +73,7 @@ def schema() -> SettingsSchema:
     sections.register("playground", PlaygroundSettings)
     sections.register("tasks", TaskSettings)
     sections.register("mcp", McpSettings)
+    sections.register("mcp.http", McpHttpSettings)
     return sections
 
 

@@ -1,0 +1,424 @@
+"""Attached mode: a real language server over stdio with ``tether.mcp.http.enabled``, and agents on its MCP
+endpoint (the SDK's streamable HTTP client, raw HTTP requests, and ``tether-lsp mcp --attach`` driven by the SDK's
+stdio client). The LSP client is a scripted editor (``EditorModel``): it holds unsaved text, answers
+``workspace/applyEdit`` by applying the edit and sending the didChange, as editors do."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import http.client
+import inspect
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mcp_types
+import pytest
+from lsprotocol import types
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from pytest_lsp import LanguageClient
+
+from tests.e2e.test_edits_e2e import EditorModel
+from tests.helpers import raw_request, server_config, server_env
+
+COMMAND = Path(sys.executable).parent / "tether-lsp"
+ON_DISK = """class Store:
+    def get(self, key):
+        return self.data[key]
+"""
+UNSAVED = """class Store:
+    def get(self, key):
+        return self.data.get(key)
+
+    def put(self, key, value):
+        self.data[key] = value
+"""
+
+
+def version_of(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+@dataclass
+class Session:
+    lsp: LanguageClient
+    root: Path
+    state: Path
+    editors: dict[str, EditorModel]
+    #: Called with each workspace/applyEdit before the editor applies it (a test's editor does more).
+    before_apply: list[Callable[[Any], Any]]
+
+    def description(self) -> dict[str, Any]:
+        (found,) = self.state.glob("*.json")
+        return json.loads(found.read_text())
+
+    @property
+    def url(self) -> str:
+        return str(self.description()["url"])
+
+    @property
+    def token(self) -> str:
+        return Path(self.description()["token_file"]).read_text().strip()
+
+    def open(self, name: str, text: str) -> EditorModel:
+        model = EditorModel(self.lsp, (self.root / name).as_uri(), text)
+        self.editors[model.uri] = model
+        return model
+
+
+def edit_capabilities() -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            apply_edit=True,
+            workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True),
+            did_change_configuration=types.DidChangeConfigurationClientCapabilities(dynamic_registration=False),
+        ),
+    )
+
+
+async def endpoint_log(lsp: LanguageClient, words: str, since: int = 0, timeout: float = 30) -> str:
+    """The first log message the server sent that holds ``words`` (from the ``since``-th on; waiting for it)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            for message in lsp.log_messages[since:]:
+                if words in message.message:
+                    return message.message
+            await lsp.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+
+
+@asynccontextmanager
+async def language_server(tmp_path: Path, **env: str) -> AsyncIterator[Session]:
+    root, state = tmp_path / "project", tmp_path / "state"
+    root.mkdir()
+    lsp: Any = await server_config(**env).start()
+    session = Session(lsp, root, state, {}, [])
+
+    @lsp.feature(types.WORKSPACE_APPLY_EDIT)
+    async def apply_edit(params: Any) -> types.ApplyWorkspaceEditResult:
+        for hook in list(session.before_apply):
+            answer = hook(params)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            if answer is not None:
+                return answer
+        return session.editors[params.edit.document_changes[0].text_document.uri].apply(params)
+
+    await lsp.initialize_session(
+        types.InitializeParams(
+            capabilities=edit_capabilities(),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="project")],
+            initialization_options={"mcp": {"http": {"enabled": True, "stateDir": str(state)}}},
+        )
+    )
+    await endpoint_log(lsp, "MCP endpoint: serving on")
+    try:
+        yield session
+    finally:
+        await lsp.shutdown_session()
+        await lsp.stop()
+
+
+@pytest.fixture
+async def session(tmp_path: Path) -> AsyncIterator[Session]:
+    async with language_server(tmp_path) as found:
+        yield found
+
+
+@asynccontextmanager
+async def agent(session: Session, token: str | None = None) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token or session.token}"}
+    transport = streamable_http_client(session.url, http_client=create_mcp_http_client(headers=headers))
+    async with Client(transport, read_timeout_seconds=30) as client:
+        yield client
+
+
+def structured(result: mcp_types.CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+def refusal(result: mcp_types.CallToolResult) -> str:
+    assert result.is_error, result.structured_content
+    content = result.content[0]
+    assert isinstance(content, mcp_types.TextContent)
+    return content.text
+
+
+async def test_an_agent_lists_the_tools_and_reads_the_unsaved_buffer(session: Session) -> None:
+    (session.root / "store.py").write_text(ON_DISK)
+    editor = session.open("store.py", ON_DISK)
+    editor.replace(0, len(ON_DISK), UNSAVED)  # typed, not saved
+    async with agent(session) as client:
+        tools = [t.name for t in (await client.list_tools()).tools]
+        assert tools[:4] == ["outline", "select", "read", "edit"]
+        read = structured(await client.call_tool("read", {"path": "store.py"}))
+        assert read["parts"][0]["text"] == UNSAVED
+        assert read["version"] == version_of(UNSAVED)
+        outline = structured(await client.call_tool("outline", {"path": "store.py"}))
+        assert [m["name"] for m in outline["items"][0]["children"]] == ["get", "put"]
+        (session.root / "other.py").write_text(ON_DISK)  # not open: read from disk, as standalone
+        other = structured(await client.call_tool("read", {"path": "other.py"}))
+        assert (other["parts"][0]["text"], other["version"]) == (ON_DISK, version_of(ON_DISK))
+    assert (session.root / "store.py").read_text() == ON_DISK
+
+
+async def test_an_edit_goes_to_the_editor_as_apply_edit_not_to_disk(session: Session) -> None:
+    (session.root / "store.py").write_text(ON_DISK)
+    editor = session.open("store.py", ON_DISK)
+    editor.replace(0, len(ON_DISK), UNSAVED)
+    async with agent(session) as client:
+        read = structured(await client.call_tool("read", {"path": "store.py"}))
+        answer = structured(
+            await client.call_tool(
+                "edit",
+                {
+                    "path": "store.py",
+                    "base_version": read["version"],
+                    "edits": [{"old_text": "self.data.get(key)", "new_text": "self.data.get(key, None)"}],
+                },
+            )
+        )
+        wanted = UNSAVED.replace("self.data.get(key)", "self.data.get(key, None)")
+        assert answer["written"] and answer["results"][0]["status"] == "applied"
+        assert answer["version"] == version_of(wanted)
+        (request,) = editor.applied
+        (change,) = request["edit"]["documentChanges"]
+        assert change["textDocument"] == {"uri": editor.uri, "version": 2}
+        assert change["edits"] == [
+            {
+                "range": {"start": {"line": 2, "character": 30}, "end": {"line": 2, "character": 30}},
+                "newText": ", None",
+            }
+        ] or change["edits"] == [
+            {
+                "range": {"start": {"line": 2, "character": 15}, "end": {"line": 2, "character": 33}},
+                "newText": "self.data.get(key, None)",
+            }
+        ]
+        assert editor.text == wanted
+        again = structured(await client.call_tool("read", {"path": "store.py"}))
+        assert (again["parts"][0]["text"], again["version"]) == (wanted, answer["version"])
+    assert (session.root / "store.py").read_text() == ON_DISK  # nothing on disk: the buffer is unsaved
+
+
+async def test_an_edit_is_placed_again_when_the_user_typed_before_it_arrived(session: Session) -> None:
+    editor = session.open("store.py", UNSAVED)
+    typed = "# typed while the agent's edit was on its way\n"
+
+    refused: list[int] = []
+
+    def user_types_first(params: Any) -> Any:
+        session.before_apply.clear()
+        refused.append(params.edit.document_changes[0].text_document.version)
+        editor.replace(0, 0, typed)  # the editor's buffer is newer than the edit: it refuses it
+        return types.ApplyWorkspaceEditResult(applied=False, failure_reason="document version mismatch")
+
+    async with agent(session) as client:
+        read = structured(await client.call_tool("read", {"path": "store.py"}))
+        session.before_apply.append(user_types_first)
+        answer = structured(
+            await client.call_tool(
+                "edit",
+                {
+                    "path": "store.py",
+                    "base_version": read["version"],
+                    "edits": [{"old_text": "self.data[key] = value", "new_text": "self.data[key] = str(value)"}],
+                },
+            )
+        )
+    assert answer["results"][0]["status"] == "rebased"
+    assert editor.text == typed + UNSAVED.replace("self.data[key] = value", "self.data[key] = str(value)")
+    assert refused == [1] and [r["edit"]["documentChanges"][0]["textDocument"]["version"] for r in editor.applied] == [
+        2
+    ]
+
+
+async def test_a_refused_edit_is_reported_and_nothing_changes(session: Session) -> None:
+    editor = session.open("store.py", UNSAVED)
+    editor.refuse = True
+    async with agent(session) as client:
+        read = structured(await client.call_tool("read", {"path": "store.py"}))
+        message = refusal(
+            await client.call_tool(
+                "edit",
+                {
+                    "path": "store.py",
+                    "base_version": read["version"],
+                    "edits": [{"old_text": "self.data[key] = value", "new_text": "pass"}],
+                },
+            )
+        )
+    assert "the editor refused the edit (refused by the test); nothing was changed" in message
+    assert editor.text == UNSAVED
+
+
+async def test_paths_outside_the_workspace_folders_are_refused(session: Session, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.py"
+    secret.write_text("TOKEN = 'x'\n")
+    async with agent(session) as client:
+        for path in ("../secret.py", str(secret)):
+            message = refusal(await client.call_tool("read", {"path": path}))
+            assert "outside the roots" in message and str(session.root) in message
+
+
+async def test_the_lsp_loop_answers_while_an_agents_edit_waits_for_the_editor(session: Session) -> None:
+    """The edit's applyEdit is held by the editor until the language server has answered another request: the
+    LSP loop is never blocked by MCP work."""
+    editor = session.open("store.py", UNSAVED)
+    answered: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    async def ask_the_server_first(params: Any) -> None:
+        session.before_apply.clear()
+        answered.set_result(await raw_request(session.lsp, "tether/listSelectors", {}))
+        # then the editor applies the edit (returning None: the editor model's answer)
+
+    async with agent(session) as client:
+        read = structured(await client.call_tool("read", {"path": "store.py"}))
+        session.before_apply.append(ask_the_server_first)
+        call = asyncio.ensure_future(
+            client.call_tool(
+                "edit",
+                {
+                    "path": "store.py",
+                    "base_version": read["version"],
+                    "edits": [{"old_text": "self.data[key] = value", "new_text": "pass"}],
+                },
+            )
+        )
+        selectors = await asyncio.wait_for(answered, 10)
+        assert selectors
+        assert structured(await call)["written"]
+    assert editor.text == UNSAVED.replace("self.data[key] = value", "pass")
+
+
+def raw_status(url: str, headers: dict[str, str]) -> int:
+    """The status of a POST of an initialize request with exactly these headers (no Host added)."""
+    host, port = url.split("//")[1].split("/")[0].split(":")
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        }
+    )
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
+        for key, value in {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Content-Length": str(len(body)),
+            **headers,
+        }.items():
+            connection.putheader(key, value)
+        connection.endheaders(body.encode())
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    finally:
+        connection.close()
+
+
+async def test_requests_without_the_token_or_from_elsewhere_are_refused(session: Session) -> None:
+    url, token = session.url, session.token
+    port = url.split(":")[2].split("/")[0]
+    good = {"Host": f"127.0.0.1:{port}", "Authorization": f"Bearer {token}"}
+
+    def status(**changes: str | None) -> int:
+        headers = {k: v for k, v in {**good, **changes}.items() if v is not None}
+        return raw_status(url, headers)
+
+    assert await asyncio.to_thread(status, Authorization=None) == 401
+    assert await asyncio.to_thread(status, Authorization="Bearer " + token[:-1] + "x") == 401
+    assert await asyncio.to_thread(status, Authorization=token) == 401
+    assert await asyncio.to_thread(status, Host="attacker.example:" + port) == 421
+    assert await asyncio.to_thread(status, Host="127.0.0.1:1") == 421
+    assert await asyncio.to_thread(status, Origin="http://attacker.example") == 403
+    assert await asyncio.to_thread(status, Origin="http://127.0.0.1.attacker.example:" + port) == 403
+    assert await asyncio.to_thread(status, Host=f"localhost:{port}", Origin="http://localhost:8080") == 200
+    assert await asyncio.to_thread(status) == 200
+
+
+async def test_the_token_file_is_the_users_alone(session: Session) -> None:
+    description = session.description()
+    assert description["pid"] != os.getpid() and description["roots"] == [str(session.root.resolve())]
+    for path in (Path(description["token_file"]), *session.state.glob("*.json")):
+        assert path.stat().st_mode & 0o777 == 0o600
+    assert session.state.stat().st_mode & 0o777 == 0o700
+
+
+async def test_settings_changes_stop_and_start_the_endpoint(session: Session) -> None:
+    first = session.url
+    session.lsp.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"tether": {"mcp": {"http": {"enabled": False}}}})
+    )
+    await endpoint_log(session.lsp, f"MCP endpoint on {first} stopped")
+    assert list(session.state.glob("*")) == []
+    since = len(session.lsp.log_messages)
+    session.lsp.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"tether": {"mcp": {"http": {"enabled": True, "stateDir": str(session.state)}}}}
+        )
+    )
+    await endpoint_log(session.lsp, "MCP endpoint: serving on", since)
+    async with agent(session) as client:
+        assert (await client.list_tools()).tools
+
+
+async def test_the_attach_bridge_serves_the_session_over_stdio(session: Session, tmp_path: Path) -> None:
+    editor = session.open("store.py", UNSAVED)
+    inner = session.root / "pkg"
+    inner.mkdir()
+    params = StdioServerParameters(
+        command=str(COMMAND),
+        args=["mcp", "--attach", "--workspace", str(inner), "--state-dir", str(session.state)],
+        env=server_env(),
+        cwd=str(tmp_path),
+    )
+    async with Client(params, read_timeout_seconds=30) as client:
+        read = structured(await client.call_tool("read", {"path": "store.py"}))
+        assert read["version"] == version_of(UNSAVED)
+        answer = structured(
+            await client.call_tool(
+                "edit",
+                {
+                    "path": "store.py",
+                    "base_version": read["version"],
+                    "edits": [{"old_text": "self.data[key] = value", "new_text": "pass"}],
+                },
+            )
+        )
+    assert answer["written"] and editor.text == UNSAVED.replace("self.data[key] = value", "pass")
+
+
+async def test_attach_without_a_session_says_so(tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        str(COMMAND),
+        "mcp",
+        "--attach",
+        "--workspace",
+        str(tmp_path),
+        "--state-dir",
+        str(tmp_path / "state"),
+        env=server_env(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 2
+    assert b"no running Tether language server serves MCP" in err
