@@ -69,7 +69,18 @@ def write(root: Path, name: str, text: str) -> str:
 
 def test_every_tool_over_stdio(client: McpClient, root: Path) -> None:
     path = write(root, "store.py", SOURCE)
-    assert [t.name for t in client.tools()] == ["outline", "select", "read", "edit", "prompts", "run_prompt"]
+    assert [t.name for t in client.tools()] == [
+        "outline",
+        "select",
+        "read",
+        "edit",
+        "notes",
+        "note_add",
+        "note_update",
+        "note_delete",
+        "prompts",
+        "run_prompt",
+    ]
     outline = client.ok("outline", {"path": path})
     store = outline["items"][0]
     assert (store["kind"], store["name"], [m["name"] for m in store["children"]]) == ("class", "Store", ["get", "put"])
@@ -265,7 +276,18 @@ def test_a_client_of_the_initialize_handshake_sees_camel_case_results(tmp_path: 
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         tools = answer(2)["tools"]
-        assert [t["name"] for t in tools] == ["outline", "select", "read", "edit", "prompts", "run_prompt"]  # type: ignore[attr-defined]
+        assert [t["name"] for t in tools] == [  # type: ignore[attr-defined]
+            "outline",
+            "select",
+            "read",
+            "edit",
+            "notes",
+            "note_add",
+            "note_update",
+            "note_delete",
+            "prompts",
+            "run_prompt",
+        ]
         assert tools[3]["annotations"]["readOnlyHint"] is False  # type: ignore[index]
         send(
             {

@@ -1,7 +1,8 @@
 """A client nobody here wrote: the MCP Inspector's command-line mode (``@modelcontextprotocol/inspector``, the
 TypeScript SDK's client; ``scripts/ensure-mcp-inspector.sh`` installs it into ``.cache/mcp-inspector``) starts
 ``tether-lsp mcp`` over stdio, lists its tools, and calls ``select`` and ``edit`` on a real folder, each call a
-new process as the Inspector makes it. Array arguments go as JSON on the command line, as its users write them."""
+new process as the Inspector makes it (a note one process adds, the next one lists). Array and object arguments go
+as JSON on the command line, as its users write them."""
 
 from __future__ import annotations
 
@@ -57,7 +58,18 @@ def test_the_inspector_lists_the_tools_then_selects_and_edits(inspector: Path, t
     root.mkdir()
     (root / "store.py").write_text(SOURCE)
     tools = inspect(inspector, root, "--method", "tools/list")["tools"]
-    assert [t["name"] for t in tools] == ["outline", "select", "read", "edit", "prompts", "run_prompt"]
+    assert [t["name"] for t in tools] == [
+        "outline",
+        "select",
+        "read",
+        "edit",
+        "notes",
+        "note_add",
+        "note_update",
+        "note_delete",
+        "prompts",
+        "run_prompt",
+    ]
     edit_tool = next(t for t in tools if t["name"] == "edit")
     assert edit_tool["annotations"]["destructiveHint"] is True and edit_tool["inputSchema"]["required"] == [
         "path",
@@ -96,3 +108,21 @@ def test_the_inspector_lists_the_tools_then_selects_and_edits(inspector: Path, t
     assert (root / "store.py").read_text() == SOURCE.replace(match["text"], new)
     outside = call(inspector, root, "read", path="../secret.py")
     assert outside["isError"] is True and "outside the roots" in outside["content"][0]["text"]
+
+
+def test_the_inspector_adds_a_note_that_a_later_server_lists(inspector: Path, tmp_path: Path) -> None:
+    root = tmp_path / "clone"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=server_env())  # its database: .git/tether
+    (root / "store.py").write_text(SOURCE)
+    put = {"start": {"line": 5, "column": 5}, "end": {"line": 6, "column": 31}}
+    added = call(inspector, root, "note_add", path="store.py", target=put, text="no default?", kind="question")
+    assert added["isError"] is False, added["content"]
+    note = added["structuredContent"]
+    assert (note["state"], note["range"], note["author"], note["kind"]) == ("fresh", put, "agent", "question")
+    listed = call(inspector, root, "notes", under=".")  # another server process, the same records
+    assert listed["isError"] is False
+    assert listed["structuredContent"]["notes"] == [note]
+    assert f"store.py 5:5-6:31 [question, fresh] agent: no default? (id {note['id']})" in listed["content"][0]["text"]
+    refused = call(inspector, root, "note_add", path="store.py", target="put", text="x")
+    assert refused["isError"] is True and refused["content"][0]["text"].startswith("target: ")

@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_lsp.handlers.selectors.settings import SelectorSettings
 from tether_lsp.server.positions import LineIndex
@@ -20,6 +20,9 @@ from .prompt_ids import PromptMaps
 from .settings import McpSettings, schema
 from .source import Source
 from .trees import Trees
+
+if TYPE_CHECKING:
+    from .notes_backend import NotesBackend
 
 #: Versions whose line indexes are kept.
 KEEP_LINES = 16
@@ -52,6 +55,22 @@ class Context:
         self.prompt_maps = PromptMaps(self.settings, self.files.roots)
         self.lock = threading.Lock()
         self._lines: OrderedDict[str, LineIndex] = OrderedDict()
+        self._notes: NotesBackend | None = None
+
+    @property
+    def notes(self) -> NotesBackend:
+        """Where the notes tools find the markers: the backend given, else the databases a language server on the
+        roots would use (built on the first notes call: nothing opens at start-up)."""
+        if self._notes is None:
+            from .notes_backend import StandaloneNotes
+
+            self._notes = StandaloneNotes(self.files.roots, self.settings, self.mcp.author)
+        return self._notes
+
+    @notes.setter
+    def notes(self, backend: NotesBackend) -> None:
+        """Use this backend (attached mode: the language server's own markers, ``notes_backend.LiveNotes``)."""
+        self._notes = backend
 
     def configure(self, settings: Settings) -> None:
         """New settings (attached mode: the editor's changed); what was handed out and parsed is kept."""

@@ -33,6 +33,10 @@ class McpSettings:
         "Largest tool answer (its JSON); a larger one is refused with isError saying how to ask for less.",
         minimum=1024,
     )
+    author: str = setting(
+        "agent",
+        "The author of the notes agents add (notes are markers: the editors show this name with them).",
+    )
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 from .context import Answer, Context
 from .edit import edit
+from .notes import note_add, note_delete, note_update, notes
 from .outline import outline
 from .prompts import prompts
 from .read import read
@@ -36,6 +37,8 @@ RANGE = {
 }
 PATH = {"type": "string", "description": "relative to a root, or absolute inside one"}
 VERSION = {"type": "string", "description": "the version an earlier answer gave for this file"}
+KIND = {"type": "string", "enum": ["comment", "question", "issue", "bookmark"], "description": "default: comment"}
+NOTE_ID = {"type": "string", "description": "a note's id, from notes"}
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class Tool:
     required: tuple[str, ...]
     result: str  # the answer's shape, as docs/agents.md shows it (TypeScript notation)
     run: Callable[[Context, Mapping[str, Any]], Answer] | None
-    writes: bool = False  # changes files (MCP's destructive hint)
+    writes: bool = False  # changes files, or overwrites or deletes records (MCP's destructive hint)
     run_async: Callable[[Context, Mapping[str, Any], Progress | None], Awaitable[Answer]] | None = None
     read_only: bool = True  # changes nothing outside Tether's own records (MCP's read-only hint)
     open_world: bool = False  # reaches a service outside the roots (MCP's open-world hint)
@@ -134,6 +137,52 @@ TOOLS: tuple[Tool, ...] = (
         ("path", "base_version", "edits"),
         "{path, version, written, results: {status, range?, current_text?, candidates?}[], syntax_errors?}",
         edit,
+        writes=True,
+        read_only=False,
+    ),
+    Tool(
+        "notes",
+        "The notes on a file, or on every file under a folder (none: all roots): the markers people see in their "
+        "editors and agents add here. Each with its id, kind, text, author, range now and state: fresh, moved, "
+        "changed (its code was edited) or missing.",
+        {"path": PATH, "under": {"type": "string", "description": "a folder relative to a root, or absolute"}},
+        (),
+        "{notes: {id, path, kind, text, author, created_at, state, range?, missing_reason?}[]}",
+        notes,
+    ),
+    Tool(
+        "note_add",
+        "Pin a note to code: a node id (outline, select) or a range, as seen in base_version (default: the file "
+        "now). It follows the code as the file changes and shows in the editors' marker lists and gutters.",
+        {
+            "path": PATH,
+            "target": {"anyOf": [{"type": "integer", "description": "a node id"}, RANGE]},
+            "text": {"type": "string"},
+            "kind": KIND,
+            "base_version": VERSION,
+        },
+        ("path", "target", "text"),
+        "{id, path, kind, text, author, created_at, state, range?, missing_reason?}",
+        note_add,
+        read_only=False,
+    ),
+    Tool(
+        "note_update",
+        "Change a note's text or kind (a note of yours or a person's, by the id notes gave).",
+        {"id": NOTE_ID, "text": {"type": "string"}, "kind": KIND},
+        ("id",),
+        "{id, path, kind, text, author, created_at, state, range?, missing_reason?}",
+        note_update,
+        writes=True,
+        read_only=False,
+    ),
+    Tool(
+        "note_delete",
+        "Delete a note (by the id notes gave): it is gone from the editors' marker lists too.",
+        {"id": NOTE_ID},
+        ("id",),
+        "{deleted: true}",
+        note_delete,
         writes=True,
         read_only=False,
     ),
