@@ -325,8 +325,15 @@ class MarkersState:
                 log.info("markers: %d uncommitted location(s) are now committed at %s", len(flushed), head[:12])
                 records = markers.under(prefix)
             result = tracking.at_head(records, markers, locations, view, progress, limits)
-        if result.computed:
-            log.info("markers: %d location(s) computed at %s", result.computed, head[:12])
+        # every sync says how much it computed and how much it read (computed by another server or earlier):
+        # the team-scale benchmark counts shared and repeated work from this line
+        log.info(
+            "markers: %d location(s) at %s: %d computed here, %d read from the database",
+            len(result.stored),
+            head[:12],
+            result.computed,
+            len(result.stored) - result.computed,
+        )
         at_head = {s.uri for s in result.stored.values()}  # a checkout back: files markers return to
         return sorted({r.uri for r in records} | {r.uri for r in result.moved} | at_head)
 
