@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.syntax import GrammarLimits
 
-from .calculator import Location, block_of, calculate, find_code
+from .calculator import Location, block_of, block_of_lines, calculate, find_code, split_lines
 from .store import MarkerRecord, MarkerStore, StoredLocation, Uncommitted, UncommittedStore
 from .structure import follow, language_of
 
@@ -145,6 +145,7 @@ def locate_all(
     for text, locs, language in groups.values():
         results.update(follow(text, current, locs, language, limits))
     out = []
+    lines = split_lines(current)  # once: a block's text is read for every marker
     for record in records:
         found = results.get(record.id)
         if found is None:
@@ -157,7 +158,8 @@ def locate_all(
         elif found.location is None:
             out.append(Located(record, None, False, found.reason or "unknown"))
         else:
-            out.append(Located(record, found.location, block_of(current, found.location) != record.code, None))
+            changed = block_of_lines(lines, found.location) != record.code
+            out.append(Located(record, found.location, changed, None))
     return sorted(out, key=_order)
 
 

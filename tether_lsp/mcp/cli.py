@@ -23,8 +23,8 @@ MISSING_SDK = "tether-lsp mcp needs the MCP SDK: install Tether with its mcp ext
 def parser() -> argparse.ArgumentParser:
     out = argparse.ArgumentParser(
         prog="tether-lsp mcp",
-        description="Serve Tether's tools (outline, select, read, edit, prompts, run_prompt) to agents over MCP on "
-        "stdio. Files are read and written under the roots only.",
+        description="Serve Tether's tools (outline, select, read, edit, notes, prompts, run_prompt) to agents over "
+        "MCP on stdio. Files are read and written under the roots only.",
     )
     out.add_argument("--root", action="append", type=Path, metavar="DIR", help="a folder agents may work in")
     out.add_argument(

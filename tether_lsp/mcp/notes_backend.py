@@ -31,9 +31,12 @@ from .notes_host import ThreadHost, database_url
 
 class NotesBackend(Protocol):
     """What the notes tools need: the markers state of a file, every state (a note is found by id), and where
-    to tell that markers changed. ``author`` signs the notes the tools add."""
+    to tell that markers changed."""
 
-    author: str
+    @property
+    def author(self) -> str:
+        """Who the notes the tools add are by (``tether.mcp.author``)."""
+        ...
 
     def state_of(self, path: Path) -> MarkersState:
         """The markers state keeping the markers of ``path`` (a real path inside a root)."""
@@ -102,10 +105,15 @@ class LiveNotes:
     """A language server's own markers state as the notes backend: ``call_on_loop`` is the server's (the state's
     cache and its ``on_change``, which sends ``tether/markers/didChange``, belong to its loop)."""
 
-    def __init__(self, state: MarkersState, author: str, call_on_loop: Callable[..., Any]) -> None:
+    def __init__(self, state: MarkersState, author: Callable[[], str], call_on_loop: Callable[..., Any]) -> None:
         self.state = state
-        self.author = author
+        self._author = author
         self.call_on_loop = call_on_loop
+
+    @property
+    def author(self) -> str:
+        """The author as the settings say now (``tether.mcp.author``: the editor may change it)."""
+        return self._author()
 
     def state_of(self, path: Path) -> MarkersState:
         return self.state

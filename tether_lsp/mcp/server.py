@@ -32,7 +32,8 @@ def instructions(context: Context) -> str:
         f"Tether reads and edits the Python and YAML files (and other UTF-8 text files) under {roots}. Use outline "
         "or select to find code by structure, read for exact text and the file's version, then edit with that "
         "version as base_version: edits are placed even if the file changed since, or refused, never guessed. "
-        "prompts lists a file's LLM prompts with the ids the editors' playground uses; run_prompt runs one."
+        "prompts lists a file's LLM prompts with the ids the editors' playground uses; run_prompt runs one. "
+        "notes and note_add read and pin notes on code: the markers people see in their editors."
     )
 
 
