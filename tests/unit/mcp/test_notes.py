@@ -4,6 +4,7 @@ on its loop, with the file's uri: the editor is told at once."""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -97,3 +98,31 @@ def test_roots_sharing_a_database_share_a_state(tmp_path: Path) -> None:
         assert len(notes.states()) == 2
     finally:
         notes.close()
+
+
+def test_a_note_on_a_file_outside_the_roots_is_neither_listed_nor_changed(tmp_path: Path) -> None:
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    for folder in (mine, theirs):
+        folder.mkdir()
+        (folder / "f.py").write_text(SOURCE)
+    shared = {"database": {"url": f"sqlite:///{tmp_path / 'shared.db'}"}}  # one database, as a team's is
+    target = {"start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 9}}
+    outside = Context([theirs], schema().parse(shared)[0])
+    inside = Context([mine], schema().parse(shared)[0])
+    try:
+        with McpClient(build(outside)) as client:
+            note = client.ok("note_add", {"path": "f.py", "target": target, "text": "theirs"})
+        with McpClient(build(inside)) as client:
+            assert client.ok("notes", {})["notes"] == []
+            for tool, arguments in (
+                ("note_update", {"id": note["id"], "text": "mine"}),
+                ("note_delete", {"id": note["id"]}),
+            ):
+                refused = client.refused(tool, arguments)
+                assert refused.startswith(f"id: note {note['id']} is on {theirs.resolve() / 'f.py'}, outside the roots")
+    finally:
+        outside.notes.close()
+        inside.notes.close()
+    assert sqlite3.connect(tmp_path / "shared.db").execute("SELECT note FROM tether_markers").fetchall() == [
+        ("theirs",)
+    ]
