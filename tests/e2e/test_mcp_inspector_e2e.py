@@ -1,5 +1,5 @@
 """A client nobody here wrote: the MCP Inspector's command-line mode (``@modelcontextprotocol/inspector``, the
-TypeScript SDK's client; ``scripts/ensure-mcp-inspector.sh`` installs it into ``.cache/mcp-inspector``) starts
+TypeScript SDK's client; ``scripts/ensure-mcp-tools.sh`` installs it into ``.cache/mcp-inspector``) starts
 ``tether-lsp mcp`` over stdio, lists its tools, and calls ``select`` and ``edit`` on a real folder, each call a
 new process as the Inspector makes it (a note one process adds, the next one lists). Array and object arguments go
 as JSON on the command line, as its users write them."""
@@ -33,8 +33,8 @@ SOURCE = """class Store:
 def inspector() -> Path:
     if not INSPECTOR.exists():
         if os.environ.get("TETHER_REQUIRE_EDITORS") or os.environ.get("CI"):
-            pytest.fail("the MCP Inspector is missing: scripts/ensure-mcp-inspector.sh installs it")
-        pytest.skip("run scripts/ensure-mcp-inspector.sh first")
+            pytest.fail("the MCP Inspector is missing: scripts/ensure-mcp-tools.sh installs it")
+        pytest.skip("run scripts/ensure-mcp-tools.sh first")
     return INSPECTOR
 
 
