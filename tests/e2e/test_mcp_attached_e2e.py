@@ -26,8 +26,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from pytest_lsp import LanguageClient
 
+from tests.e2e import test_editors_e2e as editors
 from tests.e2e.test_edits_e2e import EditorModel
-from tests.helpers import raw_request, server_config, server_env
+from tests.helpers import git, plain, raw_request, server_config, server_env
 
 COMMAND = Path(sys.executable).parent / "tether-lsp"
 ON_DISK = """class Store:
@@ -98,6 +99,7 @@ async def endpoint_log(lsp: LanguageClient, words: str, since: int = 0, timeout:
 async def language_server(tmp_path: Path, **env: str) -> AsyncIterator[Session]:
     root, state = tmp_path / "project", tmp_path / "state"
     root.mkdir()
+    git(root, "init", "-q")
     lsp: Any = await server_config(**env).start()
     session = Session(lsp, root, state, {}, [])
 
@@ -301,6 +303,43 @@ async def test_the_lsp_loop_answers_while_an_agents_edit_waits_for_the_editor(se
     assert editor.text == UNSAVED.replace("self.data[key] = value", "pass")
 
 
+async def test_an_agents_note_is_a_marker_of_the_editors_server_at_once(session: Session) -> None:
+    """Notes are the running server's own markers: an agent's note reaches the editor as tether/markers/didChange
+    and is in its marker list, placed on the unsaved buffer; the editor's marker is in the agent's notes."""
+    (session.root / "store.py").write_text(ON_DISK)
+    editor = session.open("store.py", ON_DISK)
+    editor.replace(0, len(ON_DISK), UNSAVED)  # put() exists only in the buffer
+    heard: asyncio.Queue[Any] = asyncio.Queue()
+
+    @session.lsp.feature("tether/markers/didChange")
+    def did_change(params: Any) -> None:
+        heard.put_nowait(params)
+
+    put = {"start": {"line": 5, "column": 5}, "end": {"line": 6, "column": 31}}
+    async with agent(session) as client:
+        note = structured(await client.call_tool("note_add", {"path": "store.py", "target": put, "text": "why str?"}))
+        assert (note["author"], note["state"], note["range"]) == ("agent", "fresh", put)
+        changed = await asyncio.wait_for(heard.get(), 10)
+        assert editor.uri in plain(changed)["uris"]
+        (marker,) = (await raw_request(session.lsp, "tether/markers/list", {"textDocument": {"uri": editor.uri}}))[
+            "markers"
+        ]
+        assert (marker["id"], marker["note"], marker["author"], marker["status"]) == (
+            note["id"],
+            "why str?",
+            "agent",
+            "located",
+        )
+        assert marker["range"] == {"start": {"line": 4, "character": 4}, "end": {"line": 5, "character": 30}}
+        mine = await raw_request(
+            session.lsp,
+            "tether/markers/create",
+            {"textDocument": {"uri": editor.uri}, "range": marker["range"], "note": "mine", "kind": "issue"},
+        )
+        listed = structured(await client.call_tool("notes", {"path": "store.py"}))["notes"]
+        assert {n["id"]: n["text"] for n in listed} == {note["id"]: "why str?", mine["id"]: "mine"}
+
+
 def raw_status(url: str, headers: dict[str, str]) -> int:
     """The status of a POST of an initialize request with exactly these headers (no Host added)."""
     host, port = url.split("//")[1].split("/")[0].split(":")
@@ -422,3 +461,37 @@ async def test_attach_without_a_session_says_so(tmp_path: Path) -> None:
     _, err = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 2
     assert b"no running Tether language server serves MCP" in err
+
+
+nvim = editors.nvim  # the fixture: Neovim 0.7 and 0.11
+
+
+def test_an_agents_edit_lands_in_neovims_buffer_and_u_takes_it_back(tmp_path: Path, nvim: str) -> None:
+    """The user typed a line at the top (unsaved); an agent edits the function below through the endpoint: the edit
+    is in the buffer next to the typed line, nothing is on disk, and ``u`` takes back the agent's edit and only
+    it."""
+    root = editors.workspace(tmp_path)
+    state = tmp_path / "state"
+    settings = {"mcp": {"http": {"enabled": True, "stateDir": str(state)}}}
+    agent_out = tmp_path / "agent.json"
+    command = [nvim, "--headless", "--clean", "-c", f"luafile {editors.ROOT / 'tests/editors/nvim_mcp_attached.lua'}"]
+    seen = editors.run(
+        command,
+        root,
+        tmp_path / "out.json",
+        "nvim",
+        TETHER_SETTINGS=json.dumps(settings),
+        TETHER_STATE=str(state),
+        TETHER_AGENT=str(editors.ROOT / "tests" / "editors" / "mcp_agent.py"),
+        TETHER_AGENT_OUT=str(agent_out),
+    )
+    assert "error" not in seen, seen.get("error")
+    assert (seen["ready"], seen["endpoint"], seen["agent_done"], seen["agent_exit"]) == (True, True, True, 0)
+    agent_saw = json.loads(agent_out.read_text())
+    typed = "import sys\n" + editors.SOURCE
+    assert agent_saw["read"]["parts"][0]["text"] == typed  # the unsaved line, read from the editor
+    assert agent_saw["edit"]["written"] is True, agent_saw["edit"]
+    edited = typed.replace("        s += i\n", "        s += i * 2\n")
+    assert seen["after_edit"] == edited.splitlines() and seen["modified"] is True
+    assert seen["after_undo"] == typed.splitlines()
+    assert (root / "calc.py").read_text() == editors.SOURCE

@@ -101,6 +101,14 @@ class Attachment:
             source = WorkspaceSource(link, 0)
             self.context = Context([], settings, source=source)
             source.max_bytes = self.context.limits.maxFileBytes
+            if self.markers is not None:
+                from .notes_backend import LiveNotes
+
+                self.context.notes = LiveNotes(
+                    self.markers(),
+                    lambda: self.server.settings.section(McpSettings).author,
+                    self.server.call_on_loop,
+                )
 
         def roots() -> list[Path]:
             return link.workspace().folders

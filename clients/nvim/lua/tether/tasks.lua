@@ -105,8 +105,13 @@ function M.cancel(tether)
   return true
 end
 
+--- Each buffer's b:changedtick right after Tether's last edit in it.
+local applied_tick = {}
+
 --- workspace/applyEdit for Tether's server: apply as Neovim does, then save and unload the buffers that were
---- not loaded before (a task's change to a closed file belongs on disk).
+--- not loaded before (a task's change to a closed file belongs on disk). An edit to a buffer changed by someone
+--- else since Tether's last edit in it (the user typed) starts an undo block of its own, so `u` takes back the
+--- edit and not what was typed before it (successive edits of one stream stay one block).
 function M.apply_edit(default)
   return function(err, params, ctx, config)
     local before = {}
@@ -140,7 +145,21 @@ function M.apply_edit(default)
       end
       params = vim.tbl_extend('force', params, { edit = vim.tbl_extend('force', edit, { documentChanges = rest }) })
     end
+    for uri, loaded in pairs(before) do
+      local bufnr = vim.uri_to_bufnr(uri)
+      if loaded and applied_tick[bufnr] ~= vim.api.nvim_buf_get_changedtick(bufnr) then
+        vim.api.nvim_buf_call(bufnr, function()
+          vim.o.undolevels = vim.o.undolevels -- setting it, even to its value, breaks the undo sequence
+        end)
+      end
+    end
     local result = default(err, params, ctx, config)
+    for uri, loaded in pairs(before) do
+      local bufnr = vim.uri_to_bufnr(uri)
+      if loaded and vim.api.nvim_buf_is_loaded(bufnr) then
+        applied_tick[bufnr] = vim.api.nvim_buf_get_changedtick(bufnr)
+      end
+    end
     if type(result) == 'table' and result.applied == false then
       vim.notify('Tether: an edit was not applied: ' .. tostring(result.failureReason), vim.log.levels.WARN)
     end
