@@ -18,15 +18,20 @@ the file in *this* server's clone.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, select, update
+from sqlalchemy import text as sql_text
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Connection
 
 from tether_lsp.server.files import file_exists
-from tether_lsp.server.storage import Database
+from tether_lsp.server.storage import Database, StorageError
 
 from .calculator import Location
 from .keys import Announce, Keys, Touched, key_columns, key_of
@@ -34,6 +39,8 @@ from .places import FileKey, Places
 from .tables import ALGORITHM_VERSION as ALGORITHM_VERSION
 from .tables import MIGRATIONS as MIGRATIONS
 from .tables import locations_table, markers_table, uncommitted_table
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -325,18 +332,69 @@ class LocationStore:
         return found
 
     def put(self, items: list[StoredLocation]) -> None:
-        """Store (or replace) locations, all in one transaction."""
+        """Store (or replace) locations, all in one transaction.
+
+        On PostgreSQL an upsert: another server storing the same location at the same moment (teammates who
+        reach a commit together) makes this write wait for its transaction and replace its row, instead of
+        failing on the duplicate with the whole batch. Rows go in a fixed order, so two such writers take
+        their row locks in the same order and never deadlock.
+        """
         if not items:
             return
         keys = self.keys.of_many(s.uri for s in items)  # before the transaction: git may be asked
         t = locations_table
+        unique = sorted({(s.commit, s.marker_id): s for s in items}.values(), key=lambda s: (s.commit, s.marker_id))
         with self.db.transaction(write_lock=True) as conn:
-            for k in range(0, len(items), 500):
-                chunk = items[k : k + 500]
+            for k in range(0, len(unique), 500):
+                chunk = unique[k : k + 500]
+                rows = [_location_row(s, keys[s.uri]) for s in chunk]
+                if conn.dialect.name == "postgresql":
+                    upsert = pg_insert(t)
+                    replaced = {c.name: upsert.excluded[c.name] for c in t.columns if not c.primary_key}
+                    conn.execute(upsert.on_conflict_do_update(index_elements=list(t.primary_key), set_=replaced), rows)
+                    continue
                 for commit in {s.commit for s in chunk}:
                     ids = [s.marker_id for s in chunk if s.commit == commit]
                     conn.execute(delete(t).where(t.c.commit_hash == commit, t.c.marker_id.in_(ids)))
-                conn.execute(t.insert(), [_location_row(s, keys[s.uri]) for s in chunk])
+                conn.execute(t.insert(), rows)
+
+    @contextmanager
+    def computing(self, commit: str) -> Iterator[None]:
+        """Around computing (and storing) many locations at ``commit``.
+
+        On PostgreSQL one server at a time per commit is inside (a transaction-scoped advisory lock, let go
+        when the block ends or the server's connection dies): teammates who reach a commit together wait for
+        the first one, then read what it stored instead of computing it again. Elsewhere, or when the lock
+        cannot be had (the database fails, or COMPUTE_WAIT_S passed), the block runs without it.
+        """
+        if self.db.dialect != "postgresql":
+            yield
+            return
+        held = done = False
+        try:
+            with self.db.transaction() as conn:
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{COMPUTE_WAIT_S}s'")
+                conn.execute(sql_text("SELECT pg_advisory_xact_lock(:space, :key)"), _compute_lock(commit))
+                held = True
+                yield
+                done = True
+        except StorageError as exc:
+            if done:  # the work is stored; only letting go of the lock failed (it goes with the connection)
+                return
+            if held:
+                raise
+            log.info("markers: computing at %s without waiting for other servers (%s)", commit[:12], exc)
+            yield
+
+
+#: How long a server waits for another one computing the same commit before computing it itself.
+COMPUTE_WAIT_S = 300
+
+
+def _compute_lock(commit: str) -> dict[str, int]:
+    """The advisory lock of computing at ``commit``: a key space of the markers' own (the schema lock is
+    7246031) and the commit's first 32 bits."""
+    return {"space": 7246032, "key": int(commit[:8], 16) - 2**31}
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,29 @@ def at_head(
     committed = {r.id: r for r in records if r.commit_hash_when_created}
     stored = locations.at(view.head, list(committed), near=view.root_uri)
     todo = [r for r in committed.values() if r.id not in stored]
+    if len(todo) < SHARE_FROM:
+        return _compute(todo, stored, markers, locations, view, progress, limits)
+    with locations.computing(view.head):  # teammates at this commit together: one computes, the others read
+        stored.update(locations.at(view.head, [r.id for r in todo], near=view.root_uri))
+        todo = [r for r in todo if r.id not in stored]
+        return _compute(todo, stored, markers, locations, view, progress, limits)
+
+
+#: From this many locations to compute at once, a server in team mode computes a commit only while no other
+#: server computes it (see ``LocationStore.computing``); fewer are computed at once, whoever else does.
+SHARE_FROM = 50
+
+
+def _compute(
+    todo: list[MarkerRecord],
+    stored: dict[str, StoredLocation],
+    markers: MarkerStore,
+    locations: LocationStore,
+    view: GitView,
+    progress: Progress | None,
+    limits: GrammarLimits | None,
+) -> HeadResult:
+    """Compute and store the locations at ``view.head`` of the markers in ``todo``; ``stored`` has the others."""
     if not todo:
         return HeadResult(stored, [], 0)
     commits = {r.id: r.commit_hash_when_created or "" for r in todo}
