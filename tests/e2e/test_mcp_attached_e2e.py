@@ -96,7 +96,9 @@ async def endpoint_log(lsp: LanguageClient, words: str, since: int = 0, timeout:
 
 
 @asynccontextmanager
-async def language_server(tmp_path: Path, **env: str) -> AsyncIterator[Session]:
+async def language_server(
+    tmp_path: Path, capabilities: types.ClientCapabilities | None = None, **env: str
+) -> AsyncIterator[Session]:
     root, state = tmp_path / "project", tmp_path / "state"
     root.mkdir()
     git(root, "init", "-q")
@@ -115,7 +117,7 @@ async def language_server(tmp_path: Path, **env: str) -> AsyncIterator[Session]:
 
     await lsp.initialize_session(
         types.InitializeParams(
-            capabilities=edit_capabilities(),
+            capabilities=capabilities or edit_capabilities(),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="project")],
             initialization_options={"mcp": {"http": {"enabled": True, "stateDir": str(state)}}},
@@ -264,6 +266,25 @@ async def test_a_refused_edit_is_reported_and_nothing_changes(session: Session) 
     assert editor.text == UNSAVED
 
 
+async def test_an_editor_that_takes_no_edits_is_named_and_nothing_changes(tmp_path: Path) -> None:
+    async with language_server(tmp_path, capabilities=types.ClientCapabilities()) as session:
+        editor = session.open("store.py", UNSAVED)
+        async with agent(session) as client:
+            read = structured(await client.call_tool("read", {"path": "store.py"}))
+            message = refusal(
+                await client.call_tool(
+                    "edit",
+                    {
+                        "path": "store.py",
+                        "base_version": read["version"],
+                        "edits": [{"old_text": "self.data[key] = value", "new_text": "pass"}],
+                    },
+                )
+            )
+        assert "the editor refused the edit (the editor does not take edits from the server" in message
+        assert editor.applied == [] and editor.text == UNSAVED
+
+
 async def test_paths_outside_the_workspace_folders_are_refused(session: Session, tmp_path: Path) -> None:
     secret = tmp_path / "secret.py"
     secret.write_text("TOKEN = 'x'\n")
@@ -393,12 +414,14 @@ async def test_requests_without_the_token_or_from_elsewhere_are_refused(session:
     assert await asyncio.to_thread(status) == 200
 
 
-async def test_the_token_file_is_the_users_alone(session: Session) -> None:
-    description = session.description()
-    assert description["pid"] != os.getpid() and description["roots"] == [str(session.root.resolve())]
-    for path in (Path(description["token_file"]), *session.state.glob("*.json")):
-        assert path.stat().st_mode & 0o777 == 0o600
-    assert session.state.stat().st_mode & 0o777 == 0o700
+async def test_the_session_files_are_the_users_alone_and_gone_at_shutdown(tmp_path: Path) -> None:
+    async with language_server(tmp_path) as session:
+        description = session.description()
+        assert description["pid"] != os.getpid() and description["roots"] == [str(session.root.resolve())]
+        for path in (Path(description["token_file"]), *session.state.glob("*.json")):
+            assert path.stat().st_mode & 0o777 == 0o600
+        assert session.state.stat().st_mode & 0o777 == 0o700
+    assert list(session.state.iterdir()) == []  # the server removed them when the editor shut it down
 
 
 async def test_settings_changes_stop_and_start_the_endpoint(session: Session) -> None:
@@ -446,6 +469,22 @@ async def test_the_attach_bridge_serves_the_session_over_stdio(session: Session,
 
 
 async def test_attach_without_a_session_says_so(tmp_path: Path) -> None:
+    """No live session: a clear message and status 2; the files of a server that died are removed."""
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    dead = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+    await dead.wait()
+    (state / "session-dead.token").write_text("x\n")
+    (state / "session-dead.json").write_text(
+        json.dumps(
+            {
+                "pid": dead.pid,
+                "roots": [str(tmp_path)],
+                "url": "http://127.0.0.1:9/mcp",
+                "token_file": str(state / "session-dead.token"),
+            }
+        )
+    )
     process = await asyncio.create_subprocess_exec(
         str(COMMAND),
         "mcp",
@@ -461,6 +500,7 @@ async def test_attach_without_a_session_says_so(tmp_path: Path) -> None:
     _, err = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 2
     assert b"no running Tether language server serves MCP" in err
+    assert list(state.iterdir()) == []
 
 
 nvim = editors.nvim  # the fixture: Neovim 0.7 and 0.11

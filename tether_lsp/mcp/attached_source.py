@@ -128,6 +128,9 @@ class EditorLink:
     async def _apply_now(
         self, path: Path, uri: str | None, base: bytes, expected: bytes, edits: Sequence[ByteEdit], limit: float
     ) -> Applied:
+        workspace = self.server.client_capabilities.workspace
+        if workspace is None or not workspace.apply_edit:
+            return Applied("refused", "the editor does not take edits from the server: no workspace.applyEdit")
         doc = self.server.document(uri) if uri is not None else None
         if uri is not None and (doc is None or doc.current.text != base):
             return Applied("moved")  # typed in, closed, or reverted since the edits were placed
@@ -152,7 +155,12 @@ class EditorLink:
         waiters.append((expected, seen))
         try:
             async with asyncio.timeout(limit):
-                result = await self.server.workspace_apply_edit_async(params)
+                try:
+                    result = await self.server.workspace_apply_edit_async(params)
+                except TimeoutError:
+                    raise
+                except Exception as exc:  # the editor answered with an error
+                    return Applied("refused", f"the editor answered with an error: {exc}")
                 if not result.applied:
                     now = self.server.document(uri) if uri is not None else None
                     if uri is not None and (now is None or now.current.text != base):
