@@ -362,9 +362,10 @@ class LocationStore:
     def computing(self, commit: str) -> Iterator[None]:
         """Around computing (and storing) many locations at ``commit``.
 
-        On PostgreSQL one server at a time per commit is inside (a transaction-scoped advisory lock, let go
-        when the block ends or the server's connection dies): teammates who reach a commit together wait for
-        the first one, then read what it stored instead of computing it again. Elsewhere, or when the lock
+        On PostgreSQL the first server to come computes alone (a transaction-scoped advisory lock, let go
+        when the block ends or the server's connection dies): teammates who reach the commit meanwhile wait
+        for it, together (a shared hold of the same lock), then read what it stored instead of computing it
+        again. Elsewhere, or when the lock
         cannot be had (the database fails, or COMPUTE_WAIT_S passed), the block runs without it.
         """
         if self.db.dialect != "postgresql":
@@ -374,7 +375,10 @@ class LocationStore:
         try:
             with self.db.transaction() as conn:
                 conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{COMPUTE_WAIT_S}s'")
-                conn.execute(sql_text("SELECT pg_advisory_xact_lock(:space, :key)"), _compute_lock(commit))
+                lock = _compute_lock(commit)
+                if not conn.execute(sql_text("SELECT pg_try_advisory_xact_lock(:space, :key)"), lock).scalar():
+                    # another server computes: wait for it, sharing with the others who wait (they read at once)
+                    conn.execute(sql_text("SELECT pg_advisory_xact_lock_shared(:space, :key)"), lock)
                 held = True
                 yield
                 done = True
