@@ -27,6 +27,7 @@ else:  # loaded on first use (it brings SQLAlchemy)
 from .buffer import edits_between, shift
 from .calculator import block_of_lines, split_lines
 from .convert import to_positions
+from .sqlite_watch import MarkersSettings, SqliteWatch
 from .state import MarkersState
 from .wire import (
     CreateParams,
@@ -107,13 +108,18 @@ def _from_cache(ls: TetherServer, state: MarkersState, uri: str) -> tuple[str, l
     return text, located
 
 
-async def located_now(ls: TetherServer, state: MarkersState, uri: str) -> tuple[str | None, list[service.Located]]:
+async def located_now(
+    ls: TetherServer, state: MarkersState, uri: str, watch: SqliteWatch | None = None
+) -> tuple[str | None, list[service.Located]]:
     """Where the markers of ``uri`` are now.
 
     Never waits on a HEAD recalculation: an open document answers from its last computed locations carried
     through the edits since (a worker checks HEAD and renames meanwhile, and ``didChange`` follows if they
-    moved anything); otherwise a worker locates them from the last synced HEAD.
+    moved anything); otherwise a worker locates them from the last synced HEAD. First, on SQLite, ``watch``
+    drops the caches of the files another process wrote to since (:mod:`.sqlite_watch`).
     """
+    if watch is not None:
+        await watch.before_answer(uri, ls.document(uri) is not None)
     cached = _from_cache(ls, state, uri)
     if cached is not None:
         state.poll_soon(uri)
@@ -147,6 +153,7 @@ async def create(m: Markers, params: CreateParams) -> Marker:
     request = MarkersState.Placing(uri, _open_text(ls, uri), _span(params.range), ls.encoding, "textDocument.uri")
     item, text = await ls.run_blocking(state.create, request, params.note, kind)
     state.forget(uri)
+    m.watch.written(uri)
     return to_marker(item, text, ls.encoding)
 
 
@@ -155,7 +162,7 @@ async def list_markers(m: Markers, params: ListParams) -> MarkerList:
     ls, state = m.server, m.state
     uri = params.text_document.uri
     try:
-        text, located = await located_now(ls, state, uri)
+        text, located = await located_now(ls, state, uri, m.watch)
     except StorageError:
         cached = _from_cache(ls, state, uri)
         if cached is None:
@@ -194,7 +201,8 @@ async def update(m: Markers, params: UpdateParams) -> Marker:
         request = MarkersState.Placing(uri, _open_text(ls, uri), _span(params.range), ls.encoding, "textDocument.uri")
     before, record = await ls.run_blocking(state.update, params.id, params.note, params.kind, request)
     state.forget(before.uri, record.uri)
-    text, located = await located_now(ls, state, record.uri)
+    m.watch.written(before.uri, record.uri)
+    text, located = await located_now(ls, state, record.uri, m.watch)
     item = next(i for i in located if i.record.id == record.id)
     return to_marker(item, text, ls.encoding)
 
@@ -204,12 +212,13 @@ async def delete(m: Markers, params: IdParams) -> None:
     ls, state = m.server, m.state
     record = await ls.run_blocking(state.delete, params.id)
     state.forget(record.uri)
+    m.watch.written(record.uri)
 
 
 async def code_lens(m: Markers, params: types.CodeLensParams) -> list[types.CodeLens]:
     """One lens per located marker, on its first line, titled with its note."""
     ls, state = m.server, m.state
-    text, located = await located_now(ls, state, params.text_document.uri)
+    text, located = await located_now(ls, state, params.text_document.uri, m.watch)
     if text is None:
         return []
     lenses = []
@@ -279,6 +288,7 @@ class Markers:
 
     def __init__(self, server: TetherServer) -> None:
         server.register_storage("markers", _migrations)
+        server.register_settings("markers", MarkersSettings)
         self.server = server
         self.state = state = MarkersState(server)
 
@@ -286,14 +296,25 @@ class Markers:
             if uris:
                 server.protocol.notify("tether/markers/didChange", DidChangeMarkers(sorted(set(uris))))
 
+        self.watch = watch = SqliteWatch(server, state, notify_changed)
+
         def on_document(event: DocumentEvent) -> None:
             if event.kind in ("save", "close"):
                 state.buffer.pop(event.uri, None)  # a save recomputes from the committed text
+            if event.kind == "close":
+                watch.closed(event.uri)
+
+        async def initialized(ls: TetherServer) -> None:
+            watch.start()
+            await watch_git(ls, state)
 
         state.on_change = notify_changed
         server.on_document(on_document)
         server.on_settings(state.on_settings)
-        server.on_initialized(lambda ls: watch_git(ls, state))
+        server.on_settings(watch.on_settings)
+        server.on_initialized(initialized)
+        server.on_shutdown_begin(watch.stop)
+        server.on_shutdown(watch.close)
         server.on_shutdown(state.close)
 
 
