@@ -425,12 +425,18 @@ async def test_the_session_files_are_the_users_alone_and_gone_at_shutdown(tmp_pa
 
 
 async def test_settings_changes_stop_and_start_the_endpoint(session: Session) -> None:
+    """Turned off while an agent is connected (its event stream open), the endpoint stops at once: its files
+    are gone and its port refuses connections; turned on, it serves again."""
     first = session.url
-    session.lsp.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"tether": {"mcp": {"http": {"enabled": False}}}})
-    )
-    await endpoint_log(session.lsp, f"MCP endpoint on {first} stopped")
-    assert list(session.state.glob("*")) == []
+    async with agent(session) as client:
+        assert (await client.list_tools()).tools
+        session.lsp.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"tether": {"mcp": {"http": {"enabled": False}}}})
+        )
+        await endpoint_log(session.lsp, f"MCP endpoint on {first} stopped")
+        assert list(session.state.glob("*")) == []
+        with pytest.raises(ConnectionRefusedError):
+            await asyncio.to_thread(raw_status, first, {})
     since = len(session.lsp.log_messages)
     session.lsp.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(

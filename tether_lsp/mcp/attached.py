@@ -120,8 +120,10 @@ class Attachment:
     def _stop(self) -> None:
         endpoint, self.endpoint = self.endpoint, None
         if endpoint is not None:
-            endpoint.stop(STOP_WAIT)
-            log.info("MCP endpoint on %s stopped", endpoint.url)
+            if endpoint.stop(STOP_WAIT):
+                log.info("MCP endpoint on %s stopped", endpoint.url)
+            else:
+                log.warning("MCP endpoint on %s did not stop within %g s", endpoint.url, STOP_WAIT)
 
     def close(self) -> None:
         """At shutdown (off the loop): stop the endpoint and remove its session files."""

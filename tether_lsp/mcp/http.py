@@ -37,6 +37,8 @@ from .server import build
 log = logging.getLogger(__name__)
 
 PATH = "/mcp"
+#: Seconds requests under way (a tool call waiting for the editor) get to finish when the endpoint stops.
+GRACE = 2
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
@@ -128,7 +130,14 @@ class Endpoint:
         )
         self.app = Guard(app, self.port, self.token)
         config = uvicorn.Config(
-            self.app, lifespan="on", log_config=None, access_log=False, loop="asyncio", http="h11", ws="none"
+            self.app,
+            lifespan="on",
+            log_config=None,
+            access_log=False,
+            loop="asyncio",
+            http="h11",
+            ws="none",
+            timeout_graceful_shutdown=GRACE,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._run, name="tether-mcp-http", daemon=True)
@@ -146,10 +155,11 @@ class Endpoint:
             self.sock.close()
             discovery.withdraw(*self.files)
 
-    def stop(self, wait: float | None = None) -> None:
-        """Stop serving (thread-safe: uvicorn looks at the flag); ``wait``: seconds to wait for the thread."""
+    def stop(self, wait: float | None = None) -> bool:
+        """Stop serving (thread-safe: uvicorn looks at the flag); ``wait``: seconds to wait for the thread.
+        Returns whether it has stopped (its session files are removed either way)."""
         self.server.should_exit = True
+        discovery.withdraw(*self.files)  # no new agent finds it from now on
         if wait is not None and self.thread.is_alive():
             self.thread.join(wait)
-        if not self.thread.is_alive():
-            discovery.withdraw(*self.files)
+        return not self.thread.is_alive()
