@@ -430,6 +430,17 @@ async def test_settings_changes_stop_and_start_the_endpoint(session: Session) ->
     first = session.url
     async with agent(session) as client:
         assert (await client.list_tools()).tools
+        since = len(session.lsp.log_messages)
+        session.lsp.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(
+                settings={
+                    "tether": {"mcp": {"http": {"enabled": True, "stateDir": str(session.state), "editTimeout": 3}}}
+                }
+            )
+        )
+        await raw_request(session.lsp, "tether/listSelectors", {})  # the settings are applied by now
+        assert (await client.list_tools()).tools  # the same endpoint: the edit timeout is read at each edit
+        assert session.url == first and not [m for m in session.lsp.log_messages[since:] if "MCP endpoint" in m.message]
         session.lsp.workspace_did_change_configuration(
             types.DidChangeConfigurationParams(settings={"tether": {"mcp": {"http": {"enabled": False}}}})
         )

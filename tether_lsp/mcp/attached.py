@@ -58,8 +58,8 @@ class Attachment:
         if self.context is not None:
             self.context.configure(settings)
         wanted = http if http.enabled else None
-        if wanted == self._wanted:
-            return
+        if _restart_key(wanted) == _restart_key(self._wanted):
+            return  # editTimeout is read at each edit: no restart (a new port and token) for it
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # settings read without a session (the docs generator, tests of settings)
@@ -130,6 +130,11 @@ class Attachment:
         self._generation += 1
         with self._switching:
             self._stop()
+
+
+def _restart_key(http: McpHttpSettings | None) -> tuple[object, ...] | None:
+    """What the running endpoint was made with: a change of it makes a new endpoint."""
+    return None if http is None else (http.port, http.stateDir, http.maxRequestBytes)
 
 
 def attach(server: TetherServer, markers: Callable[[], Any] | None = None) -> Attachment:
