@@ -458,6 +458,28 @@ class Connections:
             await self._task
 
 
+def cpu_seconds(pids: list[int]) -> dict[tuple[str, int], float]:
+    """CPU time (user + system) used so far by each server of ``pids`` and each PostgreSQL process."""
+    import psutil
+
+    out = {}
+    for proc in psutil.process_iter(["pid", "name"]):
+        try:
+            what = "server" if proc.pid in pids else "postgres" if proc.info["name"] == "postgres" else None
+            if what is not None:
+                t = proc.cpu_times()
+                out[(what, proc.pid)] = t.user + t.system
+        except (psutil.Error, OSError):
+            continue
+    return out
+
+
+def cpu_used(before: dict[tuple[str, int], float], after: dict[tuple[str, int], float], what: str) -> float:
+    """CPU used between two samples by the processes alive at the second (a process that exited meanwhile,
+    a killed server or PostgreSQL's backends before a restart, is not counted)."""
+    return sum(t - before.get(key, 0.0) for key, t in after.items() if key[0] == what)
+
+
 def server_connections(pid: int, port: int) -> int:
     import psutil
 
@@ -489,6 +511,7 @@ async def phase_fanout(mates: list[Mate], origin: Origin, ids: dict[str, list[st
     per_receiver: list[float] = []
     until_all: list[float] = []
     acks: list[float] = []
+    before_ack = 0
     missed = 0
     for n in range(rounds):
         writer = mates[n % len(mates)]
@@ -502,18 +525,21 @@ async def phase_fanout(mates: list[Mate], origin: Origin, ids: dict[str, list[st
         else:
             marker = rnd.choice(ids[path])
             await call(writer, "tether/markers/update", {"id": marker, "note": f"fan-out {n}"})
-        acks.append((time.perf_counter() - t0) * 1000)
+        t_ack = time.perf_counter()
+        acks.append((t_ack - t0) * 1000)
         done, pending = await asyncio.wait(waits, timeout=15)
         for w in pending:
             w.cancel()
         missed += len(pending)
         arrivals = [(w.result() - t0) * 1000 for w in done]
         per_receiver += arrivals
+        before_ack += sum(1 for w in done if w.result() < t_ack)
         if not pending:
             until_all.append(max(arrivals))
     S = "fan-out"
     figure(S, "write acknowledged (create/update round trip)", ms(acks))
     figure(S, "write -> didChange, per receiving server", ms(per_receiver))
+    figure(S, "didChange arrived before the writer's own answer", f"{before_ack} of {len(per_receiver)}")
     figure(S, "write -> didChange on every other server (the last one)", ms(until_all))
     figure(S, "didChange not received within 15 s", f"{missed} of {rounds * (len(mates) - 1)}")
 
@@ -1079,9 +1105,18 @@ async def run(args: argparse.Namespace) -> None:
             ("kill -9", lambda: phase_kill(mates, origin, args.kill_after)),
             ("PostgreSQL restart", lambda: phase_pg_restart(mates, origin, pg, args.pg_down_seconds)),
         ]
+        cpu: dict[str, tuple[float, float, float]] = {}
         for phase, work_of in phases:
             conns.phase = load.phase = phase
+            before = cpu_seconds([m.pid for m in mates])
+            t = time.perf_counter()
             await work_of()
+            after = cpu_seconds([m.pid for m in mates])
+            cpu[phase] = (
+                time.perf_counter() - t,
+                cpu_used(before, after, "server"),
+                cpu_used(before, after, "postgres"),
+            )
         conns.phase = load.phase = "after"
         await asyncio.sleep(2)
         await load.stop()
@@ -1091,6 +1126,13 @@ async def run(args: argparse.Namespace) -> None:
             if load.errors[phase]:
                 first = load.errors[phase][0][1]
                 figure("background load", f"  failed during {phase}", f"{len(load.errors[phase])} ({first[:120]})")
+        print("\nCPU time per phase (2 cores = 2 CPU-seconds per second at most)")
+        for phase, (wall, servers, database) in cpu.items():
+            figure(
+                "CPU",
+                f"{phase}: wall / servers' CPU / PostgreSQL's CPU",
+                f"{wall:.1f} s / {servers:.1f} s / {database:.1f} s",
+            )
         await conns.stop()
         print("\nConnections to PostgreSQL (each server's process, sampled every second)")
         connection_figures(
