@@ -247,6 +247,75 @@ async def test_an_edit_is_placed_again_when_the_user_typed_before_it_arrived(ses
     ]
 
 
+TWINS = "a = 1\nx = 0\nb = 2\nx = 0\nc = 3\n"
+
+
+async def wait_for_version(client: Client, path: str, text: str, timeout: float = 10) -> None:
+    """Until the agent reads ``text`` in ``path`` (the editor's didChanges have reached the server)."""
+    async with asyncio.timeout(timeout):
+        while structured(await client.call_tool("read", {"path": path}))["version"] != version_of(text):
+            pass  # each read is a round trip through the language server's loop
+
+
+async def test_an_edit_is_carried_through_the_editors_exact_history_not_a_diff(session: Session) -> None:
+    """The agent targets the second of two identical lines; the user deletes the first and types an identical
+    line just before the target. A line diff of the two texts would take the typed line for the target; the
+    document's recorded edits carry the target to the line it is now."""
+    editor = session.open("twins.py", TWINS)
+    async with agent(session) as client:
+        read = structured(await client.call_tool("read", {"path": "twins.py"}))
+        editor.replace(editor.offset(1, 0), editor.offset(2, 0), "")  # the first "x = 0" line goes
+        editor.replace(editor.offset(2, 0), editor.offset(2, 0), "x = 0\n")  # typed just before the target
+        now = "a = 1\nb = 2\nx = 0\nx = 0\nc = 3\n"
+        await wait_for_version(client, "twins.py", now)
+        target = {"start": {"line": 4, "column": 1}, "end": {"line": 4, "column": 6}}
+        answer = structured(
+            await client.call_tool(
+                "edit",
+                {
+                    "path": "twins.py",
+                    "base_version": read["version"],
+                    "edits": [{"range": target, "new_text": "x = 9"}],
+                },
+            )
+        )
+    assert answer["results"][0]["status"] == "rebased"
+    assert answer["results"][0]["range"] == {"start": {"line": 4, "column": 1}, "end": {"line": 4, "column": 6}}
+    assert editor.text == "a = 1\nb = 2\nx = 0\nx = 9\nc = 3\n"
+
+
+async def test_an_edit_on_a_version_the_history_no_longer_reaches_is_diffed_and_says_so(session: Session) -> None:
+    """With a small history budget, a long line typed and removed pushes the version the agent read out of the
+    document's history: the edit is carried by a line diff instead, and the answer says so."""
+    http = {"enabled": True, "stateDir": str(session.state)}  # as started: the same endpoint keeps serving
+    session.lsp.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"tether": {"limits": {"historyBytes": 65536}, "mcp": {"http": http}}}
+        )
+    )
+    await raw_request(session.lsp, "tether/listSelectors", {})  # the settings are applied by now
+    editor = session.open("store.py", UNSAVED)
+    async with agent(session) as client:
+        read = structured(await client.call_tool("read", {"path": "store.py"}))
+        editor.replace(0, 0, "# " + "y" * 70000 + "\n")
+        editor.replace(0, 70003, "# typed\n")
+        await wait_for_version(client, "store.py", "# typed\n" + UNSAVED)
+        result = await client.call_tool(
+            "edit",
+            {
+                "path": "store.py",
+                "base_version": read["version"],
+                "edits": [{"old_text": "self.data[key] = value", "new_text": "self.data[key] = str(value)"}],
+            },
+        )
+    answer = structured(result)
+    assert answer["results"][0]["status"] == "rebased"
+    assert editor.text == "# typed\n" + UNSAVED.replace("self.data[key] = value", "self.data[key] = str(value)")
+    content = result.content[0]
+    assert isinstance(content, mcp_types.TextContent)
+    assert f"the editor's recorded history no longer reaches version {read['version']}" in content.text
+
+
 async def test_a_refused_edit_is_reported_and_nothing_changes(session: Session) -> None:
     editor = session.open("store.py", UNSAVED)
     editor.refuse = True
@@ -521,12 +590,15 @@ async def test_attach_without_a_session_says_so(tmp_path: Path) -> None:
 
 
 nvim = editors.nvim  # the fixture: Neovim 0.7 and 0.11
+NOTE = "agent: check the cache here"  # what tests/editors/mcp_agent.py pins
 
 
-def test_an_agents_edit_lands_in_neovims_buffer_and_u_takes_it_back(tmp_path: Path, nvim: str) -> None:
-    """The user typed a line at the top (unsaved); an agent edits the function below through the endpoint: the edit
-    is in the buffer next to the typed line, nothing is on disk, and ``u`` takes back the agent's edit and only
-    it."""
+def test_an_agents_note_and_edit_land_in_neovim(tmp_path: Path, nvim: str) -> None:
+    """An agent pins a note to the function through the endpoint: Neovim shows it at once (Tether's sign and the
+    note at the end of the function's first line, drawn on the server's tether/markers/didChange alone) and
+    :TetherMarkers lists it; the agent deletes it and it is gone from both. Then the user types a line at the top
+    (unsaved); the agent edits the function below: the edit is in the buffer next to the typed line, nothing is on
+    disk, and ``u`` takes back the agent's edit and only it."""
     root = editors.workspace(tmp_path)
     state = tmp_path / "state"
     settings = {"mcp": {"http": {"enabled": True, "stateDir": str(state)}}}
@@ -543,8 +615,21 @@ def test_an_agents_edit_lands_in_neovims_buffer_and_u_takes_it_back(tmp_path: Pa
         TETHER_AGENT_OUT=str(agent_out),
     )
     assert "error" not in seen, seen.get("error")
-    assert (seen["ready"], seen["endpoint"], seen["agent_done"], seen["agent_exit"]) == (True, True, True, 0)
+    assert (seen["ready"], seen["endpoint"], seen["listed"]) == (True, True, True)
     agent_saw = json.loads(agent_out.read_text())
+    assert (seen["note_added"], seen["note_deleted"], seen["agent_edited"]) == (True, True, True), agent_saw
+    assert (seen["agent_done"], seen["agent_exit"]) == (True, 0)
+    note = agent_saw["note_add"]
+    assert (note["text"], note["author"], note["range"]) == (NOTE, "agent", agent_saw["outline_total"]["range"])
+    # what the user sees: the sign and the note at the end of `def total(items):` (line 4), listed by :TetherMarkers
+    screen = f"… def total(items):   … {NOTE}"  # the sign column, the line, the note
+    assert seen["note_shown"] and seen["with_note"] == [{"line": 4, "text": f"  … {NOTE}", "screen": screen}]
+    assert seen["list_with_note"] == [{"lnum": 4, "text": f"[comment] {NOTE}"}]
+    # drawn on the server's tether/markers/didChange: no other re-read of the markers ran meanwhile
+    assert seen["refreshes_to_note"] and set(seen["refreshes_to_note"]) == {"didChange"}
+    assert agent_saw["note_delete"] == {"deleted": True}
+    assert seen["note_gone"] and seen["without_note"] == [] and seen["list_without_note"] == []
+    assert set(seen["refreshes"]) == {"didChange"}
     typed = "import sys\n" + editors.SOURCE
     assert agent_saw["read"]["parts"][0]["text"] == typed  # the unsaved line, read from the editor
     assert agent_saw["edit"]["written"] is True, agent_saw["edit"]

@@ -100,6 +100,7 @@ class Attachment:
         if self.context is None:
             source = WorkspaceSource(link, 0)
             self.context = Context([], settings, source=source)
+            self.context.history.exact = source.exact_edits  # edits are carried through the editor's history
             source.max_bytes = self.context.limits.maxFileBytes
             if self.markers is not None:
                 from .notes_backend import LiveNotes

@@ -11,6 +11,11 @@
   when the editor has applied it *and* sent the changed text back (``didChange``, or ``didOpen`` for a file it
   had not open), within ``tether.mcp.http.editTimeout``. A buffer that moved on before the edit reached it (the
   user typed) answers None: the edit adapter places the edits again on the new text.
+* **Carrying** an edit made on an older version: the server keeps each open document's exact edits (the
+  ``didChange`` content changes). Each version handed out for a buffer (read, or written) is remembered with the
+  document version it was (bounded), so an edit on it is carried through the recorded edits from that document
+  version to the one read now (:meth:`WorkspaceSource.exact_edits`); only when the document's history no longer
+  reaches it is the base diffed against the current text (:mod:`.history`).
 
 Threads: :class:`WorkspaceSource` runs in the tool call's worker thread (of the HTTP server's own loop); what
 needs the editor hops to the LSP loop (:class:`EditorLink`, ``asyncio.run_coroutine_threadsafe``) and waits
@@ -23,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +53,9 @@ T = TypeVar("T")
 
 #: Seconds a read waits for the LSP loop (it answers from memory: only a stuck loop takes longer).
 LOOP_TIMEOUT = 10.0
+#: Versions handed out per buffer whose document version is remembered, and buffers remembered.
+KEEP_VERSIONS = 64
+KEEP_PATHS = 256
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,7 @@ class Buffer:
     path: Path  # as the uri spells it (not resolved)
     client_version: int
     text: bytes
+    version: int  # the server's number for this text (what its history is keyed on)
 
 
 @dataclass(frozen=True)
@@ -71,11 +81,13 @@ class Workspace:
 class Applied:
     """How ``workspace/applyEdit`` went: ``written`` (the buffer now reads ``expected``), ``moved`` (the buffer
     changed before the edit reached it), ``refused`` (the editor said no: ``reason``), ``unconfirmed`` (the
-    editor said yes but the changed text did not come back in time: ``current`` is what it holds)."""
+    editor said yes but the changed text did not come back in time: ``current`` is what it holds). ``version``:
+    the document version that holds the written text (``written``)."""
 
     status: str
     reason: str = ""
     current: bytes | None = None
+    version: int | None = None
 
 
 class EditorLink:
@@ -87,7 +99,7 @@ class EditorLink:
         self.loop = loop
         self.edit_timeout = edit_timeout
         #: Edits sent and not yet seen back: real path -> (the text expected, its future).
-        self._waiting: dict[Path, list[tuple[bytes, asyncio.Future[None]]]] = {}
+        self._waiting: dict[Path, list[tuple[bytes, asyncio.Future[int]]]] = {}
         server.on_document(self._document_now)
 
     # --- from worker threads -----------------------------------------------------------------------------
@@ -112,6 +124,11 @@ class EditorLink:
         timeout = self.edit_timeout()
         return self.run(lambda: self._apply_now(path, uri, base, expected, edits, timeout), timeout + LOOP_TIMEOUT)
 
+    def edits_between(self, uri: str, base: tuple[int, bytes], current: tuple[int, bytes]) -> list[ByteEdit] | None:
+        """The document's recorded edits from document version ``base`` to ``current`` (each given with the text
+        it had then), or None when its history no longer holds them."""
+        return self.run(lambda: self._edits_between_now(uri, base, current), LOOP_TIMEOUT)
+
     # --- on the LSP loop ---------------------------------------------------------------------------------
 
     async def _workspace_now(self) -> Workspace:
@@ -122,7 +139,7 @@ class EditorLink:
         for doc in self.server.documents:
             path = uri_to_path(doc.uri)
             if path is not None:
-                buffers.append(Buffer(doc.uri, path, doc.client_version, doc.current.text))
+                buffers.append(Buffer(doc.uri, path, doc.client_version, doc.current.text, doc.version))
         return Workspace(folders, buffers)
 
     async def _apply_now(
@@ -150,7 +167,7 @@ class EditorLink:
                 document_changes=[types.TextDocumentEdit(text_document=identifier, edits=list(text_edits))]
             ),
         )
-        seen: asyncio.Future[None] = self.loop.create_future()
+        seen: asyncio.Future[int] = self.loop.create_future()
         waiters = self._waiting.setdefault(path, [])
         waiters.append((expected, seen))
         try:
@@ -166,14 +183,26 @@ class EditorLink:
                     if uri is not None and (now is None or now.current.text != base):
                         return Applied("moved")
                     return Applied("refused", result.failure_reason or "no reason given")
-                await seen
-            return Applied("written")
+                version = await seen
+            return Applied("written", version=version)
         except TimeoutError:
             return Applied("unconfirmed", current=self._text_now(path))
         finally:
             waiters.remove((expected, seen))
             if not waiters:
                 self._waiting.pop(path, None)
+
+    async def _edits_between_now(
+        self, uri: str, base: tuple[int, bytes], current: tuple[int, bytes]
+    ) -> list[ByteEdit] | None:
+        doc = self.server.document(uri)
+        if doc is None or base[0] > current[0]:
+            return None
+        old, now = doc.get(base[0]), doc.get(current[0])
+        # the texts are compared too: a document closed and opened again numbers its versions anew
+        if old is None or now is None or old.text != base[1] or now.text != current[1]:
+            return None
+        return [edit for item in doc.versions() if base[0] < item.version <= current[0] for edit in item.edits]
 
     def _text_now(self, path: Path) -> bytes | None:
         for doc in self.server.documents:
@@ -192,7 +221,7 @@ class EditorLink:
             if _same(changed, path):
                 for expected, seen in waiters:
                     if not seen.done() and doc.current.text == expected:
-                        seen.set_result(None)
+                        seen.set_result(doc.version)
 
 
 def _same(a: Path | None, b: Path) -> bool:
@@ -209,6 +238,8 @@ class WorkspaceSource:
         self.disk = Files(self.roots, max_bytes)
         #: The uri each real path's buffer was last read under (what the edit names).
         self._uris: dict[Path, str] = {}
+        #: Per real path, the versions handed out for its buffer: version -> (uri, document version), oldest first.
+        self._documents: OrderedDict[Path, OrderedDict[str, tuple[str, int]]] = OrderedDict()
 
     @property
     def max_bytes(self) -> int:
@@ -232,7 +263,9 @@ class WorkspaceSource:
                         kind="fileRefused",
                     )
                 self._uris[real] = buffer.uri
-                return FileText(real, shown, buffer.text, version_of(buffer.text))
+                file = FileText(real, shown, buffer.text, version_of(buffer.text))
+                self._remember(real, file.version, buffer.uri, buffer.version)
+                return file
         self._uris.pop(real, None)
         return self.disk.load(given, field)
 
@@ -240,7 +273,11 @@ class WorkspaceSource:
         expected = data[3:] if file.bom else data  # the editor holds the text without a byte-order mark
         applied = self.link.apply(file.path, self._uris.get(file.path), file.text, expected, edits)
         if applied.status == "written":
-            return FileText(file.path, file.shown, expected, version_of(expected))
+            written = FileText(file.path, file.shown, expected, version_of(expected))
+            uri = self._uris.get(file.path)
+            if uri is not None and applied.version is not None:
+                self._remember(file.path, written.version, uri, applied.version)
+            return written
         if applied.status == "moved":
             return None
         if applied.status == "refused":
@@ -257,3 +294,30 @@ class WorkspaceSource:
             "it again",
             kind="editUnconfirmed",
         )
+
+    def _remember(self, path: Path, version: str, uri: str, document_version: int) -> None:
+        """``version`` (a content hash handed out for ``path``'s buffer) is the document's ``document_version``."""
+        seen = self._documents.get(path)
+        if seen is None:
+            seen = self._documents[path] = OrderedDict()
+        self._documents.move_to_end(path)
+        seen[version] = (uri, document_version)
+        seen.move_to_end(version)
+        while len(seen) > KEEP_VERSIONS:
+            seen.popitem(last=False)
+        while len(self._documents) > KEEP_PATHS:
+            self._documents.popitem(last=False)
+
+    def exact_edits(
+        self, path: Path, base: str, base_text: bytes, current: str, current_text: bytes
+    ) -> list[ByteEdit] | None:
+        """The editor's own edits from version ``base`` to ``current`` of ``path``'s buffer (in order, each in the
+        coordinates of the text the previous ones leave), or None when either was not a text of the buffer this
+        source handed out, or the document's history no longer reaches ``base``."""
+        seen = self._documents.get(path)
+        if seen is None or base not in seen or current not in seen:
+            return None
+        (uri, old), (now_uri, now) = seen[base], seen[current]
+        if uri != now_uri:
+            return None
+        return self.link.edits_between(uri, (old, base_text), (now, current_text))

@@ -85,6 +85,9 @@ def _resolve(context: Context, file: FileText, base_version: str, edits: list[An
                     kind="notFound",
                 )
             out.append(found)
+    if context.history.last_note is not None:  # the exact history did not reach the base
+        for r in out:
+            r.notes.append(context.history.last_note)
     check_overlaps(out)
     _overlapping_now(out)
     return out

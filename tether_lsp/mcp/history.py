@@ -3,12 +3,15 @@ placed on the file as it is now (AGENTS.md's standalone mode; ``tether.mcp.histo
 
 Versions are hashes of the content, so a text is found by its version whatever path it was read under (a file
 renamed since keeps its history). For the versions this front wrote itself the exact edits are kept too: between
-a base and the current text made only of such writes, the edits are replayed instead of diffed.
+a base and the current text made only of such writes, the edits are replayed instead of diffed. Attached to a
+language server, ``exact`` gives the editor's own recorded edits between two versions of a buffer; a diff is
+then the fallback, and ``last_note`` says so.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +36,11 @@ class History:
         self.budget = budget
         self.files = files
         self._by_path: OrderedDict[Path, _FileHistory] = OrderedDict()
+        #: The exact edits between two versions of a file (path, base, its text, current, its text), or None when
+        #: not known (attached mode: the editor's document history).
+        self.exact: Callable[[Path, str, bytes, str, bytes], list[ByteEdit] | None] | None = None
+        #: Why the last :meth:`edits` fell back to a line diff where exact edits were looked for (else None).
+        self.last_note: str | None = None
 
     def handed_out(self, path: Path, version: str, text: bytes) -> None:
         """Remember a text an answer showed (the engines' text: without a byte-order mark)."""
@@ -65,7 +73,9 @@ class History:
 
     def edits(self, path: Path, base: str, base_text: bytes, current: str, current_text: bytes) -> list[ByteEdit]:
         """The edits from ``base`` to ``current``: this front's own writes when they lead from one to the other,
-        else a line diff (each edit in the coordinates of the text the previous ones leave)."""
+        else the exact edits ``exact`` knows, else a line diff (each edit in the coordinates of the text the
+        previous ones leave)."""
+        self.last_note = None
         entry = self._by_path.get(path)
         chain: list[tuple[ByteEdit, ...]] = []
         at = current
@@ -76,4 +86,12 @@ class History:
             return [edit for step in reversed(chain) for edit in step]
         if base == current:
             return []
+        if self.exact is not None:
+            found = self.exact(path, base, base_text, current, current_text)
+            if found is not None:
+                return found
+            self.last_note = (
+                f"the editor's recorded history no longer reaches version {base} (or it was not a text of the "
+                "editor's buffer): carried by a line diff of the two texts"
+            )
         return diff_edits(base_text, current_text, LineIndex(base_text))
