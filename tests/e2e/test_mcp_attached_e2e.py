@@ -590,12 +590,15 @@ async def test_attach_without_a_session_says_so(tmp_path: Path) -> None:
 
 
 nvim = editors.nvim  # the fixture: Neovim 0.7 and 0.11
+NOTE = "agent: check the cache here"  # what tests/editors/mcp_agent.py pins
 
 
-def test_an_agents_edit_lands_in_neovims_buffer_and_u_takes_it_back(tmp_path: Path, nvim: str) -> None:
-    """The user typed a line at the top (unsaved); an agent edits the function below through the endpoint: the edit
-    is in the buffer next to the typed line, nothing is on disk, and ``u`` takes back the agent's edit and only
-    it."""
+def test_an_agents_note_and_edit_land_in_neovim(tmp_path: Path, nvim: str) -> None:
+    """An agent pins a note to the function through the endpoint: Neovim shows it at once (Tether's sign and the
+    note at the end of the function's first line, drawn on the server's tether/markers/didChange alone) and
+    :TetherMarkers lists it; the agent deletes it and it is gone from both. Then the user types a line at the top
+    (unsaved); the agent edits the function below: the edit is in the buffer next to the typed line, nothing is on
+    disk, and ``u`` takes back the agent's edit and only it."""
     root = editors.workspace(tmp_path)
     state = tmp_path / "state"
     settings = {"mcp": {"http": {"enabled": True, "stateDir": str(state)}}}
@@ -612,8 +615,22 @@ def test_an_agents_edit_lands_in_neovims_buffer_and_u_takes_it_back(tmp_path: Pa
         TETHER_AGENT_OUT=str(agent_out),
     )
     assert "error" not in seen, seen.get("error")
-    assert (seen["ready"], seen["endpoint"], seen["agent_done"], seen["agent_exit"]) == (True, True, True, 0)
+    assert (seen["ready"], seen["endpoint"], seen["listed"]) == (True, True, True)
     agent_saw = json.loads(agent_out.read_text())
+    assert (seen["note_added"], seen["note_deleted"], seen["agent_edited"]) == (True, True, True), agent_saw
+    assert (seen["agent_done"], seen["agent_exit"]) == (True, 0)
+    note = agent_saw["note_add"]
+    assert (note["text"], note["author"], note["range"]) == (NOTE, "agent", agent_saw["outline_total"]["range"])
+    # what the user sees: the sign and the note at the end of `def total(items):` (line 4), listed by :TetherMarkers
+    screen = f"… def total(items):   … {NOTE}"  # the sign column, the line, the note
+    assert seen["note_shown"] and seen["with_note"] == [{"line": 4, "text": f"  … {NOTE}", "screen": screen}]
+    assert seen["list_with_note"] == [{"lnum": 4, "text": f"[comment] {NOTE}"}]
+    # drawn on the server's tether/markers/didChange: no other re-read of the markers ran meanwhile
+    to_note, refreshes = seen["refreshes_to_note"], seen["refreshes"]
+    assert isinstance(to_note, list) and to_note and set(to_note) == {"didChange"}
+    assert agent_saw["note_delete"] == {"deleted": True}
+    assert seen["note_gone"] and seen["without_note"] == [] and seen["list_without_note"] == []
+    assert isinstance(refreshes, list) and set(refreshes) == {"didChange"}
     typed = "import sys\n" + editors.SOURCE
     assert agent_saw["read"]["parts"][0]["text"] == typed  # the unsaved line, read from the editor
     assert agent_saw["edit"]["written"] is True, agent_saw["edit"]
