@@ -19,6 +19,7 @@ the file in *this* server's clone.
 from __future__ import annotations
 
 import logging
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -337,7 +338,8 @@ class LocationStore:
         On PostgreSQL an upsert: another server storing the same location at the same moment (teammates who
         reach a commit together) makes this write wait for its transaction and replace its row, instead of
         failing on the duplicate with the whole batch. Rows go in a fixed order, so two such writers take
-        their row locks in the same order and never deadlock.
+        their row locks in the same order and never deadlock. A location of a marker deleted meanwhile is
+        not stored (it would outlive its marker).
         """
         if not items:
             return
@@ -349,6 +351,17 @@ class LocationStore:
                 chunk = unique[k : k + 500]
                 rows = [_location_row(s, keys[s.uri]) for s in chunk]
                 if conn.dialect.name == "postgresql":
+                    # only for markers that exist, and they stay until this commits: a teammate deleting one
+                    # meanwhile waits for this write and deletes its locations after it (or it went first,
+                    # and its marker is skipped here)
+                    ids = sorted({s.marker_id for s in chunk})
+                    m = markers_table
+                    alive = set(
+                        conn.execute(select(m.c.id).where(m.c.id.in_(ids)).with_for_update(key_share=True)).scalars()
+                    )
+                    rows = [r for r in rows if r["marker_id"] in alive]
+                    if not rows:
+                        continue
                     upsert = pg_insert(t)
                     replaced = {c.name: upsert.excluded[c.name] for c in t.columns if not c.primary_key}
                     conn.execute(upsert.on_conflict_do_update(index_elements=list(t.primary_key), set_=replaced), rows)
@@ -358,47 +371,61 @@ class LocationStore:
                     conn.execute(delete(t).where(t.c.commit_hash == commit, t.c.marker_id.in_(ids)))
                 conn.execute(t.insert(), rows)
 
-    @contextmanager
-    def computing(self, commit: str) -> Iterator[None]:
-        """Around computing (and storing) many locations at ``commit``.
+    @property
+    def shared(self) -> bool:
+        """Whether other servers may compute locations in this database at the same moment (PostgreSQL)."""
+        return self.db.dialect == "postgresql"
 
-        On PostgreSQL the first server to come computes alone (a transaction-scoped advisory lock, let go
-        when the block ends or the server's connection dies): teammates who reach the commit meanwhile wait
-        for it, together (a shared hold of the same lock), then read what it stored instead of computing it
-        again. Elsewhere, or when the lock
-        cannot be had (the database fails, or COMPUTE_WAIT_S passed), the block runs without it.
+    @contextmanager
+    def claim(self, commit: str, files: list[str]) -> Iterator[set[str]]:
+        """Of ``files`` (named alike in every clone), those this server computes at ``commit`` now.
+
+        On PostgreSQL, the ones no other server is computing: each gets a transaction-scoped advisory lock,
+        held until the block ends (after the block has stored them) or the server's connection dies. Elsewhere,
+        or when the database fails, all of them.
         """
-        if self.db.dialect != "postgresql":
-            yield
+        if not self.shared:
+            yield set(files)
             return
         held = done = False
         try:
             with self.db.transaction() as conn:
-                conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{COMPUTE_WAIT_S}s'")
-                lock = _compute_lock(commit)
-                if not conn.execute(sql_text("SELECT pg_try_advisory_xact_lock(:space, :key)"), lock).scalar():
-                    # another server computes: wait for it, sharing with the others who wait (they read at once)
-                    conn.execute(sql_text("SELECT pg_advisory_xact_lock_shared(:space, :key)"), lock)
+                take = sql_text("SELECT pg_try_advisory_xact_lock(:space, :key)")
+                mine = {f for f in files if conn.execute(take, _file_lock(commit, f)).scalar()}
                 held = True
-                yield
+                yield mine
                 done = True
         except StorageError as exc:
-            if done:  # the work is stored; only letting go of the lock failed (it goes with the connection)
+            if done:  # the work is stored; only letting go of the locks failed (they go with the connection)
                 return
             if held:
                 raise
-            log.info("markers: computing at %s without waiting for other servers (%s)", commit[:12], exc)
-            yield
+            log.info("markers: computing at %s without telling other servers (%s)", commit[:12], exc)
+            yield set(files)
+
+    def wait_for(self, commit: str, file: str) -> bool:
+        """Until no other server computes ``file`` at ``commit``; False when that did not end within
+        COMPUTE_WAIT_S or the database failed (then this server computes it itself)."""
+        if not self.shared:
+            return True
+        try:
+            with self.db.transaction() as conn:
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{COMPUTE_WAIT_S}s'")
+                conn.execute(sql_text("SELECT pg_advisory_xact_lock_shared(:space, :key)"), _file_lock(commit, file))
+            return True
+        except StorageError as exc:
+            log.info("markers: stopped waiting for another server computing %s at %s (%s)", file, commit[:12], exc)
+            return False
 
 
-#: How long a server waits for another one computing the same commit before computing it itself.
+#: How long a server waits for another one computing the same file at a commit before computing it itself.
 COMPUTE_WAIT_S = 300
 
 
-def _compute_lock(commit: str) -> dict[str, int]:
-    """The advisory lock of computing at ``commit``: a key space of the markers' own (the schema lock is
-    7246031) and the commit's first 32 bits."""
-    return {"space": 7246032, "key": int(commit[:8], 16) - 2**31}
+def _file_lock(commit: str, file: str) -> dict[str, int]:
+    """The advisory lock of computing ``file`` at ``commit``: the commit's first 32 bits and the file name's
+    CRC-32 (a two-key lock: never the schema's one-key lock)."""
+    return {"space": int(commit[:8], 16) - 2**31, "key": zlib.crc32(file.encode()) - 2**31}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ renamed in that range is followed. Uncommitted locations whose code is now commi
 from __future__ import annotations
 
 import logging
+import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -61,17 +62,67 @@ def at_head(
     committed = {r.id: r for r in records if r.commit_hash_when_created}
     stored = locations.at(view.head, list(committed), near=view.root_uri)
     todo = [r for r in committed.values() if r.id not in stored]
-    if len(todo) < SHARE_FROM:
+    if len(todo) < SHARE_FROM or not locations.shared:
         return _compute(todo, stored, markers, locations, view, progress, limits)
-    with locations.computing(view.head):  # teammates at this commit together: one computes, the others read
-        stored.update(locations.at(view.head, [r.id for r in todo], near=view.root_uri))
-        todo = [r for r in todo if r.id not in stored]
-        return _compute(todo, stored, markers, locations, view, progress, limits)
+    return _split(todo, stored, markers, locations, view, progress, limits)
 
 
-#: From this many locations to compute at once, a server in team mode computes a commit only while no other
-#: server computes it (see ``LocationStore.computing``); fewer are computed at once, whoever else does.
+#: From this many locations to compute at once, teammates on PostgreSQL split the work (see ``_split``);
+#: fewer are computed at once, whoever else does.
 SHARE_FROM = 50
+#: Files claimed (and computed, and stored) at a time.
+FILES_PER_CLAIM = 10
+
+
+def _split(
+    todo: list[MarkerRecord],
+    stored: dict[str, StoredLocation],
+    markers: MarkerStore,
+    locations: LocationStore,
+    view: GitView,
+    progress: Progress | None,
+    limits: GrammarLimits | None,
+) -> HeadResult:
+    """Teammates who reach a commit together split its work: each server computes, a few files at a time, the
+    files no other server is computing (``LocationStore.claim``), starting at a file of its own choosing, then
+    waits for the files others are computing and reads what they stored."""
+    by_file: dict[str, list[MarkerRecord]] = defaultdict(list)
+    for record in todo:
+        by_file[record.key.path if record.key is not None else record.uri].append(record)
+    names = sorted(by_file)
+    start = random.randrange(len(names))
+    names = names[start:] + names[:start]
+    moved: list[MarkerRecord] = []
+    computed = done = 0
+
+    def compute(records: list[MarkerRecord]) -> None:
+        nonlocal computed, done
+        stored.update(locations.at(view.head, [r.id for r in records], near=view.root_uri))
+        result = _compute([r for r in records if r.id not in stored], stored, markers, locations, view, None, limits)
+        moved.extend(result.moved)
+        computed += result.computed
+        done += len(records)
+        if progress is not None:
+            progress(done, len(todo))
+
+    while names:
+        left: list[str] = []
+        for k in range(0, len(names), FILES_PER_CLAIM):
+            batch = names[k : k + FILES_PER_CLAIM]
+            with locations.claim(view.head, batch) as mine:
+                left += [n for n in batch if n not in mine]
+                records = [r for n in batch if n in mine for r in by_file[n]]
+                if records:
+                    compute(records)
+        if not left:
+            break
+        if not locations.wait_for(view.head, left[0]):  # the other server takes too long: compute them here
+            compute([r for n in left for r in by_file[n]])
+            break
+        stored.update(locations.at(view.head, [r.id for n in left for r in by_file[n]], near=view.root_uri))
+        names = [n for n in left if any(r.id not in stored for r in by_file[n])]
+        done += sum(len(by_file[n]) for n in left if n not in names)
+    return HeadResult(stored, moved, computed)
 
 
 def _compute(

@@ -126,6 +126,13 @@ def test_a_location_another_server_is_storing_at_the_same_moment_is_stored_not_r
         StoredLocation("m1", commit, (tmp_path / "calc.py").as_uri(), Location(3, 1, 7, 13), None, "a" * 40),
         StoredLocation("m2", commit, (tmp_path / "calc.py").as_uri(), Location(9, 1, 9, 5), None, "a" * 40),
     ]
+    made = datetime.now(UTC)
+    MarkerStore(db).insert_many(
+        [
+            (MarkerRecord(s.marker_id, s.uri, "note", "comment", "code", commit, made, "ada", "", s.location), None)  # type: ignore[arg-type]
+            for s in mine
+        ]
+    )
     other = create_engine(postgres_url)
     failed: list[BaseException] = []
     try:
@@ -161,3 +168,53 @@ def test_a_location_another_server_is_storing_at_the_same_moment_is_stored_not_r
         db.close()
     assert failed == []
     assert [r[0] for r in rows] == ["m1", "m2"]
+
+
+@pytest.mark.postgres
+def test_a_location_stored_while_its_marker_is_deleted_does_not_outlive_it(tmp_path: Path, postgres_url: str) -> None:
+    """A server storing a computed location while another deletes the marker (a sync after a checkout, a delete
+    from a teammate) leaves no location behind for the deleted marker."""
+    import threading
+
+    from sqlalchemy import create_engine, text
+
+    from tether_lsp.handlers.markers.store import LocationStore
+
+    db = Database(postgres_url)
+    db.migrate({"markers": MIGRATIONS})
+    commit = "c" * 40
+    uri = (tmp_path / "calc.py").as_uri()
+    loc = Location(1, 1, 1, 5)
+    record = MarkerRecord("m1", uri, "note", "comment", "code", commit, datetime.now(UTC), "ada", "", loc)
+    MarkerStore(db).insert_many([(record, StoredLocation("m1", commit, uri, loc, None, commit))])
+    other = create_engine(postgres_url)
+    failed: list[BaseException] = []
+    try:
+        with other.connect() as conn:
+            # the teammate's delete, as the store does it, not committed yet
+            conn.execute(text("DELETE FROM tether_markers WHERE id = 'm1'"))
+            conn.execute(text("DELETE FROM tether_marker_locations WHERE marker_id = 'm1'"))
+
+            def put() -> None:
+                try:
+                    LocationStore(db).put([StoredLocation("m1", "d" * 40, uri, loc, None, commit)])
+                except BaseException as exc:
+                    failed.append(exc)
+
+            writer = threading.Thread(target=put)
+            writer.start()
+            waiting = text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+            with other.connect() as watch:  # until the write waits for the delete, or is over
+                for _ in range(100):
+                    if not writer.is_alive() or watch.execute(waiting).scalar():
+                        break
+                    threading.Event().wait(0.05)
+            conn.commit()
+            writer.join(30)
+        with other.connect() as conn:
+            orphans = conn.execute(text("SELECT marker_id, commit_hash FROM tether_marker_locations")).all()
+    finally:
+        other.dispose()
+        db.close()
+    assert failed == []
+    assert orphans == []
