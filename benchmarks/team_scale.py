@@ -364,7 +364,8 @@ class Mate:
 
 
 async def call(mate: Mate, method: str, params: Any, seconds: float = 120) -> Any:
-    return await asyncio.wait_for(raw_request(mate.client, method, params), seconds)
+    # shielded: a request given up on stays pending in the client, which takes its late answer quietly
+    return await asyncio.wait_for(asyncio.shield(raw_request(mate.client, method, params)), seconds)
 
 
 def list_params(mate: Mate, path: str) -> dict[str, Any]:
@@ -610,6 +611,7 @@ class Acked:
     created: dict[str, str] = field(default_factory=dict)  # id -> creation token
     deleted: set[str] = field(default_factory=set)
     last_note: dict[str, str] = field(default_factory=dict)  # own markers: the last acknowledged note
+    unanswered: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # notes sent, no answer
     hot_notes: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: list[str] = field(default_factory=list)
@@ -640,7 +642,9 @@ async def writer_loop(
                 marker = rnd.choice(mine)
                 kind = KINDS[seq % 4]
                 note = f"{acked.created[marker]} u{seq} {kind}"
+                acked.unanswered[marker].add(note)
                 await call(mate, "tether/markers/update", {"id": marker, "note": note, "kind": kind}, 60)
+                acked.unanswered[marker] = set()  # answered: what was sent before is overwritten
                 acked.last_note[marker] = note
                 op = "update"
             elif roll < 0.85:
@@ -652,8 +656,8 @@ async def writer_loop(
                 marker = rnd.choice(hot)
                 kind = KINDS[seq % 4]
                 note = f"hot:{mate.index}:{loop_no}:{seq} {kind}"
+                acked.hot_notes[marker].add(note)  # sent: stored or not, when no answer comes
                 await call(mate, "tether/markers/update", {"id": marker, "note": note, "kind": kind}, 60)
-                acked.hot_notes[marker].add(note)
                 op = "update (hot set)"
             acked.latency[op].append((time.perf_counter() - t) * 1000)
         except Exception as exc:
@@ -702,7 +706,10 @@ async def phase_contention(
     for r in rows:
         tokens[r[1].split(" ")[0]] += 1
     duplicates = sum(n - 1 for n in tokens.values() if n > 1)
-    wrong_note = sum(1 for i in expected & set(in_db) if in_db[i][1] != acked.last_note[i])
+    wrong_note = sum(
+        1 for i in expected & set(in_db) if in_db[i][1] != acked.last_note[i] and in_db[i][1] not in acked.unanswered[i]
+    )
+    unknown = sum(1 for i in expected & set(in_db) if in_db[i][1] in acked.unanswered[i])
     kind_mismatch = sum(1 for r in rows if " u" in r[1] and r[1].rsplit(" ", 1)[1] != r[2])
     committed_ids = [r[0] for r in rows if r[3]]
     with_origin = query(
@@ -725,10 +732,11 @@ async def phase_contention(
     figure(S, "stored without an acknowledgement", len(unexpected))
     figure(S, "duplicated (one create stored twice)", duplicates)
     figure(S, "own markers whose note is not the last acknowledged one", wrong_note)
+    figure(S, "  (an update with no answer, stored: not counted as wrong)", unknown)
     figure(S, "half-written: note and kind from different updates", kind_mismatch + hot_kind_bad)
     figure(S, "half-written: committed marker without its creation location", len(committed_ids) - int(with_origin))
     figure(S, "stored locations of markers that do not exist (whole table)", int(orphans))
-    figure(S, "hot set (50 markers, all servers): note not an acknowledged one", hot_bad)
+    figure(S, "hot set (50 markers, all servers): note not one that was sent", hot_bad)
 
 
 async def phase_kill(mates: list[Mate], origin: Origin, seconds: float) -> None:
@@ -786,8 +794,11 @@ async def phase_kill(mates: list[Mate], origin: Origin, seconds: float) -> None:
     victim.client = None
     t = time.perf_counter()
     await victim.start()
-    await call(victim, "tether/markers/list", list_params(victim, origin.at_c2[0]))
-    figure(S, "server started again -> first list answered", f"{(time.perf_counter() - t) * 1000:.0f} ms")
+    try:
+        await call(victim, "tether/markers/list", list_params(victim, origin.at_c2[0]))
+        figure(S, "server started again -> first list answered", f"{(time.perf_counter() - t) * 1000:.0f} ms")
+    except Exception as exc:
+        figure(S, "server started again -> first list answered", f"no: {error_text(exc)}")
 
 
 async def phase_pg_restart(mates: list[Mate], origin: Origin, pg: Postgres, down: float) -> None:
@@ -1182,7 +1193,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=2_000)
     parser.add_argument("--repo", help="a git repository (or bundle) instead of the click bundle")
     parser.add_argument("--storm-distance", type=int, default=20, help="first-parent commits between A and B")
-    parser.add_argument("--storm-timeout", type=float, default=600)
+    parser.add_argument("--storm-timeout", type=float, default=900)
     parser.add_argument("--fanout-rounds", type=int, default=60)
     parser.add_argument("--load-rate", type=float, default=1.0, help="lists per second per server (background)")
     parser.add_argument("--contention-seconds", type=float, default=60)
