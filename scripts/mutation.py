@@ -68,6 +68,11 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/selectors/test_vocabulary_table.py",
         "tests/unit/selectors/test_engine.py",
     ],
+    "handlers/selectors/index.py": [
+        "tests/unit/selectors/test_index_splice.py",
+        "tests/unit/selectors/test_spans.py",
+        "tests/unit/selectors/test_engine.py",
+    ],
 }
 
 #: The operators kept (cosmic-ray names); all others are filtered out before the run.
