@@ -58,13 +58,13 @@ class TeamChannel:
         self._stop = threading.Event()
 
     def announce(self, conn: Connection, touched: list[Touched]) -> None:
-        """Worker, inside the transaction that changed these files' markers: sent when it commits."""
+        """Worker, inside the transaction that changed these files' markers: sent when it commits. Many files
+        go in several notifications, each under PostgreSQL's limit (a payload of 8000 bytes or more is refused,
+        and the writing transaction with it)."""
         from sqlalchemy import text as sql
 
-        uris = [uri for uri, _ in touched]
-        files = [[key.repo, key.path] if key is not None else None for _, key in touched]
-        payload = json.dumps({"origin": self.instance, "uris": uris, "files": files})
-        conn.execute(sql("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+        for payload in payloads(self.instance, touched):
+            conn.execute(sql("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
 
     async def start(self) -> None:
         """Loop: LISTEN on the server's database when it is PostgreSQL (once per database)."""
@@ -130,6 +130,36 @@ class TeamChannel:
         if data.get("origin") == self.instance or not uris:
             return
         loop.call_soon_threadsafe(self.deliver, uris, keys)
+
+
+#: The most bytes of one notification's payload (PostgreSQL refuses 8000 and more).
+MAX_PAYLOAD = 7900
+
+
+def payloads(origin: str, touched: list[Touched]) -> list[str]:
+    """The payloads announcing ``touched``: as few as fit under MAX_PAYLOAD (a file alone too long for one,
+    a uri of thousands of characters, goes without its uri: the receivers place it by its key)."""
+    out: list[str] = []
+    uris: list[str] = []
+    files: list[list[str] | None] = []
+
+    def dump(u: list[str], f: list[list[str] | None]) -> str:
+        return json.dumps({"origin": origin, "uris": u, "files": f})
+
+    for uri, key in touched:
+        file = [key.repo, key.path] if key is not None else None
+        if uris and len(dump([*uris, uri], [*files, file]).encode()) > MAX_PAYLOAD:
+            out.append(dump(uris, files))
+            uris, files = [], []
+        if len(dump([uri], [file]).encode()) > MAX_PAYLOAD:
+            if file is not None and len(dump([""], [file]).encode()) <= MAX_PAYLOAD:
+                out.append(dump([""], [file]))
+            continue  # a file with no key and a uri too long to send: its teammates see it on their next list
+        uris.append(uri)
+        files.append(file)
+    if uris:
+        out.append(dump(uris, files))
+    return out
 
 
 def payload_files(data: Any) -> tuple[list[str], list[FileKey | None]]:
