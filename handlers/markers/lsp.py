@@ -292,6 +292,12 @@ class Markers:
         self.server = server
         self.state = state = MarkersState(server)
 
+        def tell(message: str, trouble: bool) -> None:
+            kind = types.MessageType.Warning if trouble else types.MessageType.Info
+            server.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+        state.team.tell = tell
+
         def notify_changed(uris: list[str]) -> None:
             if uris:
                 server.protocol.notify("tether/markers/didChange", DidChangeMarkers(sorted(set(uris))))

@@ -43,6 +43,15 @@ class Host(Protocol):
 
 
 CHANNEL = "tether_markers"
+#: What the user is told, once each time, when the team database goes away and when it is back.
+AWAY = (
+    "Tether markers: the team database cannot be reached ({reason}). Markers cannot be listed or changed, and "
+    "teammates' changes do not arrive, until it is back; Tether keeps trying every 2 s."
+)
+BACK = (
+    "Tether markers: the team database is reachable again. Teammates' changes arrive again; those made while it "
+    "was away show on the next list."
+)
 
 
 class TeamChannel:
@@ -56,6 +65,9 @@ class TeamChannel:
         self._listener: threading.Thread | None = None
         self._listening_to: str | None = None
         self._stop = threading.Event()
+        #: Loop only: tells the user (``message``, ``trouble``) that the database went away or came back. Set by
+        #: the front; unset, the log alone says it.
+        self.tell: Callable[[str, bool], None] | None = None
 
     def announce(self, conn: Connection, touched: list[Touched]) -> None:
         """Worker, inside the transaction that changed these files' markers: sent when it commits. Many files
@@ -106,11 +118,15 @@ class TeamChannel:
     def _listen(self, dsn: str, loop: asyncio.AbstractEventLoop, stop: threading.Event) -> None:
         import psycopg
 
+        away = False  # the user was told the database is away, and not yet that it is back
         while not stop.is_set():
             try:
                 with psycopg.connect(dsn, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     log.info("markers: listening for other servers' changes")
+                    if away:
+                        away = False
+                        self._tell(loop, BACK, trouble=False)
                     while not stop.is_set():
                         for note in conn.notifies(timeout=0.5):
                             self._received(note.payload, loop)
@@ -118,7 +134,15 @@ class TeamChannel:
                 if stop.is_set():
                     return
                 log.warning("markers: LISTEN connection lost (%s); retrying in 2 s", exc)
+                if not away:
+                    away = True
+                    reason = (str(exc).strip().splitlines() or ["no reason given"])[0][:200]
+                    self._tell(loop, AWAY.format(reason=reason), trouble=True)
                 stop.wait(2)
+
+    def _tell(self, loop: asyncio.AbstractEventLoop, message: str, trouble: bool) -> None:
+        if self.tell is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.tell, message, trouble)
 
     def _received(self, payload: str, loop: asyncio.AbstractEventLoop) -> None:
         try:
