@@ -1,6 +1,7 @@
 """docs/agents.md tells the truth: its session is replayed call by call against a real agents' front, and every
-answer must be the one shown (node ids and prompt ids are matched by position: node ids depend on what the process
-parsed before, prompt ids are drawn at random). ``run_prompt`` runs against the fake model server, told to
+answer must be the one shown (node ids, prompt ids and note ids are matched by position: node ids depend on what the
+process parsed before, prompt and note ids are drawn at random; a note's ``created_at`` is the time it was made, so
+only its form is checked). ``run_prompt`` runs against the fake model server, told to
 answer word by word what the page shows the model answering."""
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ def same(shown: Any, actual: Any, ids: dict[Any, Any], where: str = "answer") ->
     if isinstance(shown, dict):
         assert isinstance(actual, dict) and list(shown) == list(actual), f"{where}: {actual!r}"
         for key, value in shown.items():
-            if (key in ("node_id", "target") and isinstance(value, int)) or key == "prompt_id":
+            if (key in ("node_id", "target") and isinstance(value, int)) or key in ("prompt_id", "id"):
                 assert ids.setdefault(value, actual[key]) == actual[key], f"{where}.{key}"
+            elif key == "created_at":
+                assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", actual[key]), f"{where}.{key}"
             else:
                 same(value, actual[key], ids, f"{where}.{key}")
     elif isinstance(shown, list):
@@ -48,7 +51,7 @@ def mapped(arguments: Any, ids: dict[Any, Any], key: str = "") -> Any:
         return {k: mapped(v, ids, k) for k, v in arguments.items()}
     if isinstance(arguments, list):
         return [mapped(v, ids, key) for v in arguments]
-    if (isinstance(arguments, int) and key in ("node_id", "from", "targets")) or key == "prompt_id":
+    if (isinstance(arguments, int) and key in ("node_id", "from", "targets")) or key in ("prompt_id", "id"):
         return ids[arguments]
     return arguments
 
@@ -82,4 +85,7 @@ def test_the_session_shown_is_what_the_server_answers(tmp_path: Path) -> None:
                 assert result is not None and result.is_error
                 text = result.content[0].text  # type: ignore[union-attr]
                 shown = text.replace(str(root), SHOWN_ROOT).replace(str(tmp_path), SHOWN_HOME)
+                for shown_id, actual_id in ids.items():
+                    if isinstance(actual_id, str):
+                        shown = shown.replace(actual_id, str(shown_id))
                 assert shown == body.strip()
