@@ -126,3 +126,12 @@ def test_the_inspector_adds_a_note_that_a_later_server_lists(inspector: Path, tm
     assert f"store.py 5:5-6:31 [question, fresh] agent: no default? (id {note['id']})" in listed["content"][0]["text"]
     refused = call(inspector, root, "note_add", path="store.py", target="put", text="x")
     assert refused["isError"] is True and refused["content"][0]["text"].startswith("target: ")
+    updated = call(inspector, root, "note_update", id=note["id"], text="None is the default", kind="comment")
+    assert updated["isError"] is False, updated["content"]
+    assert (updated["structuredContent"]["text"], updated["structuredContent"]["kind"]) == (
+        "None is the default",
+        "comment",
+    )
+    deleted = call(inspector, root, "note_delete", id=note["id"])
+    assert deleted["structuredContent"] == {"deleted": True}
+    assert call(inspector, root, "notes", under=".")["structuredContent"] == {"notes": []}
