@@ -141,3 +141,18 @@ def git_move(repo: Path, old: str, new: str) -> None:
     """``git mv``, making the new folder first."""
     (repo / new).parent.mkdir(parents=True, exist_ok=True)
     git(repo, "mv", old, new)
+
+
+#: The agents' front's tools in the order ``tools/list`` gives them (the tests that list them compare to this).
+TOOL_NAMES = [
+    "outline",
+    "select",
+    "read",
+    "edit",
+    "notes",
+    "note_add",
+    "note_update",
+    "note_delete",
+    "prompts",
+    "run_prompt",
+]

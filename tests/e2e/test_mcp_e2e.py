@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from mcp import StdioServerParameters
 
-from tests.helpers import server_env
+from tests.helpers import TOOL_NAMES, server_env
 from tests.mcpclient import McpClient
 from tether_lsp.mcp.cli import MISSING_SDK
 
@@ -69,18 +69,7 @@ def write(root: Path, name: str, text: str) -> str:
 
 def test_every_tool_over_stdio(client: McpClient, root: Path) -> None:
     path = write(root, "store.py", SOURCE)
-    assert [t.name for t in client.tools()] == [
-        "outline",
-        "select",
-        "read",
-        "edit",
-        "notes",
-        "note_add",
-        "note_update",
-        "note_delete",
-        "prompts",
-        "run_prompt",
-    ]
+    assert [t.name for t in client.tools()] == TOOL_NAMES
     outline = client.ok("outline", {"path": path})
     store = outline["items"][0]
     assert (store["kind"], store["name"], [m["name"] for m in store["children"]]) == ("class", "Store", ["get", "put"])
@@ -276,18 +265,7 @@ def test_a_client_of_the_initialize_handshake_sees_camel_case_results(tmp_path: 
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         tools = answer(2)["tools"]
-        assert [t["name"] for t in tools] == [  # type: ignore[attr-defined]
-            "outline",
-            "select",
-            "read",
-            "edit",
-            "notes",
-            "note_add",
-            "note_update",
-            "note_delete",
-            "prompts",
-            "run_prompt",
-        ]
+        assert [t["name"] for t in tools] == TOOL_NAMES  # type: ignore[attr-defined]
         assert tools[3]["annotations"]["readOnlyHint"] is False  # type: ignore[index]
         send(
             {

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import server_env
+from tests.helpers import TOOL_NAMES, server_env
 
 ROOT = Path(__file__).resolve().parents[2]
 INSPECTOR = ROOT / ".cache" / "mcp-inspector" / "node_modules" / ".bin" / "mcp-inspector"
@@ -58,18 +58,7 @@ def test_the_inspector_lists_the_tools_then_selects_and_edits(inspector: Path, t
     root.mkdir()
     (root / "store.py").write_text(SOURCE)
     tools = inspect(inspector, root, "--method", "tools/list")["tools"]
-    assert [t["name"] for t in tools] == [
-        "outline",
-        "select",
-        "read",
-        "edit",
-        "notes",
-        "note_add",
-        "note_update",
-        "note_delete",
-        "prompts",
-        "run_prompt",
-    ]
+    assert [t["name"] for t in tools] == TOOL_NAMES
     edit_tool = next(t for t in tools if t["name"] == "edit")
     assert edit_tool["annotations"]["destructiveHint"] is True and edit_tool["inputSchema"]["required"] == [
         "path",

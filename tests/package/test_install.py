@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import TOOL_NAMES
 from tether_lsp import __version__
 from tether_lsp.mcp.cli import MISSING_SDK
 
@@ -171,16 +172,4 @@ def test_the_mcp_extra_serves_the_tools_from_a_hostile_folder(
             assert outline.structured_content is not None
             return [*tools, *(i["name"] for i in outline.structured_content["items"])]
 
-    assert anyio.run(session) == [
-        "outline",
-        "select",
-        "read",
-        "edit",
-        "notes",
-        "note_add",
-        "note_update",
-        "note_delete",
-        "prompts",
-        "run_prompt",
-        "main",
-    ]
+    assert anyio.run(session) == [*TOOL_NAMES, "main"]

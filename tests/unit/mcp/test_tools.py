@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.helpers import TOOL_NAMES
 from tests.mcpclient import McpClient
 from tests.unit.mcp.conftest import context_with
 from tether_lsp.handlers.selectors.vocabulary import SELECTORS
@@ -33,22 +34,7 @@ class Café:
 
 def test_tools_list_names_every_tool_with_a_short_description_and_hints(client: McpClient) -> None:
     listed = {tool.name: tool for tool in client.tools()}
-    assert (
-        list(listed)
-        == [
-            "outline",
-            "select",
-            "read",
-            "edit",
-            "notes",
-            "note_add",
-            "note_update",
-            "note_delete",
-            "prompts",
-            "run_prompt",
-        ]
-        == [t.name for t in TOOLS]
-    )
+    assert list(listed) == TOOL_NAMES == [t.name for t in TOOLS]
     for tool in listed.values():
         assert tool.description and len(tool.description) <= MAX_DESCRIPTION
         assert tool.input_schema["type"] == "object" and tool.input_schema["additionalProperties"] is False
