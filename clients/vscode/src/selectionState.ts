@@ -1,5 +1,7 @@
 // Structural selection state per document, as the protocol wants it: the client holds the cursor node ids between
-// calls; a user's own selection change or an edit clears them; our own programmatic selection does not.
+// calls; a user's own selection change or an edit clears them; our own programmatic selection does not. A
+// selector that finds nothing (Next Sibling at the last one) changes nothing: the cursors, the selection and the
+// "N cursors" status stay, so the next selector continues from the same place.
 //
 // Why compare selections instead of a "pending" flag around the assignment: in VS Code the selection change
 // event for `editor.selections = …` reaches the extension host asynchronously (after a round trip through the
@@ -34,14 +36,13 @@ export class SelectionState {
     return this.cursors.get(uri)?.length;
   }
 
-  /** A selector answered: keep its ids (none: the state ends quietly) and expect our own selection event. */
-  applied(uri: string, ids: readonly number[], selected: readonly Span[]): void {
-    if (ids.length === 0) {
-      this.reset(uri);
-      return;
-    }
+  /** A selector answered: keep its ids and expect our own selection event. Returns false when it found nothing:
+   *  then nothing changes (the editor's selection is not set either, so no event comes). */
+  applied(uri: string, ids: readonly number[], selected: readonly Span[]): boolean {
+    if (ids.length === 0) return false;
     this.cursors.set(uri, [...ids]);
     this.expected.set(uri, key(selected));
+    return true;
   }
 
   /** A selection change event: ours (the selections we set) keeps the state; any other clears it.

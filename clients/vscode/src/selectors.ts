@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
-import { SelectorInfo, typedArgs } from './selectorArgs';
+import { argumentDefault, argumentProblem, argumentPrompt, argumentsSummary, LineText, parseStep, SelectorInfo, typedArgs } from './selectorArgs';
 import { SelectionState, Span } from './selectionState';
 
 interface ApplyResult {
@@ -77,12 +77,17 @@ export class Selectors implements vscode.Disposable {
 
   /** A whole chain typed at once (`selectMethods selectFirst`), continuing from the current cursors. */
   async chain(chain?: string): Promise<void> {
-    const text = chain ?? (await vscode.window.showInputBox({ prompt: 'Selectors, e.g. selectMethods selectFirst' }));
+    const text = chain ?? (await vscode.window.showInputBox({ prompt: 'Selectors, e.g. selectMethods selectFirst, or selectAt:9,20 (Ln, Col as in the status bar)' }));
     if (!text) return;
+    const catalogue = await this.selectors();
     for (const step of text.split(/\s+/).filter(Boolean)) {
-      const colon = step.indexOf(':');
-      const ok = await this.apply(colon < 0 ? step : step.slice(0, colon), colon < 0 ? [] : [step.slice(colon + 1)]);
-      if (!ok) return;
+      const { selector, args } = parseStep(step, catalogue);
+      const problem = args.map((a, k) => argumentProblem(selector, k, a)).find(Boolean);
+      if (problem) {
+        this.say(`${selector}: ${problem}`);
+        return;
+      }
+      if (!(await this.apply(selector, args))) return;
     }
   }
 
@@ -102,24 +107,30 @@ export class Selectors implements vscode.Disposable {
 
   private async pick(): Promise<void> {
     const catalogue = await this.selectors();
-    if (!catalogue || !vscode.window.activeTextEditor) return;
+    const editor = vscode.window.activeTextEditor;
+    if (!catalogue || !editor) return;
     const picked = await vscode.window.showQuickPick(
       catalogue.map((s) => ({
         label: s.name,
-        description: s.args.map((a) => `${a.name}: ${a.type}`).join(', '),
+        description: argumentsSummary(s),
         detail: s.description,
         info: s,
       })),
       { placeHolder: 'Tether: apply a selector to the current cursors', matchOnDetail: true },
     );
     if (!picked) return;
+    const name = picked.info.name;
     const args: string[] = [];
-    for (const arg of picked.info.args) {
-      const value = await vscode.window.showInputBox({ prompt: `${picked.info.name}: ${arg.name} (${arg.type})` });
+    for (const [k, arg] of picked.info.args.entries()) {
+      const value = await vscode.window.showInputBox({
+        prompt: argumentPrompt(name, arg, k),
+        value: argumentDefault(name, k, editor.selection, lineOf(editor.document), tabSizeOf(editor)),
+        validateInput: (text) => argumentProblem(name, k, text),
+      });
       if (value === undefined) return;
       args.push(value);
     }
-    await this.apply(picked.info.name, args);
+    await this.apply(name, args);
   }
 
   /** Apply one selector to the active document's cursors; false when it failed or left nothing. */
@@ -136,7 +147,7 @@ export class Selectors implements vscode.Disposable {
       result = await client.sendRequest<ApplyResult>('tether/applySelector', {
         uri,
         selector,
-        args: typedArgs(selector, args, await this.selectors()),
+        args: typedArgs(selector, args, await this.selectors(), lineOf(editor.document), tabSizeOf(editor)),
         cursorNodeIds: ids,
         ...(selected.length
           ? { ranges: selected.map((s) => ({ start: { line: s.start.line, character: s.start.character }, end: { line: s.end.line, character: s.end.character } })) }
@@ -146,16 +157,15 @@ export class Selectors implements vscode.Disposable {
       this.say(`${selector}: ${message(err)}`); // the cursors stay as they were
       return false;
     }
-    if (result.cursorNodeIds.length === 0) {
-      this.state.reset(uri); // nothing left: the state ends quietly, the selection stays
-      this.show(editor);
-      this.say(`${selector}: nothing matched`);
-      return false;
-    }
     const selections = result.ranges.map(
       (r) => new vscode.Selection(r.start.line, r.start.character, r.end.line, r.end.character),
     );
-    this.state.applied(uri, result.cursorNodeIds, selections.map(spanOf));
+    if (!this.state.applied(uri, result.cursorNodeIds, selections.map(spanOf))) {
+      // nothing found: the cursors, the selection and the status stay, the next selector goes on from here
+      this.show(editor);
+      this.say(`${selector}: nothing matched${ids.length ? ' (the cursors stay)' : ''}`);
+      return false;
+    }
     editor.selections = selections; // one assignment: atomic, one undo stop
     editor.revealRange(selections[0], vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     this.show(editor);
@@ -179,6 +189,16 @@ export class Selectors implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** A document's lines for the status bar's columns (undefined past its end). */
+function lineOf(document: vscode.TextDocument): LineText {
+  return (line) => (line >= 0 && line < document.lineCount ? document.lineAt(line).text : undefined);
+}
+
+function tabSizeOf(editor: vscode.TextEditor): number {
+  const size = editor.options.tabSize;
+  return typeof size === 'number' && size > 0 ? size : 4;
 }
 
 function message(err: unknown): string {

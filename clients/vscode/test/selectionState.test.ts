@@ -38,11 +38,18 @@ test('an edit clears the state (every version has new ids); other documents keep
   assert.equal(state.edited('u'), false); // nothing left to clear
 });
 
-test('an empty result ends the state quietly; reset and forget clear it', () => {
+test('an empty result (Next Sibling at the last one) keeps the cursors where they were', () => {
   const state = new SelectionState();
-  state.applied('u', [10], [A]);
-  state.applied('u', [], []);
-  assert.equal(state.has('u'), false);
+  assert.equal(state.applied('u', [10], [A]), true);
+  assert.equal(state.selectionChanged('u', [A]), false);
+  assert.equal(state.applied('u', [], []), false);
+  assert.deepEqual(state.ids('u'), [10]); // the next selector continues from here
+  assert.equal(state.count('u'), 1); // the status bar still says "1 cursor"
+  assert.equal(state.selectionChanged('u', [B]), true); // the user's own move still ends it
+});
+
+test('reset and forget clear the state', () => {
+  const state = new SelectionState();
   state.applied('u', [11], [A]);
   assert.equal(state.count('u'), 1);
   assert.equal(state.reset('u'), true);
