@@ -34,15 +34,22 @@ class _ExpectedErrorFilter(logging.Filter):
         return True
 
 
-def configure(level: str = "info", log_file: str | None = None) -> None:
-    """Configure process logging once, at start-up."""
+def configure(level: str | None = "info", log_file: str | None = None, *, stdio: bool = False) -> None:
+    """Configure process logging once, at start-up.
+
+    ``level`` None is the default: the process logs at info, but a stdio server's stderr gets only errors. An
+    editor shows a stdio server's stderr as errors (Neovim writes each line to lsp.log as ``[ERROR]``), which
+    hid the real ones among the info lines; info and warnings still reach the client as ``window/logMessage``.
+    A level given (``--log-level``) applies to stderr too; a log file and ``--tcp``/``--ws`` get info."""
     handler: logging.Handler = (
         logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    numeric = LEVELS.get(level, logging.INFO)
+    numeric = LEVELS.get(level or "info", logging.INFO)
+    if level is None and stdio and not log_file:
+        handler.setLevel(logging.ERROR)
     root.setLevel(numeric)
     logging.getLogger("pygls").setLevel(logging.DEBUG if numeric <= logging.DEBUG else logging.WARNING)
     for name in ("pygls.protocol.json_rpc", "pygls.protocol.language_server"):

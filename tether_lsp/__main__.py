@@ -42,7 +42,11 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind for --tcp/--ws (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=2087, help="port for --tcp/--ws (default 2087)")
     parser.add_argument("--log-file", help="write logs to this file instead of stderr")
-    parser.add_argument("--log-level", default="info", choices=sorted(logs.LEVELS), help="default: info")
+    parser.add_argument(
+        "--log-level",
+        choices=sorted(logs.LEVELS),
+        help="default: info, except that over stdio only errors go to stderr (editors show it as errors)",
+    )
     parser.add_argument("--version", action="store_true", help="print the versions of Tether and its parsers")
     return parser
 
@@ -85,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.version:
         print(version_report())
         return 0
-    logs.configure(options.log_level, options.log_file)
+    logs.configure(options.log_level, options.log_file, stdio=not (options.tcp or options.ws))
     from .compose import create_server
 
     server = create_server()

@@ -17,7 +17,10 @@ LIMIT = 1024 * 1024
 
 
 def start(root: Path, settings: dict[str, object]) -> RawServer:
-    server = RawServer(env=server_env({"TETHER_DATABASE_URL": f"sqlite:///{root / 'tether.db'}"}))
+    # the warnings checked on stderr: over stdio it gets only errors unless a level is asked for
+    server = RawServer(
+        "--log-level", "info", env=server_env({"TETHER_DATABASE_URL": f"sqlite:///{root / 'tether.db'}"})
+    )
     server.initialize(
         rootUri=root.as_uri(), initializationOptions={"tether": {"limits": {"maxResponseBytes": LIMIT}, **settings}}
     )
