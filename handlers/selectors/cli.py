@@ -1,14 +1,16 @@
 """``tether-lsp select FILE SELECTOR[:ARG,...] [SELECTOR...]``: run a selector chain on a file from a shell.
 
 Prints each resulting node as ``LINE:COL-LINE:COL`` (1-based lines, 1-based columns counted in characters)
-followed by its text. ``selectAt``/``selectRange`` take the same 1-based line and column numbers. A selector
-that takes one string argument gets everything after the colon (commas included): ``filterText:^a,b$``.
+followed by its text. Arguments follow a colon, separated by commas: ``selectRange:10,1,10,61``;
+``selectAt``/``selectRange`` take the same 1-based line and column numbers. A string last argument gets
+the rest (commas included): ``filterText:^a,b$``.
 Exit codes: 0 with results, 1 with none, 2 on a bad selector, argument or file.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,23 +26,32 @@ from .kinds import table_for
 from .vocabulary import SELECTORS
 
 ONE_BASED = ("selectAt", "selectRange")
+INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")
 
 
 def parse_step(step: str) -> tuple[str, list[Any]]:
-    name, _, rest = step.partition(":")
-    selector = SELECTORS.get(name)
-    if not rest:
+    """``name:arg,arg,...`` as the selector declares its arguments (docs/selectors.md, "Arguments as text"):
+    numbers where it takes an ``int``/``nat``, text otherwise, and a string last argument takes the rest of the
+    step, commas included. ``selectAt``/``selectRange`` count from 1 here, as the output does."""
+    name, colon, rest = step.partition(":")
+    if not colon or not rest:
         return name, []
-    if selector is not None and len(selector.args) == 1 and selector.args[0].type == "str":
-        return name, [rest]
+    selector = SELECTORS.get(name)
+    specs = selector.args if selector is not None else ()
+    pieces = rest.split(",", len(specs) - 1) if specs and specs[-1].type == "str" else rest.split(",")
     args: list[Any] = []
-    for raw in rest.split(","):
-        try:
-            value: Any = int(raw)
-        except ValueError:
-            value = raw
-        args.append(value)
-    if name in ONE_BASED:
+    for position, raw in enumerate(pieces):
+        numeric = position < len(specs) and specs[position].type != "str"
+        args.append(int(raw) if numeric and INTEGER.fullmatch(raw) else raw)
+    if name in ONE_BASED and len(args) == len(specs):
+        for position, (spec, value) in enumerate(zip(specs, args, strict=True)):
+            if isinstance(value, int) and value < 1:
+                raise InvalidParams(
+                    f"args[{position}]",
+                    f"{spec.name} counts from 1 here, as lines and columns are printed; got {value}",
+                    kind="invalidArgs",
+                    selector=name,
+                )
         args = [a - 1 if isinstance(a, int) else a for a in args]
     return name, args
 

@@ -574,8 +574,7 @@ def parse_args(selector: Selector, args: Sequence[Any], limits: RegexLimits = Re
         return InvalidParams(field_name, reason, kind="invalidArgs", selector=selector.name, **extra)
 
     if len(args) != len(selector.args):
-        expected = ", ".join(f"{a.name}: {a.type}" for a in selector.args) or "none"
-        raise bad("args", f"{selector.name} takes {len(selector.args)} argument(s) ({expected}), got {len(args)}")
+        raise bad("args", _wrong_count(selector, len(args)))
     parsed: list[Any] = []
     for position, (spec, value) in enumerate(zip(selector.args, args, strict=True)):
         where = f"args[{position}]"
@@ -615,3 +614,15 @@ def _describe(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return repr(value)
+
+
+def _wrong_count(selector: Selector, got: int) -> str:
+    """The count error also says how arguments are written: clients that sent a prompt's ``9,0,9,60`` as one
+    string learn both forms from it (docs/selectors.md, "Arguments as text")."""
+    expected = ", ".join(f"{a.name}: {a.type}" for a in selector.args) or "none"
+    reason = f"{selector.name} takes {len(selector.args)} argument(s) ({expected}), got {got}"
+    if not selector.args:
+        return f"{reason}; send an empty args (in the CLI and editor prompts: the name alone, without a colon)"
+    typed = f"{selector.name}:{','.join(a.name for a in selector.args)}"
+    how = "after the name and a colon, separated by commas"
+    return f"{reason}; send them as an array in args (in the CLI and editor prompts: {how}, as in {typed})"

@@ -43,6 +43,27 @@ def test_select_on_yaml_and_no_result(tmp_path: Path) -> None:
     assert none.stdout == ""
 
 
+def test_select_takes_several_arguments_after_a_colon_separated_by_commas(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("def f(a, b):\n    return g(a, 東京)\n", encoding="utf-8")
+    # line 2, columns 14 to 19 as the output prints them (1-based, in characters): `a, 東京` exactly
+    out = tether("select", str(source), "selectRange:2,14,2,19")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["2:14-2:15  identifier", "    a", "2:17-2:19  identifier", "    東京"]
+    zero = tether("select", str(source), "selectRange:2,0,2,19")  # a 0-based column typed in the 1-based CLI
+    assert zero.returncode == 2
+    assert zero.stderr == (
+        "tether-lsp select: selectRange:2,0,2,19: args[1]: startCharacter counts from 1 here,"
+        " as lines and columns are printed; got 0\n"
+    )
+    spaces = tether("select", str(source), "selectRange:2 14 2 19")
+    assert spaces.returncode == 2
+    assert "got 1; send them as an array in args (in the CLI and editor prompts: after the name and a colon," in (
+        spaces.stderr
+    )
+    assert "as in selectRange:startLine,startCharacter,endLine,endCharacter)" in spaces.stderr
+
+
 def test_select_bad_input_exits_2(tmp_path: Path) -> None:
     bad = tether("select", str(EXAMPLES / "service.py"), "selectFoo")
     assert bad.returncode == 2

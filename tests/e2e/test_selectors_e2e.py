@@ -160,6 +160,14 @@ async def test_select_at_uses_the_negotiated_encoding(client: LanguageClient) ->
         ("filterText", ["[a-"], "invalidArgs", "args[0]: invalid regular expression"),
         ("selectByType", ["block_mapping"], "invalidArgs", "args[0]: 'block_mapping' is not a named node type"),
         ("selectFunctions", [1], "invalidArgs", "args: selectFunctions takes 0 argument(s)"),
+        (  # one string for four numbers, as an editor prompt sends it unsplit: the error says how to pass them
+            "selectRange",
+            ["9,0,9,60"],
+            "invalidArgs",
+            "args: selectRange takes 4 argument(s) (startLine: nat, startCharacter: nat, endLine: nat, endCharacter:"
+            " nat), got 1; send them as an array in args (in the CLI and editor prompts: after the name and a colon,"
+            " separated by commas, as in selectRange:startLine,startCharacter,endLine,endCharacter)",
+        ),
     ],
 )
 async def test_errors_then_the_next_request_works(

@@ -20,8 +20,28 @@ from tether_lsp.server.nodes import NodeIdSpace
 @pytest.mark.parametrize(
     ("selector", "args", "field", "message"),
     [
-        ("selectFunctions", [1], "args", "selectFunctions takes 0 argument(s) (none), got 1"),
-        ("selectNth", [], "args", "selectNth takes 1 argument(s) (n: int), got 0"),
+        (
+            "selectFunctions",
+            [1],
+            "args",
+            "selectFunctions takes 0 argument(s) (none), got 1; send an empty args"
+            " (in the CLI and editor prompts: the name alone, without a colon)",
+        ),
+        (
+            "selectNth",
+            [],
+            "args",
+            "selectNth takes 1 argument(s) (n: int), got 0; send them as an array in args"
+            " (in the CLI and editor prompts: after the name and a colon, separated by commas, as in selectNth:n)",
+        ),
+        (
+            "selectRange",
+            ["9,0,9,60"],  # what an editor prompt sent before it split the text
+            "args",
+            "selectRange takes 4 argument(s) (startLine: nat, startCharacter: nat, endLine: nat, endCharacter: nat),"
+            " got 1; send them as an array in args (in the CLI and editor prompts: after the name and a colon,"
+            " separated by commas, as in selectRange:startLine,startCharacter,endLine,endCharacter)",
+        ),
         ("selectNth", [True], "args[0]", "n must be an integer, got a boolean"),
         ("selectNth", [1.5], "args[0]", "n must be an integer, got 1.5"),
         ("selectNth", ["1"], "args[0]", "n must be an integer, got '1'"),
