@@ -30,11 +30,20 @@
   (or (gethash workspace tether-lsp-mode--connections)
       (puthash workspace (tether-lsp-connection--make workspace) tether-lsp-mode--connections)))
 
+(defun tether-lsp-mode--opened-in (workspace)
+  "Whether WORKSPACE's server has the current buffer open.
+`lsp-workspaces' is not enough: a buffer opened in a server that already
+runs is told to it (and `tether-lsp-mode--opened' runs) before lsp-mode
+sets the buffer's workspaces, so the buffer is found among the ones
+WORKSPACE opened."
+  (or (memq workspace (lsp-workspaces))
+      (memq (current-buffer) (lsp--workspace-buffers workspace))))
+
 (defun tether-lsp-mode-connection ()
   "The current buffer's connection to Tether's server through lsp-mode, or nil."
-  (when (and (bound-and-true-p lsp-mode) (buffer-file-name))
+  (when (and (or (bound-and-true-p lsp-mode) (bound-and-true-p lsp-managed-mode)) (buffer-file-name))
     (let ((workspace (lsp-find-workspace 'tether (buffer-file-name))))
-      (and workspace (memq workspace (lsp-workspaces))
+      (and workspace (tether-lsp-mode--opened-in workspace)
            (tether-lsp-mode--connection-of workspace)))))
 
 (defun tether-lsp-mode--plist (value)

@@ -78,6 +78,11 @@ For example (:database (:url \"postgresql://...\"))."
   "Whether a marker's note shows after the end of its first line."
   :type 'boolean)
 
+(defcustom tether-marker-show-author t
+  "Whether a marker's author shows before its note after its first line.
+The help text and the markers list always name it."
+  :type 'boolean)
+
 (defconst tether-marker-kinds '("comment" "question" "issue" "bookmark")
   "The kinds a marker can have.")
 
@@ -322,7 +327,14 @@ be the same.  Point stays where it was."
                                          ,(or face 'default)))))))
 
 (defun tether--marker-help (m)
-  (format "Tether %s marker: %s" (plist-get m :kind) (plist-get m :note)))
+  (format "Tether %s marker by %s: %s" (plist-get m :kind) (plist-get m :author) (plist-get m :note)))
+
+(defun tether--marker-after (m)
+  "What follows a marker's first line: its kind, author and note.
+The author shows when `tether-marker-show-author' says so."
+  (format "  [%s] %s%s" (plist-get m :kind)
+          (if (and tether-marker-show-author (plist-get m :author)) (concat (plist-get m :author) ": ") "")
+          (tether--first-line (plist-get m :note))))
 
 (defun tether--use-margin (on)
   "Widen the left margin of the buffer's windows for the signs (ON), or restore it."
@@ -364,8 +376,7 @@ and the note as help (mouse hover, \\[display-local-help])."
                     (overlay-put line 'before-string (tether--marker-sign (plist-get m :kind)))
                     (when tether-marker-show-note
                       (overlay-put line 'after-string
-                                   (propertize (format "  [%s] %s" (plist-get m :kind)
-                                                       (tether--first-line (plist-get m :note)))
+                                   (propertize (tether--marker-after m)
                                                'face 'tether-marker-face 'help-echo help))))))))
 
 (defun tether--markers-list-sync ()
@@ -544,6 +555,7 @@ With a prefix argument, e asks for the kind too.")
                               (list (if r (number-to-string (1+ (plist-get (plist-get r :start) :line)))
                                       (format "missing (%s)" (plist-get m :missingReason)))
                                     (plist-get m :kind)
+                                    (or (plist-get m :author) "")
                                     (tether--first-line (plist-get m :note))))))))
 
 (defun tether-markers-refresh ()
@@ -571,7 +583,7 @@ With a prefix argument, e asks for the kind too.")
           tether--markers-connection connection default-directory directory)
     (setq tabulated-list-format
           (vconcat (and (eq scope 'workspace) (list '("File" 24 t)))
-                   [("Line" 14 t) ("Kind" 9 t) ("Note" 0 nil)]))
+                   [("Line" 14 t) ("Kind" 9 t) ("Author" 12 t) ("Note" 0 nil)]))
     (tabulated-list-init-header)
     (let ((markers (tether-markers-refresh)))
       (pop-to-buffer (current-buffer))

@@ -59,7 +59,7 @@ async def test_markers_and_selectors(tmp_path: Path, postgres_url: str, backend:
         lsp_mode_installed()
     root = repository(tmp_path)
     calc, shapes = (root / "calc.py").as_uri(), (root / "shapes.py").as_uri()
-    teammate: Any = await server_config(TETHER_DATABASE_URL=postgres_url).start()
+    teammate: Any = await server_config(TETHER_DATABASE_URL=postgres_url, GIT_AUTHOR_NAME="Ada").start()
     await teammate.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=root.as_uri()))
     out, ready = tmp_path / "out.json", tmp_path / "ready"
     try:
@@ -74,6 +74,7 @@ async def test_markers_and_selectors(tmp_path: Path, postgres_url: str, backend:
                 "TETHER_READY": str(ready),
                 "TETHER_BACKEND": backend,
                 "TETHER_DATABASE_URL": postgres_url,
+                "GIT_AUTHOR_NAME": "Bea",  # the author of the markers made in Emacs
                 "HOME": str(tmp_path),
             }
         )
@@ -97,33 +98,92 @@ async def test_markers_and_selectors(tmp_path: Path, postgres_url: str, backend:
     assert out.exists(), transcript
     seen = json.loads(out.read_text(encoding="utf-8"))
     assert "error" not in seen, (seen, transcript)
-    help_open = "Tether bookmark marker: where the prompt lives"
-    assert seen["atOpen"] == [[1, "(margin left-margin)", "★", "  [bookmark] where the prompt lives", help_open]]
+    help_open = "Tether bookmark marker by Ada: where the prompt lives"
+    assert seen["atOpen"] == [[1, "(margin left-margin)", "★", "  [bookmark] Ada: where the prompt lives", help_open]]
     assert seen["margin"] == 1
     assert "Kind (default comment): " in transcript and "Question note: " in transcript
     assert seen["added"] == "Tether: question marker added on lines 4-8: use sum()"
     assert [d[:4] for d in seen["afterAdd"]] == [
-        [1, "(margin left-margin)", "★", "  [bookmark] where the prompt lives"],
-        [4, "(margin left-margin)", "?", "  [question] use sum()"],
+        [1, "(margin left-margin)", "★", "  [bookmark] Ada: where the prompt lives"],
+        [4, "(margin left-margin)", "?", "  [question] Bea: use sum()"],
     ]
     assert seen["edited"] == "Tether: question marker updated: use sum() instead"
     assert seen["deleted"] == "Tether: marker deleted: where the prompt lives"
-    assert [d[:4] for d in seen["afterEdit"]] == [[4, "(margin left-margin)", "?", "  [question] use sum() instead"]]
+    assert [d[:4] for d in seen["afterEdit"]] == [
+        [4, "(margin left-margin)", "?", "  [question] Bea: use sum() instead"]
+    ]
     assert seen["listed"] == [["question", "use sum() instead"]]
     assert seen["workspace"] == [
-        ["calc.py", "4", "question", "use sum() instead"],
-        ["shapes.py", "2", "comment", "pi is rough"],
+        ["calc.py", "4", "question", "Bea", "use sum() instead"],
+        ["shapes.py", "2", "comment", "Ada", "pi is rough"],
     ]
     assert seen["jumped"] == ["shapes.py", 2]
     assert (seen["selected"], seen["region"]) == (1, "total")
     assert seen["selectError"].startswith("Tether: selectNth: ") and "Wrong type" not in seen["selectError"]
     assert [d[:4] for d in seen["afterTeammate"]] == [
-        [4, "(margin left-margin)", "!", "  [issue] from a teammate"],
-        [4, "(margin left-margin)", "?", "  [question] use sum() instead"],
+        [4, "(margin left-margin)", "!", "  [issue] Ada: from a teammate"],
+        [4, "(margin left-margin)", "?", "  [question] Bea: use sum() instead"],
     ] or [d[:4] for d in seen["afterTeammate"]] == [
-        [4, "(margin left-margin)", "?", "  [question] use sum() instead"],
-        [4, "(margin left-margin)", "!", "  [issue] from a teammate"],
+        [4, "(margin left-margin)", "?", "  [question] Bea: use sum() instead"],
+        [4, "(margin left-margin)", "!", "  [issue] Ada: from a teammate"],
     ]
+
+
+def run_script(script: str, root: Path, tmp_path: Path, backend: str, **extra: str) -> dict[str, Any]:
+    """Run a batch Emacs script of tests/editors through BACKEND (eglot or lsp-mode) in ROOT; what it saw."""
+    emacs = need("emacs")
+    if backend == "lsp-mode":
+        lsp_mode_installed()
+    out = tmp_path / "out.json"
+    env = server_env(
+        {
+            "TETHER_PY": sys.executable,
+            "TETHER_EMACS": str(CLIENT),
+            "TETHER_FILE": str(root / "calc.py"),
+            "TETHER_SHAPES": str(root / "shapes.py"),
+            "TETHER_OUT": str(out),
+            "TETHER_BACKEND": backend,
+            "HOME": str(tmp_path),
+            **extra,
+        }
+    )
+    done = subprocess.run(
+        [emacs, "--batch", "-Q", "-l", str(SCRIPTS / script)],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert out.exists(), f"{script} wrote nothing:\n{done.stdout}\n{done.stderr}"
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    assert "error" not in seen, (seen["error"], seen.get("messages"), done.stderr[-3000:])
+    return seen
+
+
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+async def test_markers_show_in_every_file_opened(tmp_path: Path, backend: str) -> None:
+    """Each file opened shows its markers at once, the second one and a file closed and opened again too (lsp-mode
+    drew only the first file's until `C-c ; g`); the note and the list name each marker's author."""
+    need("emacs")
+    root = repository(tmp_path)
+    teammate: Any = await server_config(GIT_AUTHOR_NAME="Ada").start()
+    await teammate.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=root.as_uri()))
+    await create(teammate, (root / "calc.py").as_uri(), rng(0, 0, 0, 13), "where the prompt lives", kind="bookmark")
+    await create(teammate, (root / "shapes.py").as_uri(), rng(1, 4, 2, 31), "pi is rough")
+    await teammate.shutdown_session()
+    await teammate.stop()
+    seen = await asyncio.to_thread(run_script, "emacs_markers_open.el", root, tmp_path, backend)
+    help_first = "Tether bookmark marker by Ada: where the prompt lives"
+    assert seen["first"] == [[1, "(margin left-margin)", "★", "  [bookmark] Ada: where the prompt lives", help_first]]
+    shapes = [
+        2,
+        "(margin left-margin)",
+        "…",
+        "  [comment] Ada: pi is rough",
+        "Tether comment marker by Ada: pi is rough",
+    ]
+    assert seen["second"] == [shapes]
+    assert seen["reopened"] == [shapes]
+    assert seen["listed"] == ["Ada"]
+    assert seen["columns"] == ["Line", "Kind", "Author", "Note"]
+    assert seen["rows"] == [["2", "comment", "Ada", "pi is rough"]]
 
 
 def batch(*forms: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -236,7 +296,7 @@ async def test_terminal_emacs(tmp_path: Path) -> None:
     prefix keys; a chain typed with spaces; a selector error in words; a marker added with its kind."""
     emacs, _ = need("emacs"), need("tmux")
     root = repository(tmp_path)
-    teammate: Any = await server_config().start()
+    teammate: Any = await server_config(GIT_AUTHOR_NAME="Ada").start()
     await teammate.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=root.as_uri()))
     await create(teammate, (root / "calc.py").as_uri(), rng(0, 0, 0, 13), "where the prompt lives", kind="bookmark")
     await teammate.shutdown_session()
@@ -249,12 +309,12 @@ async def test_terminal_emacs(tmp_path: Path) -> None:
         "(add-hook (quote python-mode-hook) (function eglot-ensure))\n",
         encoding="utf-8",
     )
-    env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color"})
+    env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color", "GIT_AUTHOR_NAME": "Bea"})
     term = Terminal(tmp_path, [emacs, "-nw", "-Q", "-l", str(init), "calc.py"], root, env)
     try:
-        opened = term.wait("[bookmark] where the prompt lives")
+        opened = term.wait("[bookmark] Ada: where the prompt lives")
         first = opened.splitlines()[1]  # under the menu bar
-        assert first.startswith("★SYSTEM_PROMPT = ") and first.endswith("  [bookmark] where the prompt lives")
+        assert first.startswith("★SYSTEM_PROMPT = ") and first.endswith("  [bookmark] Ada: where the prompt lives")
         assert " Tether" in opened  # the minor mode's lighter
         term.keys("C-c", "\\;", "s")
         term.wait("Selectors (TAB completes):")
@@ -279,7 +339,7 @@ async def test_terminal_emacs(tmp_path: Path) -> None:
         term.keys("use sum()", literal=True)
         term.keys("Enter")
         added = term.wait("Tether: question marker added on line 4: use sum()")
-        assert added.splitlines()[4].startswith("?def total(items):  [question] use sum()")
+        assert added.splitlines()[4].startswith("?def total(items):  [question] Bea: use sum()")
     finally:
         captures = os.environ.get("TETHER_EMACS_CAPTURES")
         if captures:

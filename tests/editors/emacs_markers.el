@@ -2,17 +2,8 @@
 ;;; marker made by a teammate before Emacs started shows when the file opens; the commands read their input
 ;;; (kind, note, confirmation, selector chain) from stdin as batch Emacs does; a teammate's new marker shows
 ;;; when the server says markers changed.  Writes TETHER_READY when it listens for the teammate.
-(load (expand-file-name "emacs_start.el" (file-name-directory load-file-name)) nil t)
-(defvar tether-test-backend (intern (getenv "TETHER_BACKEND")))
+(load (expand-file-name "emacs_backends.el" (file-name-directory load-file-name)) nil t)
 (defvar tether-test-logged "")
-
-(when (eq tether-test-backend 'lsp-mode)
-  (setq lsp-client-packages nil lsp-enabled-clients '(tether) lsp-auto-guess-root t
-        lsp-session-file (expand-file-name "lsp-session" (getenv "HOME"))
-        lsp-enable-file-watchers nil lsp-keep-workspace-alive nil lsp-restart 'ignore
-        lsp-headerline-breadcrumb-enable nil lsp-modeline-code-actions-enable nil lsp-lens-enable nil
-        lsp-enable-snippet nil)
-  (require 'lsp-mode))
 
 ;; the server's log lines, to know when it listens for other servers
 (with-eval-after-load 'tether-eglot
@@ -23,37 +14,6 @@
   (advice-add 'lsp--window-log-message :before
               (lambda (_workspace params)
                 (setq tether-test-logged (concat tether-test-logged (gethash "message" params) "\n")))))
-
-(defun tether-test-wait (what predicate &optional seconds)
-  (with-timeout ((or seconds 20) (error "Timed out waiting for %s" what))
-    (while (not (funcall predicate)) (accept-process-output nil 0.05))))
-
-(defun tether-test-open (file)
-  "Visit FILE with Tether's server managing it (eglot or lsp-mode), `tether-mode' on."
-  (find-file file)
-  (python-mode)
-  (if (eq tether-test-backend 'eglot)
-      (apply #'eglot (eglot--guess-contact))
-    (lsp))
-  (tether-test-wait "tether-mode" (lambda () tether-mode)))
-
-(defun tether-test-drawn ()
-  "The drawn markers: (LINE SIGN NOTE HELP) for each first-line overlay, in buffer order."
-  (let (seen)
-    (dolist (ov (overlays-in (point-min) (point-max)))
-      (when (overlay-get ov 'before-string)
-        (let ((sign (get-text-property 0 'display (overlay-get ov 'before-string))))
-          (push (list (line-number-at-pos (overlay-start ov))
-                      (format "%S" (car sign)) (substring-no-properties (cadr sign))
-                      (substring-no-properties (or (overlay-get ov 'after-string) ""))
-                      (overlay-get ov 'help-echo))
-                seen))))
-    (vconcat (sort seen (lambda (a b) (< (car a) (car b)))))))
-
-(defun tether-test-last-message ()
-  (with-current-buffer "*Messages*"
-    (goto-char (point-max)) (forward-line -1)
-    (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
 
 (let ((out (make-hash-table :test 'equal)))
   (condition-case err

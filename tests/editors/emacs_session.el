@@ -1,5 +1,6 @@
 ;;; A scripted Emacs session (batch): the real client in clients/emacs (eglot) against the real server.
 (load (expand-file-name "emacs_start.el" (file-name-directory load-file-name)) nil t)
+(setq tether-marker-show-author nil)     ; the note alone after the line (the author is on by default)
 (tether-test-start)
 (let* ((out (make-hash-table :test 'equal))
        (beg (save-excursion (goto-char (point-min)) (forward-line 3) (point)))
