@@ -8,6 +8,10 @@ to the file. So before a request answers from the cache of an open document, and
 are the markers of the listed open documents read again and compared with what they were: the documents whose
 markers changed lose their cache and the editor gets ``tether/markers/didChange`` for them.
 
+``data_version`` also changes when this process commits on another of its connections (a worker following a
+rename commit), so the watch counts this process's own writing commits (:class:`OwnWrites`): a change is logged
+as another process's only when this server wrote nothing since the last check (either way the editor is told).
+
 Threads. The check runs on a thread of its own (one worker, so always the same connection of the SQLite
 engine's per-thread pool: ``data_version`` means something only on one connection), never on the loop and
 never queued behind the worker pool's long jobs (a HEAD recalculation). ``listed``, the poll task and the
@@ -18,10 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import event
 
 from tether_lsp.server.errors import StorageError
 from tether_lsp.server.offloop import assert_off_loop
@@ -69,11 +76,37 @@ def fingerprint(records: list[MarkerRecord]) -> int:
 @dataclass(frozen=True)
 class Checked:
     """A check's outcome: the listed documents whose markers changed; ``reset``: the database is new to the
-    watch (every cache goes); ``sqlite``: whether there is anything to watch."""
+    watch (every cache goes); ``sqlite``: whether there is anything to watch; ``ours``: this process wrote since
+    the last check (the change may be its own)."""
 
     changed: list[str]
     reset: bool = False
     sqlite: bool = True
+    ours: bool = False
+
+
+class OwnWrites:
+    """This process's commits that wrote something to an engine's file, on any thread: SQLAlchemy's ``commit``
+    event comes before the commit itself, so a ``data_version`` read before :attr:`count` is read cannot show a
+    write of ours that is not counted yet. A transaction that only read changes nothing (sqlite3's
+    ``total_changes`` of its connection is the same)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def watch(self, engine: Any) -> None:
+        if not event.contains(engine, "commit", self._on_commit):
+            event.listen(engine, "commit", self._on_commit)
+
+    def _on_commit(self, conn: Any) -> None:
+        record = conn.connection
+        changes = getattr(record.dbapi_connection, "total_changes", None)
+        if changes is None or changes == record.info.get("tether_total_changes", 0):
+            return
+        record.info["tether_total_changes"] = changes
+        with self._lock:
+            self.count += 1
 
 
 class SqliteWatch:
@@ -90,6 +123,8 @@ class SqliteWatch:
         self._db: Database | None = None  # watch thread only
         self._version: int | None = None  # watch thread only
         self._seen: dict[str, int] = {}  # watch thread only: listed documents' fingerprints
+        self._own = OwnWrites()
+        self._own_seen = 0  # watch thread only: own writes counted at the last check
 
     # --- the loop ------------------------------------------------------------------------------------
 
@@ -184,7 +219,10 @@ class SqliteWatch:
             self.state.buffer.clear()
         changed = [u for u in checked.changed if u in self.listed]
         if changed:
-            log.info("markers: another process changed the markers of %d open document(s)", len(changed))
+            if checked.ours:  # this server wrote too: maybe its own change (one didChange more does no harm)
+                log.debug("markers: the markers of %d open document(s) changed while this server wrote", len(changed))
+            else:
+                log.info("markers: another process changed the markers of %d open document(s)", len(changed))
             self.state.forget(*changed)
             self.notify(changed)
 
@@ -203,9 +241,13 @@ class SqliteWatch:
             self._seen.clear()
         if db.dialect != "sqlite":
             return Checked([], reset, sqlite=False)
+        if reset:
+            self._own.watch(db.engine)
         for gone in set(self._seen) - set(uris):
             del self._seen[gone]
         version = self._data_version(db)
+        own = self._own.count  # after data_version: every write of ours that it shows is counted
+        ours, self._own_seen = own != self._own_seen, own
         if version == self._version:  # nobody else committed: only documents listed for the first time
             for uri in uris:
                 if uri not in self._seen:
@@ -218,7 +260,7 @@ class SqliteWatch:
             if self._seen.get(uri, now) != now:
                 changed.append(uri)
             self._seen[uri] = now
-        return Checked(changed, reset)
+        return Checked(changed, reset, ours=ours)
 
     def _reseed(self, uris: tuple[str, ...]) -> Checked:
         for uri in uris:
