@@ -1,7 +1,8 @@
 // The prompt playground panel: the active file's prompts (click one to go to it), the selected one and why,
 // pin/unpin, an input per variable and the model with its temperature and max tokens (saved with
 // `tether/playground/setSettings` and restored when the prompt is selected again), Run with the answer streamed
-// in, Cancel, and the prompt's run history, two runs side by side. The server decides which prompt is selected
+// in, Cancel, and the prompt's run history, two runs side by side. A run belongs to its prompt: the panel shows it
+// (and its Cancel) only under that prompt, and a prompt on view shows its own last answer. The server decides which prompt is selected
 // (`tether/playground/didChangeState`, from the cursor); the panel only shows it and sends what the user does.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -175,7 +176,8 @@ export class PlaygroundPanel implements vscode.Disposable {
     this.running?.cancel();
     const running = new vscode.CancellationTokenSource();
     this.running = running;
-    void this.panel?.webview.postMessage({ type: 'running' });
+    const anchor = this.state?.prompt?.promptId === promptId ? this.state.prompt.anchor : 'another prompt';
+    void this.panel?.webview.postMessage({ type: 'running', promptId, anchor });
     try {
       const result = await client.sendRequest<{ output: string; model: string; finishReason: string | null; durationMs: number }>(
         'tether/playground/run',
@@ -183,10 +185,10 @@ export class PlaygroundPanel implements vscode.Disposable {
         running.token,
       );
       const runs = await client.sendRequest<StoredRun[]>('tether/playground/runs', { promptId, limit: 10 });
-      void this.panel?.webview.postMessage({ type: 'done', result, runs });
+      void this.panel?.webview.postMessage({ type: 'done', promptId, result, runs });
     } catch (err) {
       const cancelled = running.token.isCancellationRequested;
-      void this.panel?.webview.postMessage({ type: 'failed', message: cancelled ? 'Cancelled.' : errorText(err) });
+      void this.panel?.webview.postMessage({ type: 'failed', promptId, message: cancelled ? 'Cancelled.' : errorText(err) });
     } finally {
       if (this.running === running) this.running = undefined;
       running.dispose();

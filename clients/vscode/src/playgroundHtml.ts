@@ -1,6 +1,6 @@
 // The playground panel's page: plain DOM, VS Code theme colours, a strict content security policy (only this
 // page's script, by nonce). It renders what the extension posts and posts back what the user does.
-import { compareOutputs } from './playgroundModel';
+import { compareOutputs, outputView, runSummary } from './playgroundModel';
 
 export function panelHtml(cspSource: string, nonce: string): string {
   return `<!DOCTYPE html>
@@ -56,11 +56,13 @@ export function panelHtml(cspSource: string, nonce: string): string {
 <script nonce="${nonce}">
 const vscode = acquireVsCodeApi();
 const compareOutputs = ${compareOutputs.toString()};
+const outputView = ${outputView.toString()};
+const runSummary = ${runSummary.toString()};
 const values = {};            // promptId -> {name: value}, what the user typed
 const models = {};            // promptId -> {model, temperature, maxTokens}, as typed
 let promptId = null;
-let running = false;
-let runs = [];
+let live = null;              // the run started here: {promptId, anchor, text, ended?} (one at a time)
+let runs = [];                // the runs of the prompt on view, newest first
 const ticked = [];            // runIds picked for the comparison, oldest first
 let defaults = { model: '' };
 const $ = (id) => document.getElementById(id);
@@ -96,8 +98,19 @@ function when(iso) {
 }
 
 function runLine(r) {
-  const tokens = r.usage ? ' · ' + r.usage.promptTokens + '+' + r.usage.completionTokens + ' tokens' : '';
-  return when(r.createdAt) + ' · ' + r.model + ' · ' + r.durationMs + ' ms' + tokens;
+  return runSummary(r, when);
+}
+
+/** The output area, Run and Cancel for the prompt on view: its own run, else its last answer. */
+function showRun() {
+  if (!promptId) return;
+  const view = outputView(promptId, live, runs[0], runLine);
+  $('output').hidden = view.output === null; $('output-title').hidden = view.output === null;
+  $('output').textContent = view.output || '';
+  $('run-status').textContent = view.status;
+  $('error').textContent = view.error;
+  if ($('run')) $('run').disabled = !view.canRun;
+  if ($('cancel')) $('cancel').disabled = !view.canCancel;
 }
 
 function renderHistory(list) {
@@ -190,9 +203,9 @@ function render(state, saved, list, inputs, editorName) {
     input.addEventListener('input', changed);
     return el('div', {}, el('label', { textContent: label }), input);
   };
-  const run = el('button', { id: 'run', textContent: 'Run', disabled: running });
+  const run = el('button', { id: 'run', textContent: 'Run' });
   run.addEventListener('click', () => vscode.postMessage({ type: 'run', variables: current(), inputs: modelInputs() }));
-  const cancel = el('button', { id: 'cancel', className: 'secondary', textContent: 'Cancel', disabled: !running });
+  const cancel = el('button', { id: 'cancel', className: 'secondary', textContent: 'Cancel', disabled: true });
   cancel.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
   const pin = el('button', { id: 'pin', className: 'secondary', textContent: pinned ? 'Unpin' : 'Pin' });
   pin.addEventListener('click', () => vscode.postMessage({ type: pinned ? 'unpin' : 'pin' }));
@@ -207,24 +220,29 @@ function render(state, saved, list, inputs, editorName) {
       field('maxTokens', 'max tokens', { type: 'number', min: 1, step: 1, placeholder: 'default' })),
     run, cancel, pin);
   for (const box of boxes) requestAnimationFrame(() => grow(box));
-  if (changedPrompt) { clearRun(); ticked.length = 0; }
-  if (list) renderHistory(list);
+  if (changedPrompt) {
+    clearRun(); ticked.length = 0;
+    if (live && live.ended !== undefined) live = null; // a stopped run's partial answer is not kept once left
+  }
+  if (list || changedPrompt) renderHistory(list || []);
+  showRun();
 }
 
 window.addEventListener('message', (event) => {
   const m = event.data;
   if (m.type === 'state') { if (m.defaults) defaults = m.defaults; render(m.state, m.variables, m.runs, m.inputs, m.editorName); }
-  else if (m.type === 'running') {
-    running = true; $('error').textContent = ''; $('output').textContent = ''; $('output').hidden = false; $('output-title').hidden = false;
-    $('run-status').textContent = 'Running…'; if ($('run')) $('run').disabled = true; if ($('cancel')) $('cancel').disabled = false;
-  } else if (m.type === 'output') $('output').textContent += m.delta;
-  else if (m.type === 'done' || m.type === 'failed') {
-    running = false; if ($('run')) $('run').disabled = false; if ($('cancel')) $('cancel').disabled = true;
-    if (m.type === 'done') {
-      $('output').textContent = m.result.output;
-      $('run-status').textContent = m.result.model + ' · ' + (m.result.finishReason || 'done') + ' · ' + m.result.durationMs + ' ms';
-      renderHistory(m.runs);
-    } else { $('run-status').textContent = ''; $('error').textContent = m.message; }
+  else if (m.type === 'running') { live = { promptId: m.promptId, anchor: m.anchor, text: '' }; showRun(); }
+  else if (m.type === 'output') {
+    if (!live || live.ended !== undefined) return;
+    live.text += m.delta;
+    if (live.promptId === promptId) $('output').textContent += m.delta; // another prompt's answer is not shown
+  } else if (m.type === 'done') {
+    live = null;
+    if (m.promptId === promptId) renderHistory(m.runs); // its run is now the newest
+    showRun();
+  } else if (m.type === 'failed') {
+    if (m.promptId && live && live.promptId === m.promptId) { live.ended = m.message; showRun(); }
+    else if (!m.promptId || m.promptId === promptId) $('error').textContent = m.message;
   }
 });
 window.addEventListener('resize', () => document.querySelectorAll('#inputs textarea').forEach(grow));

@@ -1,6 +1,8 @@
 // The playground's shapes as the protocol sends them, and the rules the panel owns: saving a prompt's inputs
 // (variables, model, temperature, max tokens) keeps whatever else is stored with it; inputs typed in the panel
-// become run parameters; where the cursor goes to select a prompt from the list; two runs side by side. Pure.
+// become run parameters; where the cursor goes to select a prompt from the list; two runs side by side; what the
+// output area shows for the prompt on view (its own run streaming, or its last answer, never another prompt's).
+// Pure; the functions the panel's page uses are self-contained (it gets their source).
 
 export interface PromptItem {
   fileId: string;
@@ -27,6 +29,8 @@ export interface StoredRun {
   finishReason: string | null;
   durationMs: number;
   usage?: { promptTokens: number; completionTokens: number };
+  temperature?: number | null; // what the run was sent with (null or absent: the model's default)
+  maxTokens?: number | null;
 }
 
 /** The model and its parameters as typed in the panel ('' = the default: the prompt's saved value or the setting). */
@@ -119,4 +123,49 @@ export function compareOutputs(a: string, b: string): { left: { text: string; di
     left: left.map((text) => ({ text, differs: !inRight.has(text) })),
     right: right.map((text) => ({ text, differs: !inLeft.has(text) })),
   };
+}
+
+/** A run in one line (the runs list, the comparison, under the output): when, the model and the parameters it ran
+ *  with, how it ended when not normally, how long it took, the tokens. `when` formats the ISO date. */
+export function runSummary(r: StoredRun, when: (iso: string) => string = (iso) => iso): string {
+  const parts = [when(r.createdAt), r.model];
+  if (typeof r.temperature === 'number') parts.push(`temperature ${r.temperature}`);
+  if (typeof r.maxTokens === 'number') parts.push(`max tokens ${r.maxTokens}`);
+  if (r.finishReason && r.finishReason !== 'stop') parts.push(r.finishReason === 'length' ? 'cut at max tokens' : r.finishReason);
+  parts.push(`${r.durationMs} ms`);
+  if (r.usage) parts.push(`${r.usage.promptTokens}+${r.usage.completionTokens} tokens`);
+  return parts.join(' · ');
+}
+
+/** The run the panel started: its prompt, its answer so far, and once over without an answer, why. */
+export interface LiveRun {
+  promptId: string;
+  anchor: string;
+  text: string;
+  ended?: string; // 'Cancelled.' or the error: the partial answer stays on view with it
+}
+
+/** What the output area shows for the prompt on view: `output` null hides it. */
+export interface OutputView {
+  output: string | null;
+  status: string;
+  error: string;
+  canRun: boolean;
+  canCancel: boolean;
+}
+
+/** The output area of prompt `promptId`: its own run while it streams (or just stopped), else its last stored run
+ *  (`last`, newest of its runs). Another prompt's run is never shown here: while one streams, this prompt says
+ *  so, and neither runs (one run at a time) nor cancels it. */
+export function outputView(promptId: string, live: LiveRun | null, last: StoredRun | undefined, summary: (r: StoredRun) => string): OutputView {
+  if (live && live.promptId === promptId) {
+    if (live.ended === undefined) return { output: live.text, status: 'Running…', error: '', canRun: false, canCancel: true };
+    return { output: live.text || null, status: '', error: live.ended, canRun: true, canCancel: false };
+  }
+  const shown = last ? { output: last.output, status: summary(last) } : { output: null, status: '' };
+  if (live && live.ended === undefined) {
+    const note = `${live.anchor} is running: go back to it to follow or cancel it.`;
+    return { output: shown.output, status: shown.status ? `${shown.status} — ${note}` : note, error: '', canRun: false, canCancel: false };
+  }
+  return { ...shown, error: '', canRun: true, canCancel: false };
 }

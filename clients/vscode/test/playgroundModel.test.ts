@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { compareOutputs, inputsOf, insidePrompt, mergeInputs, mergeVariables, runParameters } from '../src/playgroundModel';
+import {
+  compareOutputs,
+  inputsOf,
+  insidePrompt,
+  LiveRun,
+  mergeInputs,
+  mergeVariables,
+  outputView,
+  runParameters,
+  runSummary,
+  StoredRun,
+} from '../src/playgroundModel';
 
 test('saving variables keeps the other stored inputs and the other variables', () => {
   const saved = { model: 'small', options: { temperature: 0.2 }, variables: { language: 'French', text: 'x' } };
@@ -48,4 +59,52 @@ test('two outputs side by side: the lines only one of them has are marked', () =
   const { left, right } = compareOutputs('Bonjour\nMerci', 'Bonjour\nMerci beaucoup\nAu revoir');
   assert.deepEqual(left.map((l) => l.differs), [false, true]);
   assert.deepEqual(right.map((l) => l.differs), [false, true, true]);
+});
+
+const RUN: StoredRun = {
+  runId: 'r-1',
+  createdAt: '2025-05-01T10:00:00Z',
+  model: 'fake-chat',
+  output: 'Bonjour',
+  variables: { text: 'Hello' },
+  finishReason: 'stop',
+  durationMs: 812,
+  usage: { promptTokens: 12, completionTokens: 3 },
+  temperature: 0.3,
+  maxTokens: 64,
+};
+
+test('a run says which temperature and max tokens it ran with (runs list and comparison)', () => {
+  assert.equal(runSummary(RUN), '2025-05-01T10:00:00Z · fake-chat · temperature 0.3 · max tokens 64 · 812 ms · 12+3 tokens');
+  // the model's defaults (null), or a run stored before they were recorded (absent): nothing is made up
+  const { temperature: _t, maxTokens: _m, usage: _u, ...older } = RUN;
+  assert.equal(runSummary({ ...older, temperature: null, maxTokens: null }), '2025-05-01T10:00:00Z · fake-chat · 812 ms');
+  assert.equal(runSummary(older, () => 'May 1'), 'May 1 · fake-chat · 812 ms');
+  assert.equal(runSummary({ ...RUN, temperature: 0, finishReason: 'length' }, () => 'May 1'),
+    'May 1 · fake-chat · temperature 0 · max tokens 64 · cut at max tokens · 812 ms · 12+3 tokens');
+});
+
+test("the output area shows the prompt's own run, or its last answer, never another prompt's", () => {
+  const summary = (r: StoredRun) => `summary of ${r.runId}`;
+  const live: LiveRun = { promptId: 'A', anchor: 'TRANSLATE_PROMPT', text: 'Tradu' };
+  // A streams: A shows it with Cancel; B (moved to meanwhile) shows its own last answer, Cancel and Run off
+  assert.deepEqual(outputView('A', live, RUN, summary), { output: 'Tradu', status: 'Running…', error: '', canRun: false, canCancel: true });
+  assert.deepEqual(outputView('B', live, { ...RUN, runId: 'r-b', output: 'Salut' }, summary), {
+    output: 'Salut',
+    status: 'summary of r-b — TRANSLATE_PROMPT is running: go back to it to follow or cancel it.',
+    error: '',
+    canRun: false,
+    canCancel: false,
+  });
+  assert.deepEqual(outputView('B', live, undefined, summary), {
+    output: null, status: 'TRANSLATE_PROMPT is running: go back to it to follow or cancel it.', error: '', canRun: false, canCancel: false,
+  });
+  // coming back to a prompt: its last answer in the output area, with the line saying how it ran
+  assert.deepEqual(outputView('A', null, RUN, summary), { output: 'Bonjour', status: 'summary of r-1', error: '', canRun: true, canCancel: false });
+  assert.deepEqual(outputView('A', null, undefined, summary), { output: null, status: '', error: '', canRun: true, canCancel: false });
+  // cancelled: what came so far stays, with why
+  assert.deepEqual(outputView('A', { ...live, ended: 'Cancelled.' }, RUN, summary), {
+    output: 'Tradu', status: '', error: 'Cancelled.', canRun: true, canCancel: false,
+  });
+  assert.deepEqual(outputView('B', { ...live, ended: 'Cancelled.' }, undefined, summary).canRun, true);
 });
