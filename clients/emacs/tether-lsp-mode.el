@@ -61,12 +61,15 @@ WORKSPACE opened."
         (t value)))
 
 (defun tether-lsp-mode--send (connection method params on-success on-error)
-  "Send METHOD on CONNECTION's workspace only; return the request id."
+  "Send METHOD on CONNECTION's workspace only; return the request id.
+The answer is taken as the server sent it (:no-merge): lsp-mode's merge
+of several servers' answers turns an array into a list."
   (with-lsp-workspace (tether-lsp-connection-workspace connection)
     (plist-get (lsp-request-async method params
-                                  (lambda (result) (funcall on-success (tether-lsp-mode--plist result)))
+                                  (lambda (answers)
+                                    (funcall on-success (tether-lsp-mode--plist (cdar answers))))
                                   :error-handler (lambda (err) (funcall on-error (tether-lsp-mode--plist err)))
-                                  :mode 'detached)
+                                  :mode 'detached :no-merge t)
                :id)))
 
 (cl-defmethod tether-backend-request ((connection tether-lsp-connection) method params)

@@ -826,8 +826,10 @@ an insertion is written."
 (defvar-local tether--playground-server nil "The connection the playground buffer talks to.")
 (defvar tether--playground-values (make-hash-table :test 'equal) "promptId -> alist of (name . value).")
 (defvar tether--playground-runs (make-hash-table :test 'equal) "promptId -> the last runs (a vector).")
-(defvar tether--playground-output nil "The output of the current or last run.")
+(defvar tether--playground-outputs (make-hash-table :test 'equal)
+  "promptId -> the output of its current or last run in this session.")
 (defvar tether--playground-run nil "The running request's id, or nil.")
+(defvar tether--playground-running nil "The promptId of the running request, or nil.")
 
 ;;;###autoload
 (defun tether-playground ()
@@ -874,8 +876,22 @@ e sets a variable, r runs, c cancels, p pins or unpins, g refreshes.")
 (defun tether--playground-output (delta)
   "A piece DELTA of the running prompt's answer."
   (when tether--playground-run
-    (setq tether--playground-output (concat tether--playground-output delta))
+    (puthash tether--playground-running
+             (concat (gethash tether--playground-running tether--playground-outputs) delta)
+             tether--playground-outputs)
     (tether--playground-redraw)))
+
+(defun tether--playground-failure (err)
+  "What a failed run (ERR, an error plist) says under the prompt: a missing
+variable names the key that sets it."
+  (let ((data (plist-get err :data)))
+    (cond ((eql (plist-get err :code) -32800) "[cancelled]")
+          ((equal (plist-get data :kind) "missingVariable")
+           (let ((missing (append (plist-get data :missing) nil)))
+             (format "[not run: %s %s no value: press e to set %s, then r]"
+                     (mapconcat #'identity missing ", ") (if (cdr missing) "have" "has")
+                     (if (cdr missing) "each" "it"))))
+          (t (format "[%s]" (plist-get err :message))))))
 
 (defun tether--playground-prompt ()
   (let ((p (plist-get tether-playground-state :prompt))) (and (listp p) p)))
@@ -917,9 +933,11 @@ The reason is that the server's database cannot be used."
       (let ((values (gethash (plist-get p :promptId) tether--playground-values)))
         (cl-loop for name across (or (plist-get p :variables) [])
                  do (insert (format "  %s = %s\n" name (or (cdr (assoc name values)) "(not set: e)")))))
-      (when tether--playground-output
-        (insert "\n" (if tether--playground-run "Output (running, c cancels):\n" "Output:\n")
-                tether--playground-output "\n"))
+      (when-let ((output (gethash (plist-get p :promptId) tether--playground-outputs)))
+        (insert "\n" (if (and tether--playground-run (equal tether--playground-running (plist-get p :promptId)))
+                         "Output (running, c cancels):\n"
+                       "Output:\n")
+                output "\n"))
       (let ((runs (gethash (plist-get p :promptId) tether--playground-runs)))
         (when (> (length runs) 0)
           (insert "\nRuns:\n")
@@ -964,24 +982,25 @@ The reason is that the server's database cannot be used."
          (vars (make-hash-table :test 'equal)))
     (when (and id (not tether--playground-run))
       (dolist (pair (gethash id tether--playground-values)) (puthash (car pair) (cdr pair) vars))
-      (setq tether--playground-output "")
+      (puthash id "" tether--playground-outputs)
+      (setq tether--playground-running id)
       (setq tether--playground-run
             (tether-backend-async
              server "tether/playground/run" (list :promptId id :variables vars)
              (lambda (result)
-               (setq tether--playground-run nil
-                     tether--playground-output (plist-get result :output))
+               (setq tether--playground-run nil tether--playground-running nil)
+               (puthash id (plist-get result :output) tether--playground-outputs)
                (puthash id (tether-backend-request server "tether/playground/runs"
                                                    (list :promptId id :limit 3))
                         tether--playground-runs)
                (tether--playground-redraw))
              (lambda (err)
-               (setq tether--playground-run nil
-                     tether--playground-output
-                     (concat tether--playground-output
-                             (format "\n[%s]" (if (eql (plist-get err :code) -32800) "cancelled"
-                                                (plist-get err :message)))))
-               (tether--playground-redraw))))
+               (let ((said (tether--playground-failure err)))
+                 (setq tether--playground-run nil tether--playground-running nil)
+                 (puthash id (string-trim-left (concat (gethash id tether--playground-outputs) "\n" said))
+                          tether--playground-outputs)
+                 (message "Tether: %s" said)
+                 (tether--playground-redraw)))))
       (tether--playground-render))))
 
 (defun tether-playground-cancel ()

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from tests.e2e.test_editors_e2e import SHAPES, SOURCE, need
+from tests.e2e.test_editors_e2e import SHAPES, SOURCE, check_playground, need, playground_session
 from tests.e2e.test_markers_e2e import create, rng
+from tests.fakemodel import Answer, RunningModel
 from tests.helpers import capabilities, commit_all, git, server_config, server_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,6 +185,55 @@ async def test_markers_show_in_every_file_opened(tmp_path: Path, backend: str) -
     assert seen["listed"] == ["Ada"]
     assert seen["columns"] == ["Line", "Kind", "Author", "Note"]
     assert seen["rows"] == [["2", "comment", "Ada", "pi is rough"]]
+
+
+def test_playground_through_lsp_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The playground buffer through lsp-mode as through eglot: a variable set, a streamed run in the history, the
+    variable read back (lsp-mode's answers are hash tables: a run failed with `wrong-type-argument arrayp')."""
+    need("emacs")
+    lsp_mode_installed()
+    monkeypatch.setenv("TETHER_BACKEND", "lsp-mode")
+    script = SCRIPTS / "emacs_playground.el"
+    check_playground(playground_session(tmp_path, ["emacs", "--batch", "-Q", "-l", str(script)], "emacs"))
+
+
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+def test_playground_shows_each_prompts_own_output(tmp_path: Path, backend: str) -> None:
+    """A prompt run, then the cursor on a prompt never run (same file, another file): the playground shows that
+    prompt with no output and no runs (it showed the first prompt's output under the other name); its run without
+    values says which key sets them; back on the first prompt, its own output and run are there."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "prompts.py").write_text(
+        'TRANSLATE_PROMPT = "Translate {text} into French, keeping names."\n\n'
+        'GREETING_PROMPT = "Greet {name} in a {mood} way."\n',
+        encoding="utf-8",
+    )
+    (root / "other.py").write_text('SUMMARY_PROMPT = "Summarise {doc} in one line."\n', encoding="utf-8")
+    with RunningModel(Answer(chunks=["Traduction", " : ", "Un café ☕"])) as model:
+        settings = {"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}}
+        seen = run_script(
+            "emacs_playground_prompts.el",
+            root,
+            tmp_path,
+            backend,
+            TETHER_FILE=str(root / "prompts.py"),
+            TETHER_OTHER=str(root / "other.py"),
+            TETHER_SETTINGS=json.dumps(settings),
+        )
+        assert len(model.requests) == 1  # the refused run sent nothing
+    ran, same, missing, other, back = (seen[k] for k in ("ran", "sameFile", "missing", "otherFile", "back"))
+    assert "Output:\nTraduction : Un café ☕\n" in ran and "Runs:" in ran
+    for shown, anchor in ((same, "GREETING_PROMPT"), (other, "SUMMARY_PROMPT")):
+        assert f"\n{anchor}  [cursor]\n" in shown, shown
+        assert "Output" not in shown and "Traduction" not in shown and "Runs:" not in shown, shown
+    assert "text = Un café ☕" not in same and "name = (not set: e)" in same
+    said = "[not run: name, mood have no value: press e to set each, then r]"
+    assert f"Output:\n{said}\n" in missing, missing
+    assert seen["missingMessage"] == f"Tether: {said}"
+    assert "\nTRANSLATE_PROMPT  [cursor]\n" in back
+    assert "Output:\nTraduction : Un café ☕\n" in back and "Runs:" in back and "fake-chat" in back
 
 
 def batch(*forms: str, home: Path) -> subprocess.CompletedProcess[str]:

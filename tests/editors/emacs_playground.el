@@ -1,7 +1,8 @@
-;;; The playground buffer in batch Emacs + eglot: the prompt under the cursor, a variable set, a run whose answer
-;;; streams in and lands in the history, the variable read back from the server for a fresh buffer.
-(load (expand-file-name "emacs_start.el" (file-name-directory load-file-name)) nil t)
-(tether-test-start)
+;;; The playground buffer in batch Emacs, through eglot or lsp-mode (TETHER_BACKEND): the prompt under the cursor,
+;;; a variable set, a run whose answer streams in and lands in the history, the variable read back from the server
+;;; for a fresh buffer.
+(load (expand-file-name "emacs_backends.el" (file-name-directory load-file-name)) nil t)
+(tether-test-open (getenv "TETHER_FILE"))
 (let ((out (make-hash-table :test 'equal)) (partial nil))
   (condition-case err
       (progn
