@@ -5,14 +5,32 @@ marker authors."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.e2e import test_editors_e2e as editors
 from tests.e2e.test_editors_e2e import SOURCE
-from tests.e2e.test_nvim_client_e2e import session
+from tests.e2e.test_nvim_client_e2e import Terminal, session
+from tests.helpers import server_env
 from tests.rawclient import RawServer
 
-nvim = editors.nvim  # the fixture: every test here runs on Neovim 0.7 and 0.11
+nvim = editors.nvim  # the fixture: every test here runs on Neovim 0.7 and 0.11, unless it says 0.11 only
+#: A PATH without the venv's `tether-lsp`: the server starts only with the command the configuration gives.
+BARE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def nvim_011() -> str:
+    """Neovim 0.11 alone, for what 0.7 does not have (vim.lsp.config, vim.lsp.enable)."""
+    if not editors.NVIM_011.exists():
+        if os.environ.get("TETHER_REQUIRE_EDITORS") or os.environ.get("CI"):
+            pytest.fail("Neovim 0.11 is not installed (scripts/ensure-nvim-0.11.sh installs it)")
+        pytest.skip("run scripts/ensure-nvim-0.11.sh first")
+    return str(editors.NVIM_011)
 
 
 def test_a_stdio_servers_stderr_holds_only_errors() -> None:
@@ -34,3 +52,49 @@ def test_lsp_log_holds_no_server_info_lines(tmp_path: Path, nvim: str) -> None:
     seen = session(tmp_path, nvim, "nvim_lsp_log.lua", {"calc.py": SOURCE})
     assert seen["ready"] is True and seen["stopped"] is True
     assert seen["stderr"] == [] and seen["errors"] == [], seen["log"]
+
+
+def test_a_configuration_written_with_vim_lsp_config_is_kept(tmp_path: Path) -> None:
+    """Neovim 0.11: `vim.lsp.config('tether', {cmd = …})`, `vim.lsp.enable('tether')`, then `setup()` for the
+    commands: the server starts with the user's command (setup() used to replace it by `tether-lsp`, which is not
+    on PATH here), with Tether's handlers, the markers read on attach, ]s mapped and :TetherSelect working."""
+    nvim = nvim_011()
+    seen = session(tmp_path, nvim, "nvim_own_config.lua", {"calc.py": SOURCE}, PATH=BARE_PATH)
+    assert seen["onPath"] == 0 and seen["ready"] is True
+    assert seen["cmd"] == [sys.executable, "-m", "tether_lsp"]
+    assert seen["initOptions"] == {"tether": {"log": {"level": "warning"}}}
+    assert seen["stateHandler"] is True and seen["markersListed"] is True and seen["bracketS"] is True
+    assert seen["selected"] == 1
+
+
+@pytest.mark.parametrize("form", ["setup", "vim.lsp.config"])
+def test_a_server_that_cannot_start_is_said_on_screen(tmp_path: Path, nvim: str, form: str) -> None:
+    """A `cmd` that is not an executable program, given to setup() or (0.11) to vim.lsp.config('tether'): the
+    user reads why on the screen (0.11 wrote it only to lsp.log, 0.7 a message naming no setting)."""
+    editors.need("tmux")
+    if form == "vim.lsp.config" and not nvim.startswith(str(editors.ROOT)):
+        pytest.skip("vim.lsp.config is Neovim 0.11+")
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "calc.py").write_text(SOURCE, encoding="utf-8")
+    missing = "/opt/tether-lsp"  # not installed there
+    client = json.dumps(str(editors.ROOT / "clients" / "nvim"))
+    if form == "setup":
+        config = f"require('tether').setup({{ cmd = {{ '{missing}' }} }})"
+    else:
+        config = f"vim.lsp.config('tether', {{ cmd = {{ '{missing}' }} }})\nvim.lsp.enable('tether')\nrequire('tether').setup()"
+    init = tmp_path / "init.lua"
+    init.write_text(f"vim.opt.runtimepath:prepend({client})\n{config}\n", encoding="utf-8")
+    env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color"})
+    term = Terminal(tmp_path, [nvim, "--clean", "-u", str(init), "calc.py"], root, env)
+    try:
+        shown = term.wait("Tether: cannot start the server")
+        line = next(row for row in shown.splitlines() if "Tether:" in row)  # one line, no ENTER prompt
+        assert line == f"Tether: cannot start the server: {missing} is not executable (:checkhealth tether)"
+        assert "Press ENTER" not in shown
+        term.keys(":checkhealth tether", "Enter")
+        health = term.wait(f"server program not found: {missing}")
+        assert ("vim.lsp.config" in health) is (form == "vim.lsp.config" or "0.11" in nvim)  # where to give it
+    finally:
+        term.close(f"cannot-start-{form}-{Path(nvim).parent.parent.name}")

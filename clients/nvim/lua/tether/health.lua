@@ -13,8 +13,10 @@ function M.check()
   local v = vim.version()
   info(string.format('Neovim %d.%d.%d', v.major, v.minor, v.patch))
   local tether = require('tether')
-  local cmd = tether.options and tether.options.cmd or { 'tether-lsp' }
-  if vim.fn.executable(cmd[1]) == 1 then
+  local cmd = tether.config().cmd -- on 0.11+ as Neovim resolved it: vim.lsp.config('tether', …) over setup()
+  if type(cmd) ~= 'table' then
+    info('the server is started by a function given as `cmd`')
+  elseif vim.fn.executable(cmd[1]) == 1 then
     ok('server program found: ' .. vim.fn.exepath(cmd[1]))
     local out = vim.fn.system(vim.list_extend(vim.deepcopy(cmd), { '--version' }))
     if vim.v.shell_error == 0 then
@@ -23,11 +25,16 @@ function M.check()
       error('the server did not start: ' .. vim.trim(out), { 'check the `cmd` given to require("tether").setup()' })
     end
   else
-    error('server program not found: ' .. cmd[1], { 'pip install tether-lsp, or pass cmd = { "/path/to/tether-lsp" } to setup()' })
+    local where = vim.lsp.config and 'setup() or vim.lsp.config("tether", …)' or 'setup()'
+    error('server program not found: ' .. tostring(cmd[1]), {
+      'pip install tether-lsp, or give cmd = { "/path/to/tether-lsp" } to ' .. where,
+    })
   end
   local c = tether.client()
   if c then
     ok('client running (id ' .. c.id .. '), attached to ' .. #vim.lsp.get_buffers_by_client_id(c.id) .. ' buffer(s)')
+  elseif type(cmd) == 'table' and vim.fn.executable(cmd[1]) == 0 then
+    warn('no Tether client is running: the server program is not found (above)')
   else
     warn('no Tether client is running yet: open a Python or YAML file')
   end

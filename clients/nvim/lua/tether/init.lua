@@ -15,6 +15,8 @@ local playground = require('tether.playground')
 local offsets = require('tether.offsets')
 
 local M = { state = nil, client_id = nil, options = nil }
+local uses_lsp_enable = vim.lsp.config ~= nil and vim.lsp.enable ~= nil -- 0.11+
+local has_lsp_attach = vim.fn.exists('##LspAttach') == 1 -- 0.8+
 
 local defaults = {
   cmd = { 'tether-lsp' },
@@ -98,7 +100,7 @@ local function ready(timeout_ms)
   if c and c.initialized then
     return c
   end
-  if M.options and vim.tbl_contains(M.options.filetypes, vim.bo.filetype) then
+  if M.options and vim.tbl_contains(M.config().filetypes or {}, vim.bo.filetype) then
     vim.wait(timeout_ms, function()
       c = client()
       return c ~= nil and c.initialized == true
@@ -194,18 +196,67 @@ local function client_config(opts)
         c.resolved_capabilities.code_lens_resolve = false
       end
     end,
-    on_attach = function(_, b)
-      markers.refresh(M, b)
-      -- in Tether's buffers only (elsewhere ]s / [s still jump between misspelled words)
-      vim.keymap.set({ 'n', 'x' }, ']s', function() select.jump(1) end, { buffer = b, desc = 'Tether: next structural cursor' })
-      vim.keymap.set({ 'n', 'x' }, '[s', function() select.jump(-1) end, { buffer = b, desc = 'Tether: previous structural cursor' })
-    end,
+    -- 0.8+: LspAttach (set up by setup()) does it, so an `on_attach` of the user's own does not replace it
+    on_attach = not has_lsp_attach and function(_, b) M.attached_to(b) end or nil,
   }
+end
+
+--- A buffer the client attached to: its markers, and ]s / [s in Tether's buffers only (elsewhere they still
+--- jump between misspelled words).
+function M.attached_to(b)
+  markers.refresh(M, b)
+  vim.keymap.set({ 'n', 'x' }, ']s', function() select.jump(1) end, { buffer = b, desc = 'Tether: next structural cursor' })
+  vim.keymap.set({ 'n', 'x' }, '[s', function() select.jump(-1) end, { buffer = b, desc = 'Tether: previous structural cursor' })
+end
+
+--- Neovim 0.11+ reads lsp/tether.lua (on the runtimepath with this client), which returns this: setup()'s
+--- options (or the defaults) at the lowest precedence, so what the user gives `vim.lsp.config('tether', …)`
+--- (a `cmd`, settings, …) is kept and only what it leaves out is filled in.
+function M.lsp_config()
+  local config = client_config(M.options or vim.tbl_deep_extend('force', defaults, {}))
+  config.root_markers = { '.git' }
+  return config
+end
+
+--- The configuration the client starts with: Neovim's resolved one on 0.11+, else setup()'s.
+function M.config()
+  if uses_lsp_enable then
+    local ok, config = pcall(function() return vim.lsp.config.tether end)
+    if ok and config then
+      return config
+    end
+  end
+  return client_config(M.options or defaults)
+end
+
+local refused = {}
+--- Whether the server's command can run; when it cannot, the user is told on screen (once per command), not
+--- only in lsp.log, where Neovim 0.11 notes a configuration it will not start.
+function M.runnable(cmd)
+  if type(cmd) ~= 'table' then
+    return true -- a function (0.10+: a transport of the user's own)
+  end
+  if cmd[1] and vim.fn.executable(cmd[1]) == 1 then
+    return true
+  end
+  local key = table.concat(cmd, ' ')
+  if not refused[key] then
+    refused[key] = true
+    local message = string.format('Tether: cannot start the server: %s is not executable (:checkhealth tether)',
+      tostring(cmd[1])) -- short enough for one line: no ENTER prompt; the health check says where to set it
+    vim.schedule(function() -- once the autocommand that found it is over (else it reads as its failure)
+      vim.notify(message, vim.log.levels.ERROR)
+    end)
+  end
+  return false
 end
 
 local function attach(bufnr, opts)
   if M.client_id and client() then
     vim.lsp.buf_attach_client(bufnr, M.client_id)
+    return
+  end
+  if not M.runnable(opts.cmd) then
     return
   end
   local config = client_config(opts)
@@ -270,11 +321,29 @@ function M.setup(opts)
   select.setup(group)
   markers.setup(M, group)
   preview.setup(group)
-  if vim.lsp.config and vim.lsp.enable then -- 0.11+: Neovim's own configuration, started per filetype
-    local config = client_config(opts)
-    config.root_markers = { '.git' }
-    vim.lsp.config('tether', config)
+  if has_lsp_attach then
+    vim.api.nvim_create_autocmd('LspAttach', {
+      group = group,
+      callback = function(args)
+        local c = vim.lsp.get_client_by_id(args.data.client_id)
+        if c and c.name == 'tether' then
+          M.attached_to(args.buf)
+        end
+      end,
+    })
+  end
+  if uses_lsp_enable then -- 0.11+: Neovim's own configuration (lsp/tether.lua under the user's), per filetype
+    vim.lsp.config('tether', {}) -- resolved again with these options; keeps whatever the user configured
     vim.lsp.enable('tether')
+    vim.api.nvim_create_autocmd('FileType', {
+      group = group,
+      callback = function(args)
+        local config = M.config()
+        if vim.bo[args.buf].buftype == '' and vim.tbl_contains(config.filetypes or {}, args.match) then
+          M.runnable(config.cmd)
+        end
+      end,
+    })
   else
     vim.api.nvim_create_autocmd('FileType', {
       group = group,
