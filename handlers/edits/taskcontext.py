@@ -29,12 +29,15 @@ For a new file, leave <range-to-replace> empty. You may add one <description>…
 
 @dataclass
 class Shown:
-    """A file shown to the model: its uri and text, at the version it was shown (None: read from disk)."""
+    """A file shown to the model: its uri and text, at the version it was shown (None: read from disk):
+    ``version`` in the server's order (what edits are based on), ``client_version`` the client's number for it
+    (what the user is told; a client may give one number to two versions)."""
 
     path: str
     uri: str
     text: str
     version: int | None
+    client_version: int | None = None
 
 
 @dataclass
@@ -44,9 +47,9 @@ class TaskContext:
     files: dict[str, Shown] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
-    #: Taken on the loop before gathering (which runs in a worker): open documents' text and version, and
-    #: the syntax errors of the task's file.
-    open_docs: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: Taken on the loop before gathering (which runs in a worker): open documents' text, version and the
+    #: client's number for that version, and the syntax errors of the task's file.
+    open_docs: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     max_file_bytes: int = 8 * 1024 * 1024
 
@@ -64,8 +67,8 @@ def _relative(ctx: TaskContext, uri: str) -> str:
 def show(ctx: TaskContext, uri: str) -> Shown | None:
     """Record a file for the model at its current version (open buffer, else disk; runs in a worker)."""
     if uri in ctx.open_docs:
-        text, version = ctx.open_docs[uri]
-        shown = Shown(_relative(ctx, uri), uri, text, version)
+        text, version, client_version = ctx.open_docs[uri]
+        shown = Shown(_relative(ctx, uri), uri, text, version, client_version)
     else:
         path = uri_to_path(uri)
         if path is None:

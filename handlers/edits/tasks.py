@@ -314,7 +314,7 @@ class Tasks:
         ctx = TaskContext(
             host.workspace_root,
             uri,
-            open_docs={d.uri: (d.current.string, d.version) for d in host.open_documents()},
+            open_docs={d.uri: (d.current.string, d.version, d.client_version) for d in host.open_documents()},
             errors=syntax_errors(host, uri),
             max_file_bytes=max_file_bytes,
         )
@@ -389,7 +389,7 @@ async def _open_session(
     session = await SessionLog(host.run_blocking, folder).open()
     session.say(f"# Task\n\n{instruction}\n\n## Context\n")
     for shown in ctx.files.values():
-        version = f"version {shown.version}" if shown.version is not None else "from disk"
+        version = f"version {shown.client_version}" if shown.client_version is not None else "from disk"
         session.say(f"- `{shown.path}` ({version})")
     for note in ctx.notes:
         session.say(f"- note: {note}")
