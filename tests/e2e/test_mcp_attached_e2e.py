@@ -182,19 +182,25 @@ async def test_an_edit_goes_to_the_editor_as_apply_edit_not_to_disk(session: Ses
     editor.replace(0, len(ON_DISK), UNSAVED)
     async with agent(session) as client:
         read = structured(await client.call_tool("read", {"path": "store.py"}))
-        answer = structured(
-            await client.call_tool(
-                "edit",
-                {
-                    "path": "store.py",
-                    "base_version": read["version"],
-                    "edits": [{"old_text": "self.data.get(key)", "new_text": "self.data.get(key, None)"}],
-                },
-            )
+        result = await client.call_tool(
+            "edit",
+            {
+                "path": "store.py",
+                "base_version": read["version"],
+                "edits": [{"old_text": "self.data.get(key)", "new_text": "self.data.get(key, None)"}],
+            },
         )
+        answer = structured(result)
         wanted = UNSAVED.replace("self.data.get(key)", "self.data.get(key, None)")
         assert answer["written"] and answer["results"][0]["status"] == "applied"
         assert answer["version"] == version_of(wanted)
+        # only the buffer holds it: the agent is told so, not that the file was written
+        assert answer["unsaved"] is True
+        (said,) = result.content
+        assert isinstance(said, mcp_types.TextContent)
+        assert (
+            said.text.split("\n")[0] == f"store.py: applied in the editor (unsaved), now version {version_of(wanted)}"
+        )
         (request,) = editor.applied
         (change,) = request["edit"]["documentChanges"]
         assert change["textDocument"] == {"uri": editor.uri, "version": 2}

@@ -232,6 +232,8 @@ def _same(a: Path | None, b: Path) -> bool:
 class WorkspaceSource:
     """The editor's workspace as a :class:`~.source.Source` (see the module docstring)."""
 
+    unsaved_writes = True  # edits land in the editor's buffers, which the user saves (or not)
+
     def __init__(self, link: EditorLink, max_bytes: int) -> None:
         self.link = link
         self.roots = LiveRoots()

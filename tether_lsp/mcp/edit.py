@@ -187,8 +187,14 @@ def _answer(
     head = f"{file.shown}: "
     if wrote is None:
         head += f"nothing written (version {file.version} unchanged): every edit must apply for any to be written"
+    elif wrote[0] is file:
+        head += "unchanged: it already reads so"
+    elif context.files.unsaved_writes:
+        answer["unsaved"] = True
+        head += f"applied in the editor (unsaved), now version {file.version}"
     else:
-        head += f"written, now version {file.version}" if wrote[0] is not file else "unchanged: it already reads so"
+        head += f"written, now version {file.version}"
+    if wrote is not None:
         errors = introduced_errors(context, wrote[0], file, list(wrote[1].values()))
         if errors:
             answer["syntax_errors"] = errors

@@ -141,6 +141,8 @@ class _Seen:
 class Files:
     """Reads files inside the roots, noticing outside changes (see the module docstring), and writes them."""
 
+    unsaved_writes = False  # written to disk
+
     def __init__(self, roots: Roots, max_bytes: int) -> None:
         self.roots = roots
         self.max_bytes = max_bytes

@@ -24,6 +24,8 @@ class Source(Protocol):
     """Files inside the roots: read with a version, written all at once."""
 
     max_bytes: int
+    #: Whether a write is only in the editor's buffer (unsaved) rather than on disk: what ``edit`` answers.
+    unsaved_writes: bool
 
     @property
     def roots(self) -> Roots:

@@ -135,7 +135,7 @@ TOOLS: tuple[Tool, ...] = (
             },
         },
         ("path", "base_version", "edits"),
-        "{path, version, written, results: {status, range?, current_text?, candidates?}[], syntax_errors?}",
+        "{path, version, written, unsaved?, results: {status, range?, current_text?, candidates?}[], syntax_errors?}",
         edit,
         writes=True,
         read_only=False,
