@@ -167,7 +167,10 @@ class _Module:
         role: str | None = None,
         chat: tuple[tuple[str, str], ...] = (),
         parameters: Sequence[str] = (),
+        statement: Node | None = None,
     ) -> None:
+        """``statement``: what holds the prompt (an assignment, a keyword argument, a message…): a cursor on it
+        selects the prompt."""
         if node is None or (node.start_byte, node.end_byte) in self.found:
             return
         decoded = _decode(node)
@@ -177,7 +180,8 @@ class _Module:
         if parameters:
             variables = (*parameters, *(v for v in variables if v not in parameters))
         span = (node.start_byte, node.end_byte)
-        self.found[span] = Prompt(anchor, content, span, variables, role, chat)
+        reach = (statement.start_byte, statement.end_byte) if statement is not None else None
+        self.found[span] = Prompt(anchor, content, span, variables, role, chat, reach)
 
     def text_of(self, node: Node | None) -> str:
         """A chat message's text: S decoded, a module constant's text, else ``{source}`` (a variable)."""
@@ -258,11 +262,11 @@ def _assignment(module: _Module, node: Node) -> None:
     scope = _scope(lineage(module.root, node))
     role = _role_of_name(name)
     if strong or (scope, name) in module.marked:
-        module.add(scope + name, right, role=role)
+        module.add(scope + name, right, role=role, statement=node)
     elif keyword or in_prompt_class:
-        module.add(scope + name, right, guard=decode.is_prose, role=role)
+        module.add(scope + name, right, guard=decode.is_prose, role=role, statement=node)
     elif constant:
-        module.add(scope + name, right, guard=decode.is_template, role=role)
+        module.add(scope + name, right, guard=decode.is_template, role=role, statement=node)
 
 
 def _keyword(module: _Module, node: Node) -> None:
@@ -274,9 +278,9 @@ def _keyword(module: _Module, node: Node) -> None:
     if function.rsplit(".", 1)[-1] in LOG_METHODS:
         return
     if name in module.keywords:
-        module.add(f"{function}({name}=)", value, role=_role_of_name(name))
+        module.add(f"{function}({name}=)", value, role=_role_of_name(name), statement=node)
     elif name == "input" and args is not None and _has_keyword(args, "model"):
-        module.add(f"{function}({name}=)", value, guard=decode.is_prose, role="user")
+        module.add(f"{function}({name}=)", value, guard=decode.is_prose, role="user", statement=node)
 
 
 def _has_keyword(args: Node, name: str) -> bool:
@@ -327,13 +331,15 @@ def _dictionary(module: _Module, node: Node) -> None:
         holder = node.parent
         if holder is not None and holder.type == "list":
             index = [c.id for c in holder.named_children].index(node.id)
-            module.add(f"{_container(module, holder)}[{index}].content", value, role=role, chat=_chat(module, holder))
+            anchor = f"{_container(module, holder)}[{index}].content"
+            module.add(anchor, value, role=role, chat=_chat(module, holder), statement=node)
         else:
-            module.add(f"{_container(module, node)}.content", value, role=role)
+            module.add(f"{_container(module, node)}.content", value, role=role, statement=node)
         return
     for key, pair in _dict_pairs(node).items():
         if key in module.keywords or PROMPT_NAME.search(key):
-            module.add(f"{_container(module, node)}.{key}", pair.child_by_field_name("value"), role=_role_of_name(key))
+            value = pair.child_by_field_name("value")
+            module.add(f"{_container(module, node)}.{key}", value, role=_role_of_name(key), statement=pair)
 
 
 def _call(module: _Module, node: Node) -> None:
@@ -352,16 +358,25 @@ def _call(module: _Module, node: Node) -> None:
         for index, item in enumerate(c for c in first.named_children if c.type != "comment"):
             message = _message(module, item) if item.type == "tuple" else None
             if message is not None:
-                module.add(f"{function}[{index}]", message[1], guard=decode.is_prose, role=message[0], chat=chat)
+                said, content = message
+                module.add(f"{function}[{index}]", content, guard=decode.is_prose, role=said, chat=chat, statement=item)
     elif last in TEMPLATE_METHODS and first is not None:
         role = TEMPLATE_CLASS_ROLES.get(parts[-2]) if len(parts) > 1 else None
-        module.add(f"{function}()", first, guard=decode.is_prose, role=role)
+        module.add(f"{function}()", first, guard=decode.is_prose, role=role, statement=_assigned(node))
     elif last in CONSTRUCTORS:
         content = first
         for arg in args.named_children:
             if arg.type == "keyword_argument" and source(arg.child_by_field_name("name")) in ("content", "template"):
                 content = arg.child_by_field_name("value")
-        module.add(f"{function}()", content, guard=decode.is_prose, role=CONSTRUCTORS[last])
+        module.add(f"{function}()", content, guard=decode.is_prose, role=CONSTRUCTORS[last], statement=_assigned(node))
+
+
+def _assigned(call: Node) -> Node:
+    """The assignment a call is the value of (``qa = PromptTemplate.from_template(…)``), else the call."""
+    parent = call.parent
+    if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == call:
+        return parent
+    return call
 
 
 def _returns(module: _Module, returns: list[Node]) -> None:
@@ -381,4 +396,5 @@ def _returns(module: _Module, returns: list[Node]) -> None:
             anchor = _scope(chain) + ("return" if len(found) == 1 else f"return[{index}]")
             value = node.named_children[0] if node.named_children else None
             name = source(function.child_by_field_name("name"))
-            module.add(anchor, value, guard=decode.is_prose, role=_role_of_name(name), parameters=parameters)
+            role = _role_of_name(name)
+            module.add(anchor, value, guard=decode.is_prose, role=role, parameters=parameters, statement=node)

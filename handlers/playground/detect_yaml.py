@@ -6,7 +6,8 @@ that also has ``role`` (Y3: GitHub's ``.prompt.yml`` ``messages``), of any key u
 (Y5), or an item of a list under a ``prompt`` key (Y6: promptfoo's ``prompts:``, strings or ``raw:``/
 ``content:`` mappings; prose only, so ``file://…`` references are not prompts), or the value of a key ending in
 ``_template``/``_instructions``/``_message`` or of any key of a ``templates:``/``prompts:`` mapping (Y7: agent
-configs' ``system_template: |``). An alias is not a prompt.
+configs' ``system_template: |``). An alias is not a prompt, nor Ansible's questions to the person running a
+playbook (``vars_prompt:`` items' and ``pause:`` tasks' ``prompt:``).
 
 Y2 and Y7 keys only suggest a prompt (``user: admin`` in a Kubernetes ConfigMap is a login), so their values
 must read as text (:func:`.text.is_text`); a ``_message`` also needs a variable, several lines or a role in its
@@ -34,6 +35,10 @@ SUGGESTIVE_ENDINGS = ("_template", "_instructions", "_message")
 PROMPT_MAPPINGS = frozenset({"templates", "prompts"})
 ROLE_WORDS = {"system": "system", "developer": "system", "user": "user", "human": "user", "assistant": "assistant"}
 ROLE_WORDS |= {"ai": "assistant"}
+#: Ansible's questions to the person running a playbook, not prompts for a model: the ``prompt:`` of a
+#: ``vars_prompt:`` item, and of a ``pause:`` task.
+ANSIBLE_QUESTION_LISTS = frozenset({"vars_prompt"})
+ANSIBLE_PAUSE = frozenset({"pause", "ansible.builtin.pause", "ansible.legacy.pause"})
 
 
 def _text(node: Node | None) -> str:
@@ -155,6 +160,19 @@ def _owner_key(pair: Node) -> str | None:
     return key_of(owner) if owner is not None and owner.type in PAIRS else None
 
 
+def _asks_the_operator(pair: Node) -> bool:
+    """An Ansible ``prompt:`` (of a ``vars_prompt:`` item or a ``pause:`` task): asked of whoever runs the playbook."""
+    through_list = False
+    node = pair.parent
+    while node is not None and node.type not in PAIRS:
+        through_list = through_list or node.type in ("block_sequence", "flow_sequence")
+        node = node.parent
+    if node is None:
+        return False
+    owner = key_of(node)
+    return owner in ANSIBLE_QUESTION_LISTS if through_list else owner in ANSIBLE_PAUSE
+
+
 def _suggestive(key: str, pair: Node) -> bool:
     """Y7: a key ending in one of SUGGESTIVE_ENDINGS, or any key of a ``templates:``/``prompts:`` mapping."""
     return key.lower().endswith(SUGGESTIVE_ENDINGS) or (_owner_key(pair) or "").lower() in PROMPT_MAPPINGS
@@ -187,12 +205,16 @@ def _walk(root: Node) -> Iterator[Node]:
         stack.extend(reversed(node.named_children))
 
 
-def _prompt(anchor: str, scalar: Node, role: str | None, chat: tuple[tuple[str, str], ...] = ()) -> Prompt | None:
+def _prompt(
+    anchor: str, scalar: Node, role: str | None, holder: Node, chat: tuple[tuple[str, str], ...] = ()
+) -> Prompt | None:
+    """``holder``: the pair, message or list item holding the scalar (a cursor on its key selects the prompt)."""
     content = decoded(scalar)
     if len("".join(content.split())) < 3:
         return None
     span = (scalar.start_byte, scalar.end_byte)
-    return Prompt(anchor, content, span, tuple(decode.variables(content)), role, chat)
+    reach = (holder.start_byte, holder.end_byte)
+    return Prompt(anchor, content, span, tuple(decode.variables(content)), role, chat, reach)
 
 
 def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list[Prompt]:
@@ -212,6 +234,8 @@ def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list
                 if PROMPT_KEY.search(key) or key in keywords:
                     _listed(document, node, value, prefix, found)
                 continue
+            if key == "prompt" and _asks_the_operator(node):
+                continue
             role_sibling = key == "content" and any(key_of(s) == "role" for s in _siblings(node))
             strong = bool(PROMPT_KEY.search(key)) or role_sibling or _marked(node, text)
             suggested = not strong and (key in keywords or _suggestive(key, node))
@@ -224,9 +248,10 @@ def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list
                 role_pair = next(s for s in _siblings(node) if key_of(s) == "role")
                 role_scalar = scalar_of(role_pair.child_by_field_name("value"))
                 role = decoded(role_scalar).strip() if role_scalar is not None else None
-                prompt = _prompt(prefix + _path(chain), scalar, role, _chat(chain))
+                message = node.parent if node.parent is not None else node
+                prompt = _prompt(prefix + _path(chain), scalar, role, message, _chat(chain))
             else:
-                prompt = _prompt(prefix + _path(chain), scalar, _role_of_key(key))
+                prompt = _prompt(prefix + _path(chain), scalar, _role_of_key(key), node)
             if prompt is not None and prompt.span not in found:
                 found[prompt.span] = prompt
     return sorted(found.values(), key=lambda p: p.span)
@@ -249,6 +274,7 @@ def _listed(document: Node, pair: Node, value: Node | None, prefix: str, found: 
             anchor += f".{key}"
         if scalar is None:
             continue
-        prompt = _prompt(anchor, scalar, None)
+        holder = item.parent if item.parent is not None and item.parent.type == "block_sequence_item" else item
+        prompt = _prompt(anchor, scalar, None, holder)
         if prompt is not None and decode.is_prose(prompt.content) and prompt.span not in found:
             found[prompt.span] = prompt

@@ -18,7 +18,7 @@ from . import detect_python, detect_yaml
 from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap, Prompt
 from .resolver import DEFAULT, Thresholds, resolve_file_prompts
 from .run import conversation
-from .text import preview
+from .text import preview, shown
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,8 @@ class Playground:
         for prompt in previous.last_good:
             if prompt.norm not in have:
                 span = shift_span(prompt.span, edits)
-                kept.append(replace(prompt, span=span))
+                reach = shift_span(prompt.reach, edits) if prompt.reach is not None else None
+                kept.append(replace(prompt, span=span, reach=reach))
         return sorted(kept, key=lambda p: p.span)
 
     def renamed(self, old: str, new: str) -> None:
@@ -241,16 +242,12 @@ class Playground:
                 self.pin = None  # its prompt no longer exists
             else:
                 pinned_view, found = hit
-                cursor = self.cursors.get(pinned_view.uri)
-                inside = cursor is not None and found.prompt.span[0] <= cursor <= found.prompt.span[1]
+                inside = under_cursor(pinned_view.found, self.cursors.get(pinned_view.uri)) is found
                 return self._state(pinned_view, found, "cursor" if inside else "pinned")
         active = self.views.get(self.active) if self.active else None
         if active is None:
             return State(None, None, None, b"", None, None, None, (), None, None)
-        cursor = self.cursors.get(active.uri)
-        under = None
-        if cursor is not None:
-            under = next((f for f in active.found if f.prompt.span[0] <= cursor <= f.prompt.span[1]), None)
+        under = under_cursor(active.found, self.cursors.get(active.uri))
         return self._state(active, under, "cursor" if under else None)
 
     def _state(self, view: FileView, found: Found | None, reason: str | None) -> State:
@@ -262,7 +259,7 @@ class Playground:
             view.language_id,
             view.text,
             _item(found) if found else None,
-            found.prompt.content if found else None,
+            shown(found.prompt.content) if found else None,
             reason,
             items,
             self.pin,
@@ -282,6 +279,19 @@ class Playground:
             return None
         self.sent = now
         return now
+
+
+def under_cursor(found: Sequence[Found], cursor: int | None) -> Found | None:
+    """The prompt the cursor selects: the one whose string it is in, else the innermost statement holding a
+    prompt (its name, ``=``, a YAML key); the first in document order on a tie."""
+    if cursor is None:
+        return None
+    best: tuple[int, Found] | None = None
+    for item in found:
+        nearness = item.prompt.under(cursor)
+        if nearness is not None and (best is None or nearness < best[0]):
+            best = (nearness, item)
+    return best[1] if best else None
 
 
 def _item(found: Found) -> Item:

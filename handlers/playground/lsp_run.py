@@ -36,6 +36,8 @@ def _stored(run: runs.StoredRun) -> StoredRun:
         run.finish_reason,
         run.duration_ms,
         _usage(run.usage),
+        run.temperature,
+        run.max_tokens,
     )
 
 

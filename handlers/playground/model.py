@@ -23,10 +23,22 @@ class Prompt:
     role: str | None = field(default=None, compare=False)
     #: The whole conversation when the prompt is one message of a list, each ``(role, text)``, in order.
     chat: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    #: Bytes of the statement that holds the prompt (``NAME = …``, ``kw=…``, a message, a YAML ``key: …``): a
+    #: cursor on its name selects it too. None: the span alone.
+    reach: tuple[int, int] | None = field(default=None, compare=False)
     norm: str = field(init=False, repr=False, compare=False)  # what identity compares, computed once
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "norm", normalise(self.content))
+
+    def under(self, cursor: int) -> int | None:
+        """How near the cursor is (0: inside the string; else the length of the statement holding it: the
+        innermost wins), or None when it is on neither. Both ends count as inside."""
+        if self.span[0] <= cursor <= self.span[1]:
+            return 0
+        if self.reach is not None and self.reach[0] <= cursor <= self.reach[1]:
+            return self.reach[1] - self.reach[0]
+        return None
 
 
 @dataclass

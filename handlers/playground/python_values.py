@@ -3,7 +3,8 @@
 S is a string literal (not bytes), an implicit concatenation, a parenthesised S, a ``+`` chain with at least
 one S, ``textwrap.dedent(S)`` / ``inspect.cleandoc(S)``, ``S.format(...)`` or the bound ``S.format`` itself,
 or ``sep.join([...])`` over a list or tuple with at least one S. A part that is not a string (a name, a call)
-becomes ``{its source}``, so it reads as a variable of the prompt, as an f-string's interpolation does.
+becomes ``{its source}``, so it reads as a variable of the prompt, as an f-string's interpolation does. An
+f-string's or a ``.format`` template's ``{{``/``}}`` are braces, as Python writes them (:func:`.text.format_braces`).
 """
 
 from __future__ import annotations
@@ -69,12 +70,19 @@ def _first(values: list[str | None]) -> str | None:
     return values[0]
 
 
+def _template(values: list[str | None]) -> str | None:
+    """A ``.format`` template: its ``{{``/``}}`` are braces, as ``format`` writes them."""
+    return None if values[0] is None else decode.format_braces(values[0])
+
+
 def _expand(node: Node) -> _Step | str | None:
     """A literal's value, None when ``node`` is not S, or the parts S is made of."""
     kind = node.type
     if kind == "string":
         literal = decode.python_literal(source(node))
-        return None if literal is None else literal[0]
+        if literal is None:
+            return None
+        return decode.format_braces(literal[0]) if literal[1] else literal[0]
     if kind == "concatenated_string":
         return _Step(node.named_children, lambda parts: None if None in parts else "".join(p or "" for p in parts))
     if kind == "parenthesized_expression" and node.named_child_count == 1:
@@ -88,7 +96,7 @@ def _expand(node: Node) -> _Step | str | None:
         return _call_value(node)
     if kind == "attribute" and source(node.child_by_field_name("attribute")) == "format":
         target = node.child_by_field_name("object")  # `"…{x}…".format` kept to be called later: the template
-        return _Step([target], _first) if target is not None else None
+        return _Step([target], _template) if target is not None else None
     return None
 
 
@@ -115,7 +123,7 @@ def _call_value(node: Node) -> _Step | None:
     if target is None:
         return None
     if method == "format":  # the template itself: its ``{name}`` fields are the variables
-        return _Step([target], _first)
+        return _Step([target], _template)
     if method == "join" and len(positional) == 1 and positional[0].type in ("list", "tuple"):
         items = [c for c in positional[0].named_children if c.type != "comment"]
 

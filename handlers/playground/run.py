@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .model import Prompt
-from .text import FIELDS
+from .text import FIELDS, shown
 from .text import variables as variables_of
 
 #: Roles a chat endpoint takes; anything else (a LangChain ``placeholder``) is not sent.
@@ -57,4 +57,4 @@ def fill(text: str, values: Mapping[str, str]) -> str:
 
 
 def messages(conv: Conversation, values: Mapping[str, str]) -> list[dict[str, str]]:
-    return [{"role": role, "content": fill(text, values)} for role, text in conv.messages]
+    return [{"role": role, "content": shown(fill(text, values))} for role, text in conv.messages]

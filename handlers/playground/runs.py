@@ -30,6 +30,7 @@ from tether_lsp.server.settings import LimitSettings, Settings
 from . import run as compose
 from .model import Prompt
 from .settings import PlaygroundSettings
+from .text import shown
 from .text import variables as variables_of
 
 if TYPE_CHECKING:
@@ -111,9 +112,10 @@ class Message:
 
 @dataclass(frozen=True)
 class StoredRun:
-    """A run as stored: what was sent (the prompt text, its variables, the messages), to which model, the
-    answer. In the database it is the JSON object :meth:`to_json` makes (camelCase, ``usage`` left out when
-    there is none), the shape every version of the server has written."""
+    """A run as stored: what was sent (the prompt text, its variables, the messages, the options), to which
+    model, the answer. In the database it is the JSON object :meth:`to_json` makes (camelCase; ``usage``,
+    ``temperature`` and ``maxTokens`` left out when there are none, so a run stored before the options were
+    recorded reads as one sent without them: the model's defaults)."""
 
     run_id: str
     prompt_id: str
@@ -126,6 +128,8 @@ class StoredRun:
     finish_reason: str | None
     duration_ms: int
     usage: Usage | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -142,6 +146,10 @@ class StoredRun:
         }
         if self.usage is not None:
             data["usage"] = {"promptTokens": self.usage.prompt_tokens, "completionTokens": self.usage.completion_tokens}
+        if self.temperature is not None:
+            data["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            data["maxTokens"] = self.max_tokens
         return data
 
     @classmethod
@@ -166,17 +174,20 @@ class StoredRun:
             None
             if usage is None
             else Usage(_typed(usage, "promptTokens", int), _typed(usage, "completionTokens", int)),
+            None if data.get("temperature") is None else float(_typed(data, "temperature", (int, float))),
+            None if data.get("maxTokens") is None else _typed(data, "maxTokens", int),
         )
 
 
-def _typed(data: Any, key: str, kind: type[R]) -> R:
+def _typed(data: Any, key: str, kind: type[R] | tuple[type[R], ...]) -> R:
     if not isinstance(data, Mapping):
         raise ValueError(f"stored run: expected an object holding {key}, got {type(data).__name__}")
     value = data.get(key)
     if value is None and key not in data:
         raise ValueError(f"stored run: {key} is missing")
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ValueError(f"stored run: {key} is a {type(value).__name__}, not a {kind.__name__}")
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise ValueError(f"stored run: {key} is a {type(value).__name__}, not a {names}")
     return value
 
 
@@ -218,6 +229,15 @@ def _strings_or_none(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         return {}
     return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def missing_message(names: list[str]) -> str:
+    """What a user reads when variables have no value: which ones, and how to give them (the clients add their
+    editor's key)."""
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) == 1:
+        return f"no value for the variable {listed}: set it in the playground (e.g. its variables form) before running"
+    return f"no value for the variables {listed}: set them in the playground (e.g. its variables form) before running"
 
 
 def _new_run_id() -> str:
@@ -303,10 +323,7 @@ class Runner:
         absent = compose.missing(conv.variables, values)
         if absent:
             raise InvalidParams(
-                f"variables.{absent[0]}",
-                f"the prompt uses {', '.join(absent)} and no value was given (nor saved with setSettings)",
-                kind="missingVariable",
-                missing=absent,
+                f"variables.{absent[0]}", missing_message(absent), kind="missingVariable", missing=absent
             )
         saved_model = saved.get("model") if isinstance(saved.get("model"), str) else None
         target = self.target(request.model or saved_model)
@@ -348,13 +365,15 @@ class Runner:
             request.prompt_id,
             created.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             target.model,
-            prompt.content,
+            shown(prompt.content),
             {k: values[k] for k in conv.variables},
             tuple(Message(m["role"], m["content"]) for m in messages),
             outcome.output,
             outcome.finish_reason,
             outcome.duration_ms,
             usage,
+            temperature,
+            max_tokens,
         )
         await self._store(stored, created.timestamp())
         return outcome

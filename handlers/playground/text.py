@@ -21,6 +21,11 @@ _PUNCTUATION = ".,;:!?'\"«»()[]-—…*"
 #: Template expressions and tags, whatever is inside (``{{ .Values.name }}``, ``{% if x %}``).
 _EXPRESSIONS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 _CODE_START = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|DROP|ALTER)\b|\s*<", re.IGNORECASE)
+#: A brace Python's formatting writes as it is (``{{`` / ``}}`` of an f-string or a ``.format`` template), kept
+#: apart from a variable's braces inside the server, so no rule takes ``{{order}}`` there for a variable; it is
+#: a plain brace again wherever the text is shown or sent (:func:`shown`).
+LITERAL_OPEN, LITERAL_CLOSE = "\ue000", "\ue001"
+_SHOWN = str.maketrans({LITERAL_OPEN: "{", LITERAL_CLOSE: "}"})
 
 
 @functools.lru_cache(maxsize=8192)
@@ -56,6 +61,40 @@ def python_literal(token: str) -> tuple[str, bool] | None:
     if "r" not in prefix:
         body = _ESCAPE.sub(_unescape, body)
     return body, "f" in prefix
+
+
+def format_braces(text: str) -> str:
+    """A format string (an f-string's body, a ``.format`` template) as Python renders its text: ``{{`` and ``}}``
+    are literal braces (:data:`LITERAL_OPEN`, :data:`LITERAL_CLOSE`); its fields ``{x…}`` stay as written."""
+    if "{{" not in text and "}}" not in text:
+        return text
+    out: list[str] = []
+    k, n = 0, len(text)
+    while k < n:
+        if text.startswith("{{", k):
+            out.append(LITERAL_OPEN)
+            k += 2
+        elif text[k] == "{":  # a field, up to its matching brace (``{x:>{width}}``)
+            depth, j = 0, k
+            while j < n:
+                depth += {"{": 1, "}": -1}.get(text[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            out.append(text[k : j + 1])
+            k = j + 1
+        elif text.startswith("}}", k):
+            out.append(LITERAL_CLOSE)
+            k += 2
+        else:
+            out.append(text[k])
+            k += 1
+    return "".join(out)
+
+
+def shown(text: str) -> str:
+    """The text as a user reads it and a model gets it: the braces :func:`format_braces` kept apart are braces."""
+    return text.translate(_SHOWN) if LITERAL_OPEN in text or LITERAL_CLOSE in text else text
 
 
 def dedent(text: str) -> str:
@@ -137,5 +176,5 @@ def variables(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=8192)
 def preview(text: str, width: int = 60) -> str:
-    one = normalise(text)
+    one = normalise(shown(text))
     return one if len(one) <= width else one[: width - 1] + "…"

@@ -148,7 +148,9 @@ class Message:
 
 @attrs.define
 class StoredRun:
-    """A run as stored: what was sent (the prompt text, its variables, the messages), to which model, the answer."""
+    """A run as stored: what was sent (the prompt text, its variables, the messages, the options), to which model,
+    the answer. ``temperature`` and ``max_tokens`` are left out when none was sent (the model's default), as in
+    the database."""
 
     run_id: str
     prompt_id: str
@@ -161,3 +163,5 @@ class StoredRun:
     finish_reason: str | None
     duration_ms: int
     usage: Usage | None = attrs.field(default=None, metadata={"omit_none": True})
+    temperature: float | None = attrs.field(default=None, metadata={"omit_none": True})
+    max_tokens: int | None = attrs.field(default=None, metadata={"omit_none": True})

@@ -5,7 +5,9 @@ prompt across a restart."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+import sqlite3
 import uuid
 from pathlib import Path
 from typing import Any
@@ -85,6 +87,7 @@ async def test_a_run_with_variables_streams_then_answers_and_is_stored(tmp_path:
             assert history["runId"] == result["runId"] and history["output"] == result["output"]
             assert history["variables"] == {"text": "Un café 🚀", "language": "French"}
             assert history["prompt"] == "Translate into {language}, keeping product names: {text}"
+            assert (history["temperature"], history["maxTokens"]) == (0.2, 50)  # the options sent, with the run
         finally:
             await stop(lsp)
 
@@ -130,6 +133,17 @@ async def test_a_missing_variable_names_it(tmp_path: Path) -> None:
                 await raw_request(lsp, "tether/playground/run", {"promptId": pid, "variables": {"language": "de"}})
             assert info.value.code == -32602
             assert info.value.data == {"kind": "missingVariable", "field": "variables.text", "missing": ["text"]}
+            assert info.value.message == (
+                "variables.text: no value for the variable text: set it in the playground (e.g. its variables form) "
+                "before running"
+            )
+            with pytest.raises(JsonRpcException) as info:
+                await raw_request(lsp, "tether/playground/run", {"promptId": pid})
+            assert (info.value.data or {})["missing"] == ["text", "language"]
+            assert info.value.message == (  # each named plainly, and what to do: the clients add their key
+                "variables.text: no value for the variables text and language: set them in the playground "
+                "(e.g. its variables form) before running"
+            )
             assert model.requests == []  # nothing was sent
             bad = [
                 ({"promptId": pid, "variables": {"language": 5, "text": "x"}}, "variables.language"),
@@ -246,3 +260,48 @@ async def test_the_history_follows_a_renamed_prompt_across_a_restart(tmp_path: P
             assert latest[0]["prompt"].startswith("Summarize the support ticket below in 3 bullet points")
         finally:
             await stop(lsp)
+
+
+async def test_each_stored_run_keeps_the_options_it_was_sent_with(tmp_path: Path) -> None:
+    """``temperature`` and ``maxTokens`` of each run as sent: from the request, from the saved inputs, or left
+    out when none was sent. A run stored by an earlier Tether (its JSON without the two keys) is listed as it was."""
+    with RunningModel(Answer("a"), Answer("b"), Answer("c")) as model:
+        lsp, editor = await start(tmp_path, **playground(model.url("/v1")))
+        try:
+            editor.open("prompts.py", PROMPTS)
+            pid = (await prompt_ids(editor))["SYSTEM_PROMPT"]
+            await raw_request(lsp, "tether/playground/run", {"promptId": pid})
+            await raw_request(lsp, "tether/playground/run", {"promptId": pid, "options": {"temperature": 1}})
+            saved = {"options": {"temperature": 0.7, "maxTokens": 256}}
+            await raw_request(lsp, "tether/playground/setSettings", {"promptId": pid, "settings": saved})
+            await raw_request(lsp, "tether/playground/run", {"promptId": pid, "options": {"maxTokens": 64}})
+            history = await raw_request(lsp, "tether/playground/runs", {"promptId": pid})
+        finally:
+            await stop(lsp)
+        assert [(r["output"], r.get("temperature"), r.get("maxTokens")) for r in history] == [
+            ("c", 0.7, 64),  # the saved temperature, the request's maxTokens
+            ("b", 1.0, None),  # maxTokens left out: none was sent
+            ("a", None, None),  # neither: the model's defaults
+        ]
+        assert "temperature" not in history[2] and "maxTokens" not in history[1]
+        assert [("temperature" in sent, sent.get("max_tokens")) for sent in model.requests] == [
+            (False, None),
+            (True, None),
+            (True, 64),
+        ]
+        database = tmp_path / "db" / "tether.db"
+        earlier = {k: v for k, v in history[2].items() if k not in ("temperature", "maxTokens")}
+        earlier["runId"] = "r-0000000001-abcdef"
+        with sqlite3.connect(database) as conn:  # a run as an earlier Tether stored it
+            conn.execute(
+                "INSERT INTO tether_playground_runs (run_id, prompt_id, created_at, data) VALUES (?, ?, ?, ?)",
+                (earlier["runId"], pid, 1.0, json.dumps(earlier)),
+            )
+        lsp, editor = await start(tmp_path, **playground(model.url("/v1")))
+        try:
+            editor.open("prompts.py", PROMPTS)
+            again = await raw_request(lsp, "tether/playground/runs", {"promptId": pid})
+        finally:
+            await stop(lsp)
+    assert [r["runId"] for r in again] == [r["runId"] for r in history] + [earlier["runId"]]
+    assert again[-1] == earlier  # as it was stored: sent without options

@@ -155,6 +155,16 @@ async def run_prompt(context: Context, arguments: Mapping[str, Any], progress: P
         outcome = await Runner(Host(context.settings), found).run(
             RunRequest(prompt_id, variables, model), lambda _run_id, piece: pieces.put_nowait(piece)
         )
+    except InvalidParams as exc:
+        if exc.data.get("kind") != "missingVariable":
+            raise
+        absent = list(exc.data.get("missing", []))
+        raise InvalidParams(  # an agent gives values in `variables`, not in a playground's form
+            exc.data.get("field"),
+            f"no value for {', '.join(absent)}: give each in variables",
+            kind="missingVariable",
+            missing=absent,
+        ) from None
     finally:
         pieces.put_nowait(None)
         await teller

@@ -307,7 +307,7 @@ def test_run_prompt_refusals(repo: Path, tmp_path: Path) -> None:
         assert client.refused("run_prompt", {}).startswith("prompt_id: missing")
     with RunningModel(Answer("x")) as model, McpClient(build(runner(repo, model.url("/v1")))) as client:
         missing = client.refused("run_prompt", {"prompt_id": pid, "variables": {"text": "x"}})
-        assert missing.startswith("variables.language: the prompt uses language")
+        assert missing.startswith("variables.language: no value for language: give each in variables")
         assert not model.requests
     other = tmp_path / "other"  # another root, whose database names the prompt of a file outside it: refused
     other.mkdir()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tether_lsp.handlers.playground.engine import detect
+from tether_lsp.handlers.playground.text import shown
 from tether_lsp.server.syntax import parse_text
 
 
@@ -229,7 +230,8 @@ def test_yaml_prompt_files() -> None:
 def test_variables() -> None:
     data = b'P_PROMPT = f"Hi {name}, {{literal}} ${other} $third {name}"\n'
     (prompt,) = detect("python", parse_text("python", data), data)
-    assert prompt.variables == ("name", "literal", "other", "third")
+    assert prompt.variables == ("name", "other", "third")  # `{{literal}}` is text: the f-string writes `{literal}`
+    assert shown(prompt.content) == "Hi {name}, {literal} ${other} $third {name}"
 
 
 @pytest.mark.parametrize(

@@ -118,3 +118,23 @@ def test_agent_template_ids_survive_edits_reorders_and_key_renames() -> None:
     assert ids(pmap, moved, 2.0) == [*first[1:4], first[0], first[4]]
     renamed = AGENT.replace("next_step_template", "observation_template").replace("templates:", "prompts:")
     assert ids(pmap, renamed, 3.0) == first
+
+
+@pytest.mark.parametrize(
+    "source",
+    [  # Ansible asks whoever runs the playbook: not a prompt for a model (issue 36)
+        "- hosts: web\n  vars_prompt:\n    - name: release\n      prompt: Which release should be deployed?\n"
+        "      private: false\n",
+        '- hosts: all\n  vars_prompt: [{name: pw, prompt: "Enter the deploy password please", private: true}]\n',
+        "- hosts: web\n  tasks:\n    - name: Drain\n      ansible.builtin.pause:\n"
+        "        prompt: Take the host out of the pool, then press Enter\n",
+        '- hosts: web\n  tasks:\n    - pause:\n        prompt: "Reload nginx now? Press Enter to continue"\n',
+    ],
+)
+def test_ansible_questions_to_the_operator_are_not_prompts(source: str) -> None:
+    assert prompts(source) == []
+
+
+def test_a_prompt_key_elsewhere_in_a_list_item_is_still_a_prompt() -> None:
+    source = "steps:\n  - name: summarize\n    prompt: Summarize the ticket below in three bullet points.\n"
+    assert [p.anchor for p in prompts(source)] == ["steps[0].prompt"]

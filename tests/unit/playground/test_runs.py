@@ -67,6 +67,8 @@ STORED_KEYS = [
     "finishReason",
     "durationMs",
     "usage",
+    "temperature",  # these two since issue 36; a run without them was sent none
+    "maxTokens",
 ]
 
 
@@ -193,6 +195,8 @@ async def test_a_run_streams_each_piece_then_answers_and_is_stored_in_the_protoc
         "finishReason": "stop",
         "durationMs": outcome.duration_ms,
         "usage": {"promptTokens": 7, "completionTokens": 5},
+        "temperature": 0.2,
+        "maxTokens": 50,
     }
     assert "sk-secret" not in json.dumps(row)
     (listed,) = await runs.stored_runs(ids[TRANSLATION])
@@ -236,7 +240,15 @@ async def test_runs_written_by_an_older_server_are_read_back_newest_first(store:
 def test_a_stored_run_of_another_shape_is_refused() -> None:
     good = StoredRun("r", "p", "2025-03-01T09:15:02.123Z", "m", "x", {}, (), "o", None, 1).to_json()
     assert StoredRun.from_json(good).to_json() == good
-    for bad in (good | {"durationMs": "1"}, good | {"variables": {"a": 1}}, good | {"usage": {"promptTokens": 1}}):
+    assert StoredRun.from_json(good | {"temperature": 1, "maxTokens": 9}).temperature == 1.0
+    for bad in (
+        good | {"durationMs": "1"},
+        good | {"variables": {"a": 1}},
+        good | {"usage": {"promptTokens": 1}},
+        good | {"temperature": "hot"},
+        good | {"maxTokens": 1.5},
+        good | {"maxTokens": True},
+    ):
         with pytest.raises(ValueError, match="stored run"):
             StoredRun.from_json(bad)
     with pytest.raises(ValueError, match="runId"):
@@ -426,7 +438,8 @@ def test_the_stored_shape_is_the_one_tether_playground_runs_answers() -> None:
         None,
         5,
     )
-    for run in (plain, replace(plain, finish_reason="stop", usage=Usage(3, 4))):
+    options = replace(plain, finish_reason="stop", usage=Usage(3, 4), temperature=0.5, max_tokens=64)
+    for run in (plain, replace(plain, finish_reason="stop", usage=Usage(3, 4)), options):
         wired = converter.unstructure(lsp_run._stored(run))
         assert run.to_json() == wired and list(run.to_json()) == list(wired)
         assert StoredRun.from_json(wired) == run
