@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -236,6 +237,36 @@ def test_playground_shows_each_prompts_own_output(tmp_path: Path, backend: str) 
     assert "Output:\nTraduction : Un café ☕\n" in back and "Runs:" in back and "fake-chat" in back
 
 
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+def test_select_arguments_region_and_steps(tmp_path: Path, backend: str) -> None:
+    """`selectRange:10,0,11,21` passes four arguments (it passed one string: "takes 4 argument(s) ... got 1"); the
+    region starts a chain (it was ignored: all four methods); C-c ; ] and C-c ; [ step through the matches, the
+    others highlighted, and the next selector continues from the match stepped to."""
+    seen = run_script("emacs_select_steps.el", repository(tmp_path), tmp_path, backend)
+    assert seen["keys"] == ["tether-select-next", "tether-select-previous"]
+    assert (seen["range"], seen["rangeRegion"]) == (1, "def side(self):\n        return self.s")
+    assert seen["rangeMessage"] == "Tether: 1 selected"
+    assert seen["at"] == "area"  # line 13, column 8: Square.area's name
+    wrong = seen["rangeWrongCount"]
+    assert wrong.startswith("Tether: selectRange: ") and "takes 4 argument(s)" in wrong, wrong
+    assert (seen["fromRegion"], seen["fromRegionFirst"]) == (2, "def side(self):\n        return self.s")
+    assert seen["selectedMessage"] == "Tether: 1 of 4 selected (C-c ; ] next, C-c ; [ previous)"
+    assert seen["current"] == "def area(self):\n        return 3.14 * self.r**2"
+    assert seen["highlighted"] == [
+        "def grow(self, k):\n        self.r *= k",
+        "def side(self):\n        return self.s",
+        "def area(self):\n        return self.s**2",
+    ]
+    assert seen["next"] == "def grow(self, k):\n        self.r *= k"
+    assert seen["nextMessage"] == "Tether: 2 of 4 selected (C-c ; ] next, C-c ; [ previous)"
+    assert seen["nextHighlighted"] == 3
+    assert seen["previous"] == "def area(self):\n        return self.s**2"
+    assert seen["previousMessage"] == "Tether: 4 of 4 selected (C-c ; ] next, C-c ; [ previous)"
+    assert seen["cursorsKept"] == 4
+    assert seen["name"] == ["area", 13]  # the name of Square.area, the match stepped to, now the region
+    assert seen["afterMove"] == [0, 0]
+
+
 def batch(*forms: str, home: Path) -> subprocess.CompletedProcess[str]:
     args = ["emacs", "--batch", "-Q"]
     for form in forms:
@@ -324,6 +355,12 @@ class Terminal:
     def screen(self) -> str:
         return subprocess.run([*self.base, "capture-pane", "-p"], capture_output=True, text=True, check=True).stdout
 
+    def colored(self) -> str:
+        """The screen with its colours (SGR escape sequences)."""
+        return subprocess.run(
+            [*self.base, "capture-pane", "-p", "-e"], capture_output=True, text=True, check=True
+        ).stdout
+
     def keys(self, *keys: str, literal: bool = False) -> None:
         subprocess.run([*self.base, "send-keys", *(["-l"] if literal else []), *keys], check=True)
 
@@ -396,4 +433,92 @@ async def test_terminal_emacs(tmp_path: Path) -> None:
             Path(captures).mkdir(parents=True, exist_ok=True)
             for i, shot in enumerate(term.shots):
                 (Path(captures) / f"terminal-{i}.txt").write_text(shot, encoding="utf-8")
+        term.close()
+
+
+def tether_init(tmp_path: Path) -> Path:
+    """An init file loading the client from the checkout, eglot started by python-mode."""
+    init = tmp_path / "init.el"
+    init.write_text(
+        f'(setq package-directory-list (list "{ELPA}"))\n(package-initialize)\n'
+        f'(add-to-list (quote load-path) "{CLIENT}")\n(require (quote tether))\n'
+        f'(setq tether-command (list "{sys.executable}" "-m" "tether_lsp"))\n(tether-setup)\n'
+        "(add-hook (quote python-mode-hook) (function eglot-ensure))\n",
+        encoding="utf-8",
+    )
+    return init
+
+
+def save_shots(term: Terminal, name: str) -> None:
+    captures = os.environ.get("TETHER_EMACS_CAPTURES")
+    if captures:
+        Path(captures).mkdir(parents=True, exist_ok=True)
+        for i, shot in enumerate(term.shots):
+            (Path(captures) / f"{name}-{i}.txt").write_text(shot, encoding="utf-8")
+
+
+def backgrounds(colored: str) -> list[set[str]]:
+    """For each screen row, the background colours its visible characters have (tmux writes an SGR sequence
+    only where the attributes change, so the state carries over from row to row)."""
+    rows: list[set[str]] = []
+    background = ""
+    for line in colored.split("\n"):
+        seen: set[str] = set()
+        for piece in re.split(r"(\x1b\[[0-9;]*m)", line):
+            if piece.startswith("\x1b["):
+                codes = piece[2:-1].split(";")
+                k = 0
+                while k < len(codes):
+                    if codes[k] in ("", "0", "49"):
+                        background = ""
+                    elif codes[k] == "48":
+                        background, k = ";".join(codes[k : k + 3]), k + 2
+                    elif codes[k] == "38":
+                        k += 2
+                    k += 1
+            elif background and piece.strip():
+                seen.add(background)
+        rows.append(seen)
+    return rows
+
+
+def test_terminal_select_steps(tmp_path: Path) -> None:
+    """In `emacs -nw`: the region (Square) starts a chain, then C-c ; ] steps to the next method with the others
+    highlighted on screen."""
+    emacs, _ = need("emacs"), need("tmux")
+    root = repository(tmp_path)
+    env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color"})
+    term = Terminal(tmp_path, [emacs, "-nw", "-Q", "-l", str(tether_init(tmp_path)), "shapes.py"], root, env)
+    try:
+        term.wait(" Tether")
+        term.keys("M-g", "g")
+        term.wait("Goto line:")
+        term.keys("9", "Enter")
+        term.wait(" L9 ")
+        term.keys("C-Space", "M->", "C-c", "\\;", "s")
+        term.wait("Selectors (TAB completes):")
+        term.keys("selectMethods", literal=True)
+        term.keys("Enter")
+        term.wait("Tether: 1 of 2 selected (C-c ; ] next, C-c ; [ previous)")
+        term.keys("M-<")
+        term.keys("C-c", "\\;", "s")
+        term.wait("Selectors (TAB completes):")
+        term.keys("selectMethods", literal=True)
+        term.keys("Enter")
+        term.wait("Tether: 1 of 4 selected")
+        term.keys("C-c", "\\;", "]")
+        shown = term.wait("Tether: 2 of 4 selected")
+        colored = term.colored()
+        term.shots.append(colored)
+        rows = shown.splitlines()
+        # rows 1.. are the file's lines 1..: Circle.area (2-3), grow (5-6, the region), side (10-11), area (13-14)
+        assert rows[5].strip().startswith("def grow(self, k):")
+        rows_bg = backgrounds(colored)
+        (others,) = rows_bg[2]  # one colour for the other matches, another for the region
+        assert [rows_bg[r] for r in (2, 3, 10, 11, 13, 14)] == [{others}] * 6, colored
+        (region,) = rows_bg[5]
+        assert region != others and rows_bg[6] == {region}, colored
+        assert rows_bg[1] == rows_bg[8] == rows_bg[9] == set()  # the classes' lines: not highlighted
+    finally:
+        save_shots(term, "select")
         term.close()
