@@ -30,7 +30,12 @@ def commands() -> dict[str, Callable[[Sequence[str]], int]]:
 
         return main(argv)
 
-    return {"select": select}
+    def fake_model(argv: Sequence[str]) -> int:
+        from .playground.cli import main
+
+        return main(argv)
+
+    return {"select": select, "fake-model": fake_model}
 
 
 def demo_sections() -> list[tuple[str, Section]]:

@@ -3,7 +3,7 @@
 Nothing but the protocol is written to stdout when serving; logs go to stderr or ``--log-file``.
 Subcommands (each answers ``--help``): ``demo [DIR]`` runs a scripted headless LSP session against a real
 server, ``examples`` prints the folder of the shipped examples, ``mcp --root DIR`` serves Tether's tools to
-agents over MCP (``tether_lsp.mcp``), and each feature's own (``select``).
+agents over MCP (``tether_lsp.mcp``), and each feature's own (``select``, ``fake-model``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def _serve_parser() -> argparse.ArgumentParser:
         "demo [DIR] (a scripted LSP session over the shipped examples, or DIR), "
         "examples (print the folder of the shipped examples), "
         "select FILE SELECTOR[:ARG,...]... (run a selector chain on a file), "
+        "fake-model [--port N] (a stand-in chat model on this machine, to try the playground without an account), "
         "mcp --root DIR (serve Tether's tools to agents over MCP on stdio; needs tether-lsp[mcp]).",
     )
     transport = parser.add_mutually_exclusive_group()
