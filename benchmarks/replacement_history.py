@@ -2,14 +2,17 @@
 
 Every function, method or class (decorators included, nested ones too) whose text a commit changed is a
 rewrite case; the completion is the commit's new definition as a model writes it (first line from the cursor
-column, the rest at their own indentation). Three cursor placements per rewrite, each a blank line at the
-definition's indentation:
+column, the rest at their own indentation). Up to four cursor placements per rewrite, each a blank line at
+the definition's indentation:
 
-- ``above``: right above the definition (expected: replace, the blank cursor line absorbed);
+- ``above``: a line opened right above the definition (expected: replace, the opened line absorbed);
+- ``separator``: when one blank line or more separates the definition from the code before it in its block,
+  the cursor on the last of them with the definition's indentation typed (expected: replace, the separator
+  kept, empty);
 - ``scope-end``: at the end of the enclosing scope (the class, function or module holding it);
 - ``below``: right below the definition.
 
-Expected for all three: ``replace``, the old definition's lines exactly, and the accepted edit leaves the
+Expected for all of them: ``replace``, the old definition's lines exactly, and the accepted edit leaves the
 document with the old definition swapped for the new one. Definitions a commit added (the name absent from
 the old file's top level) are ``new`` cases on a blank line at the end of the file: expected ``insert``.
 Prints the table per placement, the failures with their reasons, and p50 analysis time. Asserts nothing.
@@ -41,7 +44,7 @@ from tether_lsp.server.syntax import parse_text
 
 SEED = 20
 COMMITS = 400  # sampled commit pairs (B = A + 1 on the first-parent line)
-PLACEMENTS = ("above", "scope-end", "below")
+PLACEMENTS = ("above", "separator", "scope-end", "below")
 SKIPPED: Counter[str] = Counter()  # rewrites that are no case, by why
 
 
@@ -84,7 +87,16 @@ def rewrite_cases(label: str, old: bytes, found: Definition, new: Definition, ne
         return []
     out = []
     for placement in PLACEMENTS:
-        at = {"above": found.start, "scope-end": found.scope_end, "below": found.end}[placement]
+        at = {"above": found.start, "scope-end": found.scope_end, "below": found.end}.get(placement, found.start)
+        if placement == "separator":
+            if not separated(old, found.start, found.column) or old_span[0] != found.start:
+                continue
+            blank = found.start - 1  # the separator's start: it is empty, right above the definition
+            document = old[:blank] + indent + old[blank:]
+            span = (old_span[0] + len(indent), old_span[1] + len(indent))
+            expected = old[: old_span[0]] + body + old[old_span[1] :]
+            out.append(Case(label, placement, document, blank + len(indent), completion, span, expected))
+            continue
         if placement == "above":
             document = old[:at] + indent + b"\n" + old[at:]
             cursor = at + len(indent)
@@ -99,6 +111,16 @@ def rewrite_cases(label: str, old: bytes, found: Definition, new: Definition, ne
             expected = old[: old_span[0]] + body + old[old_span[1] :]  # the blank line right above is absorbed (B2)
         out.append(Case(label, placement, document, cursor, completion, span, expected))
     return out
+
+
+def separated(data: bytes, start: int, column: int) -> bool:
+    """An empty line right above the line at ``start``, and above the blank lines there, code of the same block
+    (indented at least ``column``), not the block's header."""
+    if start < 2 or data[start - 2 : start] != b"\n\n":
+        return False
+    above = data[: start - 1].rstrip(b" \t\r\n")
+    line = above[above.rfind(b"\n") + 1 :]
+    return bool(line.strip()) and len(line) - len(line.lstrip(b" \t")) >= column
 
 
 def new_text_column(text: bytes) -> int:

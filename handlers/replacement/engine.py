@@ -8,6 +8,8 @@ expressions over lines; the engine keeps the decision and the confidence model.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import regex
 from tree_sitter import Node, Parser, Point, Tree
 
@@ -18,6 +20,7 @@ from . import python_adapter, yaml_adapter
 from .model import BASE_CONFIDENCE, Adapter, Analysis, Candidate, Options, Unit
 from .ranges import (
     absorbs_cursor_line,
+    blank_lines_above,
     dedent,
     indentation,
     is_blank,
@@ -25,6 +28,7 @@ from .ranges import (
     line_end,
     line_start,
     normalised,
+    reindented,
     unit_span,
 )
 
@@ -183,7 +187,55 @@ def validates(tree: Tree, text: bytes, language: str, span: tuple[int, int], new
 
 
 def analyze(text: bytes, tree: Tree, language: str, cursor: int, completion: str, options: Options) -> Analysis:
-    """Insert or replace, and the exact edit."""
+    """Insert or replace, and the exact edit; never, without a warning, one that ends the cursor's block early."""
+    analysis = _analyze(text, tree, language, cursor, completion, options)
+    if analysis.mode == "insert" and analysis.edit_span == (cursor, cursor) and analysis.reason != "identical":
+        return _within_block(text, tree, language, cursor, completion, options, analysis)
+    return analysis
+
+
+def _within_block(
+    text: bytes, tree: Tree, language: str, cursor: int, completion: str, options: Options, analysis: Analysis
+) -> Analysis:
+    """An insert that starts left of the code right after it (a line with no indentation in a class body) ends the
+    cursor's block early: that code would no longer parse, or would silently move into the inserted function.
+    Moved right to that code's column, the completion is analysed again (it may be the new version of the method
+    below); if it still does not fit, it carries a warning.
+    """
+    start = line_start(text, cursor)
+    prefix = text[start:cursor].decode("utf-8", errors="replace")
+    if prefix.strip() or not is_blank(text[cursor : line_end(text, cursor)]):
+        return analysis
+    following = _next_code_line(text, cursor)
+    effective = prefix + completion
+    column = indentation(effective.split("\n", 1)[0].encode())
+    if following is None or indentation(following) <= column:
+        return analysis
+    if incomplete(ADAPTERS[language], tree, text, cursor) is not None:
+        return analysis  # inside brackets or a string: the lines after it are no block
+    target = indentation(following)
+    moved = reindented(effective, following[column:target].decode("utf-8", errors="replace"))
+    if moved.startswith(prefix):
+        again = _analyze(text, tree, language, cursor, moved[len(prefix) :], options)
+        if again.mode == "replace" or validates(tree, text, language, again.edit_span, again.new_text):
+            return replace(again, reason=f"re-indented to column {target}, the block it is typed in: {again.reason}")
+    warning = f"the completion starts at column {column}, left of the block it is typed in: it would end that block"
+    return replace(analysis, reason=warning, warning=warning)
+
+
+def _next_code_line(text: bytes, cursor: int) -> bytes | None:
+    """The first non-blank line after the cursor's line."""
+    newline = text.find(b"\n", cursor)
+    while newline >= 0:
+        at = newline + 1
+        line = text[at : line_end(text, at)]
+        if not is_blank(line):
+            return line
+        newline = text.find(b"\n", at)
+    return None
+
+
+def _analyze(text: bytes, tree: Tree, language: str, cursor: int, completion: str, options: Options) -> Analysis:
     adapter = ADAPTERS[language]
     if not options.enable_replacements:
         return _insert(text, cursor, completion, "disabled")
@@ -211,12 +263,29 @@ def analyze(text: bytes, tree: Tree, language: str, cursor: int, completion: str
         old = _sibling(adapter, tree, text, cursor, unit)
     if old is None:
         return _insert(text, cursor, completion, f"unit '{unit.identifier}' not found in scope", unit)
-    return _replacement(text, tree, language, cursor, completion, effective, unit, old, options)
+    return _replacement(text, tree, adapter, language, cursor, completion, effective, unit, old, options)
+
+
+def separation(text: bytes, adapter: Adapter, node: Node) -> int:
+    """Blank lines the block keeps between its units: the nearest the file shows above a unit of the block (the units
+    after the old unit ``node`` first, then those before it; never the blank lines right above ``node``, where the
+    cursor is, nor those under the block's header), else the language's usual separation."""
+    units, usual = adapter.layout(node)
+    index = next((k for k, u in enumerate(units) if u.start_byte <= node.start_byte < u.end_byte), None)
+    if index is None:
+        return usual
+    for unit in (*units[index + 1 :], *reversed(units[:index])):
+        first = line_start(text, unit.start_byte)
+        blank, above = blank_lines_above(text, first)
+        if blank and above is not None and indentation(above) >= indentation(text[first : line_end(text, first)]):
+            return blank
+    return usual
 
 
 def _replacement(
     text: bytes,
     tree: Tree,
+    adapter: Adapter,
     language: str,
     cursor: int,
     completion: str,
@@ -237,14 +306,18 @@ def _replacement(
             text, cursor, completion, f"confidence {score} below minConfidence {options.min_confidence}", unit
         )
     start = line_start(text, cursor)
-    if span[0] >= cursor and is_blank(text[cursor : span[0]]):
-        if absorbs_cursor_line(text, start, span[0], span[1]):
-            # forward: the blank cursor line goes; blank lines between it and the unit stay
-            below = text.find(b"\n", start) + 1
-            new_text = text[below : line_start(text, span[0])].decode("utf-8", errors="replace") + new_text
+    first = line_start(text, span[0])
+    if span[0] >= cursor and first > start and is_blank(text[cursor : span[0]]):
+        # forward: blank lines between the cursor line and the unit stay; the cursor line goes, or stays empty
+        end_of_line, below = line_end(text, start), text.find(b"\n", start) + 1
+        between = text[below:first].decode("utf-8", errors="replace")
+        if absorbs_cursor_line(text, span[0], separation(text, adapter, old.node)):
+            new_text, edit = between + new_text, (start, span[1])
+        elif end_of_line > start:  # a separator the user typed spaces on: it stays, without them
+            new_text = text[end_of_line:below].decode() + between + new_text
             edit = (start, span[1])
         else:
-            edit = span  # the cursor line is a separator between units: kept
+            edit = span
     else:
         edit = span
         if span[0] != line_start(text, span[0]):

@@ -1,5 +1,6 @@
 """Inline completion's state across requests: the latest request wins (a newer one cancels the model call of
-the older), and an endpoint that is down is warned about once per outage, not once per keystroke."""
+the older), an endpoint that is down is warned about once per outage, not once per keystroke, and a completion
+withheld because it would break the file once per line."""
 
 from __future__ import annotations
 
@@ -16,6 +17,13 @@ class InlineState:
         self.generation = 0
         self.inflight: asyncio.Future[str] | None = None
         self.failing = False  # one warning per outage, not one per keystroke
+        self.last_withheld: tuple[str, int] | None = None
+
+    def withheld(self, uri: str, line: int) -> bool:
+        """A completion at ``line`` was withheld; whether to say so (not again for the same line)."""
+        new = self.last_withheld != (uri, line)
+        self.last_withheld = (uri, line)
+        return new
 
     def failed(self, reason: str) -> None:
         if not self.failing:

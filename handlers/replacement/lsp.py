@@ -89,6 +89,7 @@ def to_result(ls: TetherServer, snapshot: Snapshot, analysis: Analysis, completi
         strategy=analysis.strategy,
         reason=analysis.reason,
         version=snapshot.client_version,
+        warning=analysis.warning,
     )
 
 
@@ -187,6 +188,13 @@ async def inline_completion(context: Replacement, params: types.InlineCompletion
         return NO_ITEMS
     options = ls.settings.section(CompletionSettings).options()
     analysis = run(ls, snapshot, cursor, completion, options)
+    if analysis.warning is not None:
+        # not offered: Tab would leave the file broken. Said once per line, not once per keystroke
+        row = params.position.line
+        if state.withheld(snapshot.uri, row):
+            message = f"Tether: a completion on line {row + 1} was not offered: {analysis.warning}"
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+        return NO_ITEMS
     return _items(ls, snapshot, analysis)
 
 

@@ -65,6 +65,7 @@ class Analysis:
     replaced_lines: int = 0
     unit: Unit | None = None
     strategy: str | None = None
+    warning: str | None = None  # accepting would leave the file broken: say so, do not offer it as acceptable
 
 
 class Adapter(Protocol):
@@ -84,3 +85,8 @@ class Adapter(Protocol):
 
     def candidates(self, scope_node: Node, unit: Unit) -> list[Candidate]:
         """The units of ``scope_node`` that ``unit`` could replace."""
+
+    def layout(self, node: Node) -> tuple[list[Node], int]:
+        """The units of the block holding the old unit ``node``, in order, ``node`` (or its decorated statement)
+        among them; and the blank lines the language's usual style puts between them, for a block that shows
+        none of its own."""

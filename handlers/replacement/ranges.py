@@ -76,29 +76,21 @@ def blank_lines_above(text: bytes, first: int) -> tuple[int, bytes | None]:
     return count, None
 
 
-def blank_lines_below(text: bytes, end: int) -> tuple[int, bytes | None]:
-    """Blank lines right under the line holding ``end``, and the non-blank line under them (None: none)."""
-    count, pos = 0, text.find(b"\n", end)
-    while pos >= 0 and pos + 1 < len(text):
-        start = pos + 1
-        line = text[start : line_end(text, start)]
-        if not is_blank(line):
-            return count, line
-        count, pos = count + 1, text.find(b"\n", start)
-    return count, None
-
-
-def absorbs_cursor_line(text: bytes, cursor_line: int, unit_start: int, unit_end: int) -> bool:
+def absorbs_cursor_line(text: bytes, unit_start: int, separation: int) -> bool:
     """Whether accepting a replacement of the unit below a blank cursor line also removes that line.
 
-    Blank lines around the replaced unit are kept, so the cursor line goes only when it is not one of them: when
-    the line above the blank run opens the unit's block (``shell:``, ``class C:``), or when the run is longer than
-    the blank lines separating the unit from the sibling after it (a line added to type on).
+    The blank lines right above the unit are the block's separator (``separation`` lines, what its other units
+    keep) and possibly a line the user opened to type on. The cursor line goes when the line above the blank run
+    opens the unit's block (``shell:``, ``class C:``) or when there are more blank lines than the separator.
     """
     first = line_start(text, unit_start)
     column = indentation(text[first : line_end(text, first)])
     run, above = blank_lines_above(text, first)
-    if above is not None and indentation(above) < column and above.strip(BLANK):
+    if above is None or indentation(above) < column:
         return True
-    after, below = blank_lines_below(text, unit_end)
-    return below is not None and indentation(below) >= column and run > after
+    return run > separation
+
+
+def reindented(text: str, pad: str) -> str:
+    """``pad`` put in front of every non-blank line (a completion moved right, into the block it is typed in)."""
+    return "\n".join(pad + line if line.strip() else line for line in text.split("\n"))

@@ -55,3 +55,4 @@ class AnalyzeResult:
     strategy: str | None
     reason: str
     version: int
+    warning: str | None = None

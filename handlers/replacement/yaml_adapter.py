@@ -143,3 +143,9 @@ def candidates(scope_node: Node, unit: Unit) -> list[Candidate]:
         ):
             out.append(Candidate(child, "sibling-key", f"replaces the sibling key '{pair_key(child)}'"))
     return out
+
+
+def layout(node: Node) -> tuple[list[Node], int]:
+    """The pairs or items of the mapping or list holding ``node``, and no usual blank line between them."""
+    block = node.parent
+    return ([node] if block is None else block.named_children), 0

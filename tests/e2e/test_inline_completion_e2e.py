@@ -47,6 +47,11 @@ def warnings(lsp: Any) -> list[str]:
     return [m.message for m in lsp.log_messages if m.type == types.MessageType.Warning]
 
 
+def shown_warnings(lsp: Any) -> list[str]:
+    """What the editor showed the user (window/showMessage), not the log."""
+    return [m.message for m in lsp.messages if m.type == types.MessageType.Warning]
+
+
 async def test_ollama_fim_prompt_and_an_insert(tmp_path: Path) -> None:
     with RunningModel(Answer("len(xs) and sum(xs) / len(xs)")) as model:
         lsp = await start(
@@ -204,5 +209,34 @@ async def test_no_endpoint_and_disabled_automatic_trigger(tmp_path: Path) -> Non
             assert await inline(lsp, uri, 8, 11, trigger=2) == []  # automatic: off
             assert model.requests == []
             assert [i["insertText"] for i in await inline(lsp, uri, 8, 11, trigger=1)] == ["1"]  # invoked: on
+        finally:
+            await stop(lsp)
+
+
+async def test_a_rewrite_typed_left_of_a_class_body_is_re_indented_or_withheld(tmp_path: Path) -> None:
+    """Issue 36: from a line with no indentation in a class body, the model's `def` at column 0 is offered as the
+    replacement of the method below, moved into the class (Tab leaves a file that parses); an answer that fits at
+    neither column is not offered, and the user is told once for that line."""
+    shapes = "class Shapes:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 2\n"
+    doc = shapes.replace("\n\n    def side", "\n\n\n    def side")
+    answers = [Answer("def side(self):\n    return 3"), Answer("else:\n    pass")]
+    experimental = {"tether": {"multilineInlineCompletionRange": True}}
+    with RunningModel(*answers) as model:
+        lsp = await start(tmp_path, {"endpoint": model.url("/api/generate")}, experimental)
+        try:
+            uri = (tmp_path / "shapes.py").as_uri()
+            open_doc(lsp, uri, doc)
+            (item,) = await inline(lsp, uri, 4, 0)
+            assert item["range"] == {"start": {"line": 4, "character": 0}, "end": {"line": 6, "character": 16}}
+            assert item["insertText"] == "    def side(self):\n        return 3"
+            lines = doc.split("\n")
+            assert "\n".join([*lines[:4], item["insertText"], *lines[7:]]) == shapes.replace("return 2", "return 3")
+            assert shown_warnings(lsp) == []
+            assert await inline(lsp, uri, 4, 0) == []
+            assert await inline(lsp, uri, 4, 0) == []
+            (warning,) = shown_warnings(lsp)  # once for the line, not once per request
+            assert warning.startswith(
+                "Tether: a completion on line 5 was not offered: the completion starts at column 0"
+            )
         finally:
             await stop(lsp)

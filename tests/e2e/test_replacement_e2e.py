@@ -13,6 +13,16 @@ from pytest_lsp import LanguageClient
 
 from tests.helpers import capabilities, change_doc, open_doc, raw_request, server_config
 
+#: Two methods separated by one blank line (issue 36): the second is rewritten from a line opened above it.
+SHAPES = """class Shapes:
+    def area(self):
+        return 1
+
+    def side(self):
+        return 2
+"""
+SIDE = "def side(self):\n        return 3"
+
 SITE = """- hosts: all
   tasks:
     - name: Get cpu count for worker
@@ -60,6 +70,7 @@ async def test_the_seed_scenario_on_the_wire(client: LanguageClient, tmp_path: P
         "strategy": "positional-children",
         "reason": "blank line under 'shell:' replaces its children block",
         "version": 12,
+        "warning": None,
     }
 
 
@@ -80,6 +91,7 @@ async def test_an_insert_on_the_wire(client: LanguageClient, tmp_path: Path) -> 
         "strategy": None,
         "reason": "disabled",
         "version": 1,
+        "warning": None,
     }
 
 
@@ -170,3 +182,47 @@ async def test_a_language_without_replacement_rules_is_named_in_the_reason(
     result = await analyze(client, uri, 1, 4, 'println!("hi");')
     assert result["mode"] == "insert"
     assert result["reason"] == "no replacement rules for language 'rust'"
+
+
+def applied(text: str, edit: dict[str, Any]) -> str:
+    """``text`` with an LSP edit applied (ASCII text: characters are UTF-16 units)."""
+    lines = text.split("\n")
+    start, end = edit["range"]["start"], edit["range"]["end"]
+    a = sum(len(line) + 1 for line in lines[: start["line"]]) + start["character"]
+    b = sum(len(line) + 1 for line in lines[: end["line"]]) + end["character"]
+    return text[:a] + edit["newText"] + text[b:]
+
+
+@pytest.mark.parametrize(
+    ("opened", "cursor"),
+    [
+        ("\n\n    \n    def side", (4, 4)),  # a line opened above the method: it goes
+        ("\n    \n    def side", (3, 4)),  # the separator, spaces typed on it: it stays, empty
+    ],
+)
+async def test_the_opened_line_goes_the_separator_stays_on_the_wire(
+    client: LanguageClient, tmp_path: Path, opened: str, cursor: tuple[int, int]
+) -> None:
+    """Issue 36: accepting the rewrite of the method under the cursor leaves one blank line between the methods,
+    neither the line opened for it nor its spaces."""
+    uri = (tmp_path / "shapes.py").as_uri()
+    doc = SHAPES.replace("\n\n    def side", opened)
+    open_doc(client, uri, doc)
+    result = await analyze(client, uri, *cursor, SIDE)
+    assert (result["mode"], result["replacedText"]) == ("replace", "    def side(self):\n        return 2")
+    assert applied(doc, result["edit"]) == SHAPES.replace("return 2", "return 3")
+
+
+async def test_a_completion_that_would_end_the_class_early_on_the_wire(client: LanguageClient, tmp_path: Path) -> None:
+    """On a line with no indentation in a class body: the method below written at column 0 is re-indented into the
+    class and replaces it; what fits at neither column comes with a warning."""
+    uri = (tmp_path / "shapes.py").as_uri()
+    doc = SHAPES.replace("\n\n    def side", "\n\n\n    def side")
+    open_doc(client, uri, doc)
+    result = await analyze(client, uri, 4, 0, "def side(self):\n    return 3")
+    assert result["mode"] == "replace" and result["warning"] is None
+    assert result["reason"].startswith("re-indented to column 4"), result["reason"]
+    assert applied(doc, result["edit"]) == SHAPES.replace("return 2", "return 3")
+    result = await analyze(client, uri, 4, 0, "else:\n    pass")
+    assert result["mode"] == "insert"
+    assert "left of the block it is typed in" in result["warning"] and result["reason"] == result["warning"]

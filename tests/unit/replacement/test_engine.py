@@ -209,10 +209,11 @@ METHODS = """class Shapes:
 
 
 def test_the_blank_line_between_two_methods_is_kept() -> None:
-    """The cursor on the one blank line separating two methods: accepting the next one's redefinition keeps it."""
+    """The cursor on the one blank line separating two methods: accepting the next one's redefinition keeps it,
+    without the spaces typed on it."""
     result = run(METHODS, "def side(self):\n        return 3", "python")
     assert replaced(result) == "    def side(self):\n        return 2"
-    assert applied(result) == METHODS.replace("‸", "").replace("return 2", "return 3")  # "    " stays as it was
+    assert applied(result) == METHODS.replace("    ‸", "").replace("return 2", "return 3")
 
 
 def test_a_line_added_to_type_on_is_absorbed_the_separator_kept() -> None:
@@ -245,6 +246,127 @@ def test_blank_lines_around_the_replaced_unit_are_kept(doc: str, completion: str
     result = run(doc, completion, "yaml" if doc.startswith("a:") else "python")
     assert result[0].mode == "replace", result[0].reason
     assert applied(result) == expected
+
+
+TWO_METHODS = """class Shapes:
+    def area(self):
+        return 1
+
+    def side(self):
+        return 2
+"""
+
+
+@pytest.mark.parametrize(
+    ("doc", "completion"),
+    [
+        # a line opened above the last method (`O` on its `def`, Ctrl+Shift+Enter): the editor indented it
+        (TWO_METHODS.replace("\n\n    def side", "\n\n    ‸\n    def side"), "def side(self):\n        return 3"),
+        # the same line without its indentation: the model writes it
+        (TWO_METHODS.replace("\n\n    def side", "\n\n‸\n    def side"), "    def side(self):\n        return 3"),
+        # a line opened above the separator
+        (TWO_METHODS.replace("\n\n    def side", "\n    ‸\n\n    def side"), "def side(self):\n        return 3"),
+    ],
+)
+def test_the_line_opened_for_the_completion_is_consumed_the_separator_kept(doc: str, completion: str) -> None:
+    """Issue 36: the method rewritten from a line the user opened above it comes back one blank line under the
+    method before it, as before; neither the opened line nor its indentation is left behind."""
+    result = run(doc, completion, "python")
+    assert result[0].mode == "replace", result[0].reason
+    assert replaced(result) == "    def side(self):\n        return 2"
+    assert applied(result) == TWO_METHODS.replace("return 2", "return 3")
+
+
+@pytest.mark.parametrize(
+    ("doc", "completion", "expected"),
+    [
+        # the last top-level function, a line opened above it: the two blank lines of the module stay
+        (
+            "import os\n\n\n‸\ndef load():\n    return 1\n",
+            "def load():\n    return 2",
+            "import os\n\n\ndef load():\n    return 2\n",
+        ),
+        # the separation shown above the method before: one blank line (no sibling after it to compare with)
+        (
+            "class A:\n    x = 1\n\n    def f(self):\n        pass\n\n    ‸\n    def g(self):\n        pass\n",
+            "def g(self):\n        return 1",
+            "class A:\n    x = 1\n\n    def f(self):\n        pass\n\n    def g(self):\n        return 1\n",
+        ),
+        # a function defined right after a statement in a function body: the line opened for it goes
+        (
+            "def f():\n    x = 1\n    ‸\n    def g():\n        return x\n    return g\n",
+            "def g():\n        return x + 1",
+            "def f():\n    x = 1\n    def g():\n        return x + 1\n    return g\n",
+        ),
+        # the last of two methods, the cursor on the one blank line between them: a separator, kept
+        (
+            TWO_METHODS.replace("\n\n    def side", "\n‸\n    def side"),
+            "    def side(self):\n        return 3",
+            TWO_METHODS.replace("return 2", "return 3"),
+        ),
+    ],
+)
+def test_the_separator_is_what_the_block_shows_else_the_usual_one(doc: str, completion: str, expected: str) -> None:
+    result = run(doc, completion, "python")
+    assert result[0].mode == "replace", result[0].reason
+    assert applied(result) == expected
+
+
+THREE_METHODS = TWO_METHODS + "\n    def name(self):\n        return 's'\n"
+
+
+def parses(text: str) -> bool:
+    return not parse_text("python", text.encode()).root_node.has_error
+
+
+def test_a_rewrite_typed_left_of_the_class_body_is_re_indented_into_it() -> None:
+    """Issue 36: on a line with no indentation inside a class body (Ctrl+Shift+Enter), the model writes the method
+    below at column 0. Inserted as it is, it would be a top-level `def` that ends the class early; moved to the
+    body's column it is the new version of that method, and the file still parses."""
+    doc = THREE_METHODS.replace("\n\n    def side", "\n\n‸\n    def side")
+    result = run(doc, "def side(self):\n    return 3", "python")
+    analysis = result[0]
+    assert analysis.mode == "replace" and analysis.warning is None
+    assert analysis.reason.startswith("re-indented to column 4"), analysis.reason
+    assert applied(result) == THREE_METHODS.replace("return 2", "return 3")
+    assert parses(applied(result))
+
+
+def test_a_new_method_typed_left_of_the_class_body_is_inserted_into_it() -> None:
+    doc = THREE_METHODS.replace("\n\n    def side", "\n\n‸\n    def side")
+    result = run(doc, "def grow(self):\n    return 4", "python")
+    assert (result[0].mode, result[0].warning) == ("insert", None)
+    assert applied(result) == doc.replace("‸", "    def grow(self):\n        return 4")
+    assert parses(applied(result))
+
+
+def test_a_completion_that_would_end_the_block_early_carries_a_warning() -> None:
+    """Placed at the body's column it does not parse either: an insert, and a warning that says why."""
+    doc = THREE_METHODS.replace("\n\n    def side", "\n\n‸\n    def side")
+    result = run(doc, "else:\n    pass", "python")
+    assert result[0].mode == "insert"
+    assert result[0].warning is not None and "would end that block" in result[0].warning
+    assert result[0].reason == result[0].warning
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        TWO_METHODS + "‸",  # after the class: a top-level function is what the line says
+        TWO_METHODS + "‸\n\ndef other():\n    pass\n",
+    ],
+)
+def test_a_top_level_function_after_a_block_is_left_alone(doc: str) -> None:
+    result = run(doc, "def other2():\n    return 1", "python")
+    assert (result[0].mode, result[0].warning) == ("insert", None)
+    assert not result[0].reason.startswith("re-indented")
+    assert applied(result) == doc.replace("‸", "def other2():\n    return 1")
+
+
+def test_a_completion_inside_brackets_is_not_moved() -> None:
+    """The lines after the cursor are the bracket's, not a block: the completion goes where it was typed."""
+    result = run("x = call(\n‸\n    1,\n)\n", "def f():\n    pass", "python")
+    assert (result[0].reason, result[0].warning) == ("cursor is inside brackets", None)
 
 
 @pytest.mark.parametrize(
