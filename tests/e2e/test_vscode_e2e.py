@@ -29,6 +29,8 @@ GREETING_PROMPT = "Greet the customer warmly and ask how you can help today."
 NOTES = "def total(items):\n    s = sum(items)\n    return round(s, 2)  # café\n\n\ndef other():\n    pass\n"
 ANSWER = ["Traduction", " : ", "Un café ☕", " (en français)"]
 SECOND = "Bon appétit !"  # the second run's answer has this line more
+#: The third run's answer: long and slow (the user moves to another prompt and back while it streams, then cancels)
+LONG = ["Une longue réponse"] + [f" mot{k}" for k in range(100)]
 CACHE = ROOT / ".cache" / "vscode-e2e"
 SOURCE = EDITOR_SOURCE + "\n"  # a blank last line: the cursor goes there for the replacement preview
 #: The task's model changes only the file the task runs in (the first change of the tasks test's answer).
@@ -152,7 +154,11 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
         RunningModel(Answer(COMPLETION)) as model,
         RunningModel(Answer(chunks=halfway, chunk_delay=0.05), Answer(chunks=pieces)) as tasks_model,
         # the first run streams slowly (its partial answers are seen), the second answers at once, differently
-        RunningModel(Answer(chunks=ANSWER, chunk_delay=0.4), Answer(chunks=[*ANSWER, "\n", SECOND])) as chat_model,
+        RunningModel(
+            Answer(chunks=ANSWER, chunk_delay=0.4),
+            Answer(chunks=[*ANSWER, "\n", SECOND]),
+            Answer(chunks=LONG, chunk_delay=0.3),
+        ) as chat_model,
     ):
         env["TETHER_SETTINGS"] = json.dumps(
             {
@@ -211,12 +217,38 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     ).replace("def side(self)", "def renamed(self)")
     assert seen["afterEdit"] == "cleared"
     assert "selectNextSibling" in seen["pick"] and "sibling" in seen["pick"].lower()  # the server's description
+    # selectAt's boxes: what they expect, the cursor's position filled in; the status bar's Ln 10, Col 9 typed in
+    # selects `renamed` on line 10 (it was taken 0-based: line 11)
+    assert (
+        seen["selectAtLine"]["value"] == "10" and 'as "Ln" in the status bar (1-based' in seen["selectAtLine"]["prompt"]
+    )
+    assert seen["selectAtColumn"]["value"] == "9" and 'as "Col" in the status bar' in seen["selectAtColumn"]["prompt"]
+    assert seen["selectAt"] == "Ln 10, Col 16 (7 selected)"
+    # Next Sibling after the last class: nothing matched, the class stays selected and "1 cursor" stays
+    assert "selectNextSibling: nothing matched" in seen["nothingMatched"] and "1 cursor" in seen["nothingMatched"]
+    assert seen["nothingMatchedKept"] == {"selection": True, "cursor": True}
+    assert seen["afterNothing"] == 6  # Previous Sibling went on from it: the first class (ending on line 6)
     # the playground panel: it follows the cursor, streams a run, keeps it, and restores the typed variable
     assert (seen["panelFirst"], seen["panelSecond"]) == ("TRANSLATE_PROMPT", "GREETING_PROMPT")
     assert seen["panelOutput"] == "".join(ANSWER)
     assert any(p != seen["panelOutput"] and "".join(ANSWER).startswith(p) for p in seen["panelPartials"])  # streamed
     assert seen["panelHistory"] == 1 and seen["panelHistoryAfterReopen"] == 2
     assert seen["panelRestored"] == "Un café ☕" and seen["panelTemperature"] == "0.3"  # saved with the prompt
+    # a run's entry, and the comparison, say the temperature and max tokens it ran with
+    assert "fake-chat · temperature 0.3 · max tokens 64" in seen["panelRunLine"], seen["panelRunLine"]
+    assert seen["panelCompare"].count("temperature 0.3 · max tokens 64") == 2
+    # back on the prompt, its last answer is in the output area (not only in the runs list), with how it ran
+    assert seen["panelOutputAfterReopen"] == "".join(ANSWER) + "\n" + SECOND
+    assert "fake-chat · temperature 0.3 · max tokens 64" in seen["panelStatusAfterReopen"]
+    # moving to another prompt while an answer streams: none of it there, no Cancel, and it says which one runs
+    other = seen["panelWhileOtherRuns"]
+    assert "Une longue" not in (other["output"] or ""), other
+    assert "TRANSLATE_PROMPT is running" in other["status"] and other["buttons"] == {"run": False, "cancel": False}
+    # back on it: the answer goes on streaming there, with its Cancel, which stops it
+    back = seen["panelBackWhileRunning"]
+    assert back["growing"] and back["output"].startswith("Une longue réponse mot0"), back
+    assert back["status"] == "Running…" and back["buttons"] == {"run": False, "cancel": True}, back
+    assert seen["panelCancelled"] == "Cancelled."
     assert seen["panelBoxFits"] == "fits"  # a four-line value is not cut off
     # the model's parameters typed in the panel went to the model
     sent = chat_model.requests[0]

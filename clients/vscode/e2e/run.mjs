@@ -164,11 +164,14 @@ try {
 
   // a structural selection: the name of every function
   await command('Tether: Select (a chain of selectors)…', 'selectFunctions selectName');
+  // the chain's last step: the first step's selection (the whole function) shows for a moment before it
+  let chainSeen;
   out.selection = await until('the selection', async () => {
     const s = await statusText();
     const m = s.match(/Ln (\d+), Col (\d+) \((\d+) selected\)/);
-    return m ? { line: Number(m[1]), col: Number(m[2]), selected: Number(m[3]) } : false;
-  });
+    chainSeen = m ? { line: Number(m[1]), col: Number(m[2]), selected: Number(m[3]) } : chainSeen;
+    return chainSeen && chainSeen.line === 4 ? chainSeen : false;
+  }, 15000).catch(() => chainSeen);
 
   // the playground: the cursor inside SYSTEM_PROMPT
   await page.keyboard.press('Control+G');
@@ -409,6 +412,47 @@ try {
     });
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-pick.png') });
     await page.keyboard.press('Escape');
+    // selectAt from the list: its boxes say what they expect and start at the cursor; the status bar's Ln / Col
+    // typed into them select what is there (`renamed` on line 10, not line 11)
+    await goTo('10:9');
+    await command('Tether: Select: Apply a Selector…');
+    await page.waitForTimeout(300);
+    await page.keyboard.type('selectAt');
+    await until('selectAt in the list', async () => (await page.locator('.quick-input-widget .monaco-list-row.focused').innerText().catch(() => '')).includes('selectAt'));
+    await page.keyboard.press('Enter');
+    const box = async () => {
+      const prompt = (await page.locator('.quick-input-widget .quick-input-message').innerText().catch(() => '')).replace(/\s+/g, ' ');
+      return { prompt, value: await page.locator('.quick-input-widget input').inputValue().catch(() => '') };
+    };
+    out.selectAtLine = await until('the line box', async () => { const b = await box(); return b.prompt.includes('selectAt') ? b : false; });
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-selectat.png') });
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('10'); // as the status bar said: Ln 10, Col 9
+    await page.keyboard.press('Enter');
+    out.selectAtColumn = await until('the second box', async () => { const b = await box(); return b.prompt.includes('selectAt') && b.prompt !== out.selectAtLine.prompt ? b : false; });
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('9');
+    await page.keyboard.press('Enter');
+    out.selectAt = await until('the node at Ln 10, Col 9', async () => (await statusText()).match(/Ln \d+, Col \d+ \(\d+ selected\)/)?.[0], 10000).catch(async () => statusText());
+    // Next Sibling after the last class finds nothing: the class stays selected and so does "1 cursor"; Previous
+    // Sibling goes on from it
+    await goTo('1:1');
+    await command('Tether: Select: Classes');
+    await cursors(2);
+    await command('Tether: Select: Last');
+    const lastClass = await until('the last class', async () => (await statusText()).match(/Ln \d+, Col \d+ \(\d+ selected\)/)?.[0]);
+    await command('Tether: Select: Next Sibling');
+    out.nothingMatched = await until('the nothing-matched message', async () => {
+      const s = await statusText();
+      return s.includes('nothing matched') ? s : false;
+    }, 10000).catch(async () => statusText());
+    out.nothingMatchedKept = { selection: (await statusText()).includes(lastClass), cursor: (await statusText()).includes('1 cursor') };
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-nothing-matched.png') });
+    await command('Tether: Select: Previous Sibling');
+    out.afterNothing = await until('the previous class', async () => {
+      const m = (await statusText()).match(/Ln (\d+), Col \d+ \(\d+ selected\)/);
+      return m && m[0] !== lastClass ? Number(m[1]) : false;
+    }, 10000).catch(async () => statusText());
   }
 
   mark('shapes');
@@ -503,6 +547,7 @@ try {
     }, 30000);
     out.panelPartials = partials;
     out.panelHistory = await panel().locator('#history li').count();
+    out.panelRunLine = (await panel().locator('#history li .head').first().innerText()).replace(/\s+/g, ' ');
     // a second run, and the two side by side
     await panel().locator('#run').click();
     await until('the second run listed', async () => (await panel().locator('#history li').count()) === 2, 30000);
@@ -525,7 +570,36 @@ try {
     });
     out.panelHistoryAfterReopen = await panel().locator('#history li').count();
     out.panelTemperature = await panel().locator('#model input[data-name="temperature"]').inputValue();
+    // back on the prompt: its last answer is in the output area, with how it ran
+    const shown = (id) => panel().locator(id).evaluate((e) => (e.hidden ? null : e.innerText)).catch(() => null);
+    out.panelOutputAfterReopen = await until('the last answer shown', () => shown('#output'), 10000).catch(() => null);
+    out.panelStatusAfterReopen = await shown('#run-status');
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-reopened.png') });
+    // a run that streams long; meanwhile the user goes to another prompt and back: its answer and its Cancel
+    // stay with it
+    const buttons = () => panel().locator('#selected').evaluate(() => ({ run: !document.getElementById('run').disabled, cancel: !document.getElementById('cancel').disabled }));
+    await panel().locator('#run').click();
+    await until('the long answer streaming', async () => ((await shown('#output')) || '').includes('Une longue'), 30000);
+    await panel().locator('#prompts li', { hasText: 'GREETING_PROMPT' }).click();
+    await until('the other prompt selected', async () => (await selected()) === 'GREETING_PROMPT');
+    // a piece of the answer arrives while the other prompt is on view (the page's own record of the run)
+    const streamed = () => panel().locator('body').evaluate(() => (typeof live === 'object' && live ? live.text.length : -1)).catch(() => -1);
+    const sofar = await streamed();
+    await until('a piece arriving meanwhile', async () => (await streamed()) > sofar, 10000).catch(() => undefined);
+    out.panelWhileOtherRuns = { output: await shown('#output'), status: await shown('#run-status'), buttons: await buttons() };
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-other-prompt.png') });
+    await panel().locator('#prompts li', { hasText: 'TRANSLATE_PROMPT' }).click();
+    await until('the running prompt selected again', async () => (await selected()) === 'TRANSLATE_PROMPT');
+    const before = (await shown('#output')) || '';
+    out.panelBackWhileRunning = {
+      growing: await until('more of the answer', async () => ((await shown('#output')) || '').length > before.length, 10000).then(() => true).catch(() => false),
+      output: await shown('#output'),
+      status: await shown('#run-status'),
+      buttons: await buttons(),
+    };
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-playground-back.png') });
+    await panel().locator('#cancel').click();
+    out.panelCancelled = await until('the run cancelled', async () => ((await panel().locator('#error').innerText().catch(() => '')) === 'Cancelled.' ? 'Cancelled.' : false), 10000).catch(async () => panel().locator('#error').innerText());
     // a file with no prompts: nothing of the previous file's output and runs stays
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'notes.py' }).first().click();
     out.panelNoPrompts = await until('the panel on a file without prompts', async () => {
