@@ -16,6 +16,7 @@ import pytest
 from tests.e2e import test_editors_e2e as editors
 from tests.e2e.test_editors_e2e import SOURCE
 from tests.e2e.test_nvim_client_e2e import Terminal, session
+from tests.e2e.test_tasks_e2e import UTIL
 from tests.helpers import server_env
 from tests.rawclient import RawServer
 
@@ -98,3 +99,34 @@ def test_a_server_that_cannot_start_is_said_on_screen(tmp_path: Path, nvim: str,
         assert ("vim.lsp.config" in health) is (form == "vim.lsp.config" or "0.11" in nvim)  # where to give it
     finally:
         term.close(f"cannot-start-{form}-{Path(nvim).parent.parent.name}")
+
+
+def test_a_file_an_agent_edited_while_closed_leaves_no_buffer(tmp_path: Path, nvim: str) -> None:
+    """Attached mode: an agent edits util.py, which the user does not have open. The change is on disk, the agent
+    is told it was written, and util.py is not in :ls afterwards (nor an unlisted buffer): the buffer Neovim
+    made to apply the edit is gone again."""
+    root = editors.workspace(tmp_path)
+    (root / "util.py").write_text(UTIL, encoding="utf-8")
+    state, agent_out = tmp_path / "state", tmp_path / "agent.json"
+    settings = {"mcp": {"http": {"enabled": True, "stateDir": str(state)}}}
+    script = editors.ROOT / "tests" / "editors" / "nvim_agent_closed_file.lua"
+    seen = editors.run(
+        [nvim, "--headless", "--clean", "-c", f"luafile {script}"],
+        root,
+        tmp_path / "out.json",
+        "nvim",
+        TETHER_SETTINGS=json.dumps(settings),
+        TETHER_STATE=str(state),
+        TETHER_AGENT=str(editors.ROOT / "tests" / "editors" / "mcp_agent.py"),
+        TETHER_AGENT_OUT=str(agent_out),
+        TETHER_CLOSED="util.py",
+        TETHER_OLD="    return x * 2",
+        TETHER_NEW="    return x + x",
+    )
+    assert "error" not in seen, seen.get("error")
+    assert (seen["ready"], seen["endpoint"], seen["agentEdited"], seen["agentDone"]) == (True, True, True, True)
+    agent_saw = json.loads(agent_out.read_text())
+    assert agent_saw["edit"]["written"] is True, agent_saw["edit"]
+    assert (root / "util.py").read_text() == UTIL.replace("    return x * 2", "    return x + x")
+    assert seen["before"] == ["calc.py"] and seen["after"] == ["calc.py"]
+    assert seen["afterAll"] == ["calc.py"] and seen["current"] == "calc.py", seen["lsBang"]

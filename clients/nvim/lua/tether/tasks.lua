@@ -1,7 +1,7 @@
 -- Inline tasks in Neovim, asynchronous: `:TetherRun` on an `@run <instruction>` line sends the request and
 -- returns at once; the server's progress (on the request's own workDoneToken) shows with `vim.notify`;
 -- `:TetherCancel` cancels (the change being written is undone). A file the task changes that was not loaded
--- is written to disk and unloaded again, instead of staying behind in a hidden modified buffer.
+-- is written to disk and its buffer wiped again: nothing stays behind in :ls or in a hidden modified buffer.
 local M = { running = nil, last = nil }
 
 function M.progress(params)
@@ -108,21 +108,28 @@ end
 --- Each buffer's b:changedtick right after Tether's last edit in it.
 local applied_tick = {}
 
---- workspace/applyEdit for Tether's server: apply as Neovim does, then save and unload the buffers that were
---- not loaded before (a task's change to a closed file belongs on disk). An edit to a buffer changed by someone
+--- workspace/applyEdit for Tether's server (a task's or an agent's edit): apply as Neovim does, then save the
+--- buffers that were not loaded before (a change to a closed file belongs on disk) and wipe those made for the
+--- edit (a buffer that existed unloaded is unloaded again, as listed as it was), so nothing new stays in :ls. An edit to a buffer changed by someone
 --- else since Tether's last edit in it (the user typed) starts an undo block of its own, so `u` takes back the
 --- edit and not what was typed before it (successive edits of one stream stay one block).
 function M.apply_edit(default)
   return function(err, params, ctx, config)
-    local before = {}
+    local before, existed = {}, {} -- per uri: loaded; listed if the buffer existed (nil: it did not)
+    local function note(uri)
+      if vim.fn.bufexists(vim.uri_to_fname(uri)) == 1 then
+        existed[uri] = vim.bo[vim.uri_to_bufnr(uri)].buflisted
+      end
+      before[uri] = vim.api.nvim_buf_is_loaded(vim.uri_to_bufnr(uri))
+    end
     local edit = params and params.edit or {}
     for uri, _ in pairs(edit.changes or {}) do
-      before[uri] = vim.api.nvim_buf_is_loaded(vim.uri_to_bufnr(uri))
+      note(uri)
     end
     for _, change in ipairs(edit.documentChanges or {}) do
       local uri = change.textDocument and change.textDocument.uri
       if uri then
-        before[uri] = vim.api.nvim_buf_is_loaded(vim.uri_to_bufnr(uri))
+        note(uri)
       end
     end
     if vim.fn.has('nvim-0.8') == 0 and edit.documentChanges then
@@ -171,7 +178,14 @@ function M.apply_edit(default)
         vim.api.nvim_buf_call(bufnr, function()
           vim.cmd('silent noautocmd write')
         end)
-        pcall(vim.api.nvim_buf_delete, bufnr, { unload = true })
+        if existed[uri] == nil then -- made for this edit (listed by Neovim's apply): wiped, not left in :ls
+          pcall(vim.api.nvim_buf_delete, bufnr, { force = true })
+        else
+          pcall(vim.api.nvim_buf_delete, bufnr, { unload = true })
+          if vim.api.nvim_buf_is_valid(bufnr) then
+            vim.bo[bufnr].buflisted = existed[uri]
+          end
+        end
       end
     end
     return result
