@@ -19,7 +19,7 @@
 ;; (tether-lsp-mode.el); this file holds the commands both share.
 ;;
 ;;   (setq tether-command '("/path/to/tether/.venv/bin/tether-lsp"))
-;;   (tether-setup)          ; then M-x eglot or M-x lsp in a Python buffer
+;;   (tether-setup 'eglot)   ; or 'lsp-mode: started in every Python and YAML buffer
 ;;
 ;; In a buffer the server manages, `tether-mode' is on: markers show as a sign
 ;; in the margin (fringe on graphical frames) with their note after the line,
@@ -1255,21 +1255,33 @@ Turned on in the buffers Tether's server manages (eglot or lsp-mode).
     (setq tether--markers nil)
     (tether--use-margin nil)))
 
+(defcustom tether-start-hooks '(python-mode-hook python-ts-mode-hook yaml-mode-hook yaml-ts-mode-hook)
+  "The major mode hooks on which `tether-setup' with a client starts Tether."
+  :type '(repeat symbol))
+
 (declare-function tether-eglot-setup "tether-eglot")
 (declare-function tether-lsp-mode-setup "tether-lsp-mode")
 
 ;;;###autoload
-(defun tether-setup ()
+(defun tether-setup (&optional client)
   "Use Tether for Python and YAML buffers, with eglot and with lsp-mode.
-Start it with \\[eglot] (or `eglot-ensure'), or \\[lsp] (or `lsp-deferred'):
-whichever of the two is loaded gets Tether registered."
+Whichever of the two is loaded gets Tether registered.  CLIENT `eglot' or
+`lsp-mode' also starts Tether in every Python and YAML buffer visited
+\=(`eglot-ensure' or `lsp-deferred' on their modes' hooks); without it,
+start it with \[eglot] or \[lsp]."
   (with-eval-after-load 'eglot
     (require 'tether-eglot)
     (tether-eglot-setup))
   (with-eval-after-load 'lsp-mode
     (require 'tether-lsp-mode)
-    (tether-lsp-mode-setup)))
-
+    (tether-lsp-mode-setup))
+  (when client
+    (let ((start (pcase client
+                   ('eglot 'eglot-ensure)
+                   ('lsp-mode 'lsp-deferred)
+                   (_ (user-error "tether-setup: CLIENT is eglot or lsp-mode, not %S" client)))))
+      (dolist (hook tether-start-hooks)
+        (add-hook hook start)))))
 
 (provide 'tether)
 ;;; tether.el ends here

@@ -522,3 +522,54 @@ def test_terminal_select_steps(tmp_path: Path) -> None:
     finally:
         save_shots(term, "select")
         term.close()
+
+
+def setup_snippet() -> str:
+    """The init-file snippet of docs/editors/emacs.md, the one clients/emacs/README.md shows too."""
+    blocks = re.findall(
+        r"```elisp\n(.*?)```", (ROOT / "docs" / "editors" / "emacs.md").read_text(encoding="utf-8"), re.S
+    )
+    (snippet,) = [b for b in blocks if "(tether-setup " in b]
+    assert snippet in (CLIENT / "README.md").read_text(encoding="utf-8")
+    return str(snippet)
+
+
+@pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
+async def test_setup_snippet_starts_tether(tmp_path: Path, backend: str) -> None:
+    """The documented init snippet, as written (the folder's path filled in), in `emacs -nw`: visiting a Python
+    file starts Tether by itself (a teammate's marker shows, ` Tether` in the mode line), with eglot, and with
+    lsp-mode after the one question lsp-mode asks about a new project."""
+    emacs, _ = need("emacs"), need("tmux")
+    if backend == "lsp-mode":
+        lsp_mode_installed()
+    snippet = setup_snippet()
+    if backend == "lsp-mode":
+        alternative = ";; with lsp-mode instead of eglot:   (tether-setup 'lsp-mode)"
+        assert alternative in snippet
+        snippet = snippet.replace("(tether-setup 'eglot)", alternative.split(":   ")[1])
+    root = repository(tmp_path)
+    teammate: Any = await server_config(GIT_AUTHOR_NAME="Ada").start()
+    await teammate.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=root.as_uri()))
+    await create(teammate, (root / "calc.py").as_uri(), rng(0, 0, 0, 13), "where the prompt lives", kind="bookmark")
+    await teammate.shutdown_session()
+    await teammate.stop()
+    init = tmp_path / "init.el"  # what package.el does at startup for installed packages, then the snippet
+    init.write_text(
+        f'(setq package-directory-list (list "{ELPA}"))\n(package-initialize)\n'
+        + snippet.replace("/path/to/tether/clients/emacs", str(CLIENT)),
+        encoding="utf-8",
+    )
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # `tether-lsp` as written: the installed command
+    env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color", "PATH": path})
+    term = Terminal(tmp_path, [emacs, "-nw", "-Q", "-l", str(init), "calc.py"], root, env)
+    try:
+        if backend == "lsp-mode":
+            term.wait("Import project root", 60)
+            term.keys("i")
+        opened = term.wait("[bookmark] Ada: where the prompt lives", 60)
+        (first,) = [row for row in opened.splitlines() if "[bookmark]" in row]  # lsp-mode adds a breadcrumb row
+        assert first.startswith("★SYSTEM_PROMPT = ")
+        assert " Tether" in opened
+    finally:
+        save_shots(term, f"setup-{backend}")
+        term.close()
