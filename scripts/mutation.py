@@ -69,6 +69,8 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/selectors/test_engine.py",
     ],
     "handlers/selectors/index.py": [
+        "tests/unit/selectors/test_index_queries.py",  # fast, and first: most mutants die in it
+        "tests/unit/selectors/test_index_reuse.py",
         "tests/unit/selectors/test_index_splice.py",
         "tests/unit/selectors/test_spans.py",
         "tests/unit/selectors/test_engine.py",

@@ -14,9 +14,10 @@ pay on every new version. So a new version's index is **spliced** from the previ
 (:meth:`TreeIndex.updated`): only the nodes on the path to the changed bytes are visited; the unchanged
 subtrees before and after them are copied as whole slices of the old arrays (C-level, with numpy shifting
 positions and parents), and only the changed subtrees are walked. Unchanged means: outside the changed
-bytes, free of syntax errors in both trees, same kind, same span (shifted) and same descendant count. A
-splice whose result does not have the new tree's node count, or a change too wide or too deep to be worth it,
-falls back to the full walk; a property test checks spliced indexes against full walks node for node.
+bytes and not touching them (the lexer and error recovery look across a join), free of syntax errors in both
+trees, same kind, same span (shifted) and same descendant count. A splice whose result does not have the new
+tree's node count, or a change too wide or too deep to be worth it, falls back to the full walk; property tests
+check spliced indexes against full walks node for node, and the rows they reuse against this rule.
 """
 
 from __future__ import annotations
@@ -283,7 +284,6 @@ class _Splice:
         self.delta = delta
         self.segments: list[tuple[Any, ...]] = []
         self.pos = 0
-        self._fields: dict[str | None, int] = {None: 0}
         self.fields: list[tuple[int, int]] = []  # (new row, field id) of copied children whose field changed
 
     def columns(self) -> dict[str, Any] | None:
