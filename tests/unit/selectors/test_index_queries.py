@@ -89,7 +89,7 @@ def test_every_row_describes_its_node(snippet: tuple[str, bytes]) -> None:
     for node in nodes:
         for k, child in enumerate(node.children):
             name = node.field_name_for_child(k)
-            fields[row[child.id]] = tree.language.field_id_for_name(name) if name else 0
+            fields[row[child.id]] = (tree.language.field_id_for_name(name) if name else None) or 0
     for i, node in enumerate(nodes):
         assert index.kind[i] == node.kind_id
         assert index.named[i] == node.is_named
