@@ -104,7 +104,7 @@ def _from_cache(ls: TetherServer, state: MarkersState, uri: str) -> tuple[str, l
     located = cached.located if cached.version == snapshot.doc.version else _fast_path(ls, uri, cached, text)
     if located is None:
         return None
-    state.remember(uri, snapshot.doc.version, cached.head, located)
+    state.remember(uri, snapshot.doc.version, cached.head, located, cached.root)
     return text, located
 
 
@@ -113,13 +113,16 @@ async def located_now(
 ) -> tuple[str | None, list[service.Located]]:
     """Where the markers of ``uri`` are now.
 
-    Never waits on a HEAD recalculation: an open document answers from its last computed locations carried
-    through the edits since (a worker checks HEAD and renames meanwhile, and ``didChange`` follows if they
-    moved anything); otherwise a worker locates them from the last synced HEAD. First, on SQLite, ``watch``
-    drops the caches of the files another process wrote to since (:mod:`.sqlite_watch`).
+    Always at the repository's HEAD now, whether or not the client reported a commit or a checkout, and never
+    waiting on a HEAD recalculation: an open document answers from its last computed locations carried through
+    the edits since, if HEAD is still the one they were computed at (a worker follows renames meanwhile, and
+    ``didChange`` follows if that moved anything); otherwise a worker locates them at HEAD, computing the
+    locations of this file's markers there if the sync has not yet. First, on SQLite, ``watch`` drops the
+    caches of the files another process wrote to since (:mod:`.sqlite_watch`).
     """
     if watch is not None:
         await watch.before_answer(uri, ls.document(uri) is not None)
+    await state.check_head(uri)
     cached = _from_cache(ls, state, uri)
     if cached is not None:
         state.poll_soon(uri)
@@ -129,7 +132,7 @@ async def located_now(
     found = await ls.run_blocking(state.locate_now, uri, text_now)
     current = ls.snapshot(uri)
     if version is not None and current is not None and current.doc.version == version:
-        state.remember(uri, version, found.head, found.located)
+        state.remember(uri, version, found.head, found.located, found.root)
     return found.text, found.located
 
 
@@ -181,6 +184,9 @@ async def list_workspace(m: Markers, params: WorkspaceParams) -> WorkspaceMarker
     if not root.startswith("file:"):
         raise InvalidParams("under", f"expected a file: uri, got {root[:80]!r}")
     prefix = root.rstrip("/") + "/"
+    unsynced = await ls.run_blocking(state.unsynced_root, prefix)
+    if unsynced is not None:  # a commit or checkout not synced yet: every marker's file at HEAD is known after
+        await state.synced(unsynced)
     uris = await ls.run_blocking(state.files_with_markers, prefix)
     files = []
     for uri in sorted(uris):

@@ -35,6 +35,7 @@ from tether_lsp.server.settings import LimitSettings
 from . import git
 from .clones import Clones, in_clone
 from .convert import to_location
+from .heads import HeadCheck
 from .host import Host
 from .places import FileKey
 from .team import TeamChannel
@@ -56,9 +57,13 @@ PROGRESS_FROM = 200
 class MarkersState:
     @dataclass
     class Cached:
+        """An open document's locations at one version, computed at ``head`` of the repository at ``root``
+        (None: outside git)."""
+
         version: int
         head: str | None
         located: list[service.Located]
+        root: Path | None = None
 
     @dataclass(frozen=True)
     class Placing:
@@ -76,10 +81,12 @@ class MarkersState:
         text: str | None
         located: list[service.Located]
         head: str | None
+        root: Path | None = None
 
     def __init__(self, server: Host) -> None:
         self.server = server
         self.git = git.Git()  # the git CLI and what it remembers (roots, user names, warnings given)
+        self.head_check = HeadCheck(self.git)  # HEAD read before answering from the cache (its own thread)
         self.heads: dict[str, str | None] = {}  # repository root -> the HEAD we last synced (guarded: _lock)
         self.buffer: dict[str, MarkersState.Cached] = {}  # loop only
         self.on_change: Callable[[list[str]], None] = lambda uris: None  # loop only
@@ -130,16 +137,44 @@ class MarkersState:
         if uris:
             self.server.call_on_loop(deliver)
 
-    def head_to_use(self, repo: git.FileInRepo) -> str | None:
-        """Worker: the HEAD whose stored locations answer now — the last synced one while a sync is due
-        (which this asks the loop to start); the current one for a repository never synced."""
+    def head_now(self, repo: git.FileInRepo) -> str | None:
+        """Worker: the repository's HEAD, read now: every answer is at the commit the clone is at, whether or
+        not the client said HEAD moved. When it is not the one synced last, the loop is asked to sync (which
+        stores every marker's location there and tells the client which files changed)."""
         self.clones.adopt(repo.root)
         key, current = str(repo.root), self.git.head(repo.root)
         with self._lock:
             known, synced = key in self.heads, self.heads.get(key)
         if not known or synced != current:
             self.server.call_on_loop(self.request_sync, repo.root)
-        return synced if known else current
+        return current
+
+    def unsynced_root(self, uri_prefix: str) -> Path | None:
+        """Worker: the repository holding ``uri_prefix`` when its HEAD is not the one synced last."""
+        repo = self.repo_of(uri_prefix + "x")
+        if repo is None:
+            return None
+        key, current = str(repo.root), self.git.head(repo.root)
+        with self._lock:
+            known, synced = key in self.heads, self.heads.get(key)
+        return repo.root if not known or synced != current else None
+
+    async def synced(self, root: Path) -> None:
+        """Loop: until the repository's markers are synced to its HEAD (the sync goes on if the caller is
+        cancelled; a sync that fails is in the log, and the caller answers file by file as ever)."""
+        self.request_sync(root)
+        running = self._syncs.get(str(root))
+        if running is not None:
+            await asyncio.shield(running)
+
+    async def check_head(self, uri: str) -> None:
+        """Loop, before answering ``uri`` from the cache: drop the cache when its repository's HEAD is no longer
+        the one it was computed at (a commit or a checkout the client did not report)."""
+        cached = self.buffer.get(uri)
+        if cached is None or cached.root is None:
+            return
+        if await self.head_check.current(cached.root) != cached.head:
+            self.forget(uri)
 
     def request_sync(self, root: Path) -> None:
         """Loop: bring the repository's markers to its HEAD in a worker; coalesce triggers while one runs."""
@@ -222,7 +257,7 @@ class MarkersState:
         renamed = self.follow_working_tree_renames(uri)
         repo = self.repo_of(uri)
         if repo is not None:
-            self.head_to_use(repo)
+            self.head_now(repo)
         return renamed
 
     # --- requests (workers) ----------------------------------------------------------------------------
@@ -246,9 +281,9 @@ class MarkersState:
         """Every marker of ``uri`` located in its current text, after following renames into it."""
         self.follow_working_tree_renames(uri)
         repo = self.repo_of(uri)
-        head = self.head_to_use(repo) if repo is not None else None
+        head = self.head_now(repo) if repo is not None else None
         text = self.current_text(uri, open_text)
-        return MarkersState.Found(text, self.locate(uri, text, repo, head), head)
+        return MarkersState.Found(text, self.locate(uri, text, repo, head), head, repo.root if repo else None)
 
     def place(self, placing: MarkersState.Placing) -> service.Place:
         text = self.current_text(placing.uri, placing.open_text)
@@ -260,8 +295,7 @@ class MarkersState:
         repo = self.repo_of(placing.uri)
         if repo is None:
             return service.Place(placing.uri, text, loc)
-        head = self.git.head(repo.root)  # a new marker is anchored at the current HEAD, synced or not
-        self.head_to_use(repo)
+        head = self.head_now(repo)  # a new marker is anchored at the current HEAD, synced or not
         committed = self.git.show_recent(repo.root, head, repo.path) if head else None
         return service.Place(placing.uri, text, loc, True, head, committed)
 
@@ -278,7 +312,7 @@ class MarkersState:
     def _here(self, record: MarkerRecord) -> MarkerRecord:
         """The marker with the file it is in at this clone's HEAD (see :func:`tracking.file_at_head`)."""
         repo = self.repo_of(record.uri) if record.commit_hash_when_created else None
-        head = self.head_to_use(repo) if repo is not None else None
+        head = self.head_now(repo) if repo is not None else None
         if repo is None or head is None:
             return record
         stored = self.locations().at(head, [record.id], near=record.uri).get(record.id)
@@ -352,8 +386,20 @@ class MarkersState:
         """Every marker of ``uri`` located in ``text`` from its best reference."""
         markers = self.markers()
         records = markers.for_uri(uri)
-        if repo is not None and head is not None:
-            records = self._in_file_at_head(uri, head, records, markers)
+        if repo is None or head is None:
+            return self._located(records, text, repo, None, {})
+        with closing(git.GitView(self.git, repo.root, head)) as view:
+            records, stored = self._in_file_at_head(uri, view, records, markers)
+            return self._located(records, text, repo, view, stored)
+
+    def _located(
+        self,
+        records: list[MarkerRecord],
+        text: str | None,
+        repo: git.FileInRepo | None,
+        view: git.GitView | None,
+        stored: dict[str, store.StoredLocation],
+    ) -> list[service.Located]:
         if not records:
             return []
         refs: dict[str, service.Reference | str] = {}
@@ -365,67 +411,47 @@ class MarkersState:
             for marker_id, entry in self.local().get(uncommitted).items():
                 if in_clone(entry.uri, repo.root):  # another clone's, in a shared SQLite file: not this clone's
                     refs[marker_id] = service.Reference(entry.file_contents, entry.location)
-        committed = [r for r in records if r.commit_hash_when_created]
-        if committed:
-            if repo is None or head is None:
-                refs.update((r.id, "missingOriginalCommit") for r in committed)
-            else:
-                refs.update(self._committed_references(repo.root, head, committed, markers))
+        for record in records:
+            if record.commit_hash_when_created:
+                refs[record.id] = _committed_reference(view, stored.get(record.id))
         return service.locate_all(records, text, refs, self.server.grammar_limits())
 
     def _in_file_at_head(
-        self, uri: str, head: str, records: list[MarkerRecord], markers: MarkerStore
-    ) -> list[MarkerRecord]:
-        """The markers in ``uri`` at ``head``: its own ones, and those whose location stored at ``head`` is in
-        it (a checkout back before a rename, a rename undone), minus those stored in another file there."""
+        self, uri: str, view: git.GitView, records: list[MarkerRecord], markers: MarkerStore
+    ) -> tuple[list[MarkerRecord], dict[str, store.StoredLocation]]:
+        """The markers in ``uri`` at ``view.head``, with their locations there: its own ones, and those whose
+        location stored at that HEAD is in it (a checkout back before a rename, a rename undone), minus those
+        whose location there is in another file. Locations not stored at that HEAD yet are computed now, so the
+        answer does not wait for the sync (and does not depend on which file is asked first)."""
         locations = self.locations()
         spellings = file_uri_spellings(uri)
         known = {r.id for r in records}
-        arrived = [i for i in locations.ids_in_files(head, spellings) if i not in known]
+        arrived = [i for i in locations.ids_in_files(view.head, spellings) if i not in known]
         candidates = records + (markers.get_many(arrived) if arrived else [])
-        stored = locations.at(head, [r.id for r in candidates if r.commit_hash_when_created], near=uri)
+        result = tracking.at_head(candidates, markers, locations, view, limits=self.server.grammar_limits())
+        if result.moved:  # markers whose file this found renamed: the client lists those files again
+            self._changed(sorted({r.uri for r in result.moved}))
         inside = []
         for record in candidates:
-            where = tracking.file_at_head(record, stored.get(record.id), file_exists)
+            where = tracking.file_at_head(record, result.stored.get(record.id), file_exists)
             if where in spellings or same_file(where, uri):
                 inside.append(record if record.uri == uri else dataclasses.replace(record, uri=uri))
-        return inside
+        return inside, result.stored
 
     def files_with_markers(self, prefix: str) -> list[str]:
         """Worker: the files under ``prefix`` that may hold markers now: the markers' own files and the files
         their locations at the repository's HEAD are in (``list`` on each decides)."""
         uris = set(self.markers().uris_under(prefix))
         repo = self.repo_of(prefix + "x")
-        head = self.head_to_use(repo) if repo is not None else None
+        head = self.head_now(repo) if repo is not None else None
         if head is not None:
             uris.update(u for u in self.locations().files_under(head, prefix) if file_exists(u))
         return sorted(uris)
 
-    def _committed_references(
-        self, root: Path, head: str, records: list[MarkerRecord], markers: MarkerStore
-    ) -> dict[str, service.Reference | str]:
-        view = git.GitView(self.git, root, head)
-        try:
-            result = tracking.at_head(records, markers, self.locations(), view, limits=self.server.grammar_limits())
-            out: dict[str, service.Reference | str] = {}
-            for record in records:
-                stored = result.stored.get(record.id)
-                if stored is None or stored.location is None:
-                    out[record.id] = stored.missing_reason or "unknown" if stored else "unknown"
-                    continue
-                path = view.relative(stored.uri)
-                committed = view.text(head, path) if path else None
-                out[record.id] = (
-                    service.Reference(committed, stored.location) if committed is not None else "missingOriginalCommit"
-                )
-            if result.moved:
-                self._changed(sorted({r.uri for r in result.moved}))
-            return out
-        finally:
-            view.close()
-
-    def remember(self, uri: str, version: int, head: str | None, located: list[service.Located]) -> None:
-        self.buffer[uri] = MarkersState.Cached(version, head, located)
+    def remember(
+        self, uri: str, version: int, head: str | None, located: list[service.Located], root: Path | None
+    ) -> None:
+        self.buffer[uri] = MarkersState.Cached(version, head, located, root)
 
     def forget(self, *uris: str) -> None:
         for uri in uris:
@@ -449,3 +475,16 @@ class MarkersState:
 
     def close(self) -> None:
         self.team.stop()
+        self.head_check.close()
+
+
+def _committed_reference(view: git.GitView | None, stored: store.StoredLocation | None) -> service.Reference | str:
+    """A committed marker's reference: the committed text of the file its location at HEAD is in, and that
+    location; else why it is missing."""
+    if view is None:
+        return "missingOriginalCommit"
+    if stored is None or stored.location is None:
+        return stored.missing_reason or "unknown" if stored else "unknown"
+    path = view.relative(stored.uri)
+    committed = view.text(view.head, path) if path else None
+    return service.Reference(committed, stored.location) if committed is not None else "missingOriginalCommit"
