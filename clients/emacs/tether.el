@@ -1132,7 +1132,7 @@ The reason is that the server's database cannot be used."
                  (setq tether--playground-run nil tether--playground-running nil)
                  (puthash id (string-trim-left (concat (gethash id tether--playground-outputs) "\n" said))
                           tether--playground-outputs)
-                 (message "Tether: %s" said)
+                 (message "Tether: %s" (string-trim said "\\[" "]"))
                  (tether--playground-redraw)))))
       (tether--playground-render))))
 

@@ -202,7 +202,8 @@ def test_playground_through_lsp_mode(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_playground_shows_each_prompts_own_output(tmp_path: Path, backend: str) -> None:
     """A prompt run, then the cursor on a prompt never run (same file, another file): the playground shows that
     prompt with no output and no runs (it showed the first prompt's output under the other name); its run without
-    values says which key sets them; back on the first prompt, its own output and run are there."""
+    values says which key sets them; back on the first prompt, its own output and run are there. The cursor on a
+    constant's name selects its prompt, an f-string's `{{order}}` shown as `{order}`."""
     root = tmp_path / "ws"
     root.mkdir()
     git(root, "init", "-q")
@@ -211,7 +212,10 @@ def test_playground_shows_each_prompts_own_output(tmp_path: Path, backend: str) 
         'GREETING_PROMPT = "Greet {name} in a {mood} way."\n',
         encoding="utf-8",
     )
-    (root / "other.py").write_text('SUMMARY_PROMPT = "Summarise {doc} in one line."\n', encoding="utf-8")
+    (root / "other.py").write_text(
+        'SUMMARY_PROMPT = "Summarise {doc} in one line."\n\nORDER_PROMPT = f"Confirm {{order}} for {customer}."\n',
+        encoding="utf-8",
+    )
     with RunningModel(Answer(chunks=["Traduction", " : ", "Un café ☕"])) as model:
         settings = {"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}}
         seen = run_script(
@@ -232,7 +236,11 @@ def test_playground_shows_each_prompts_own_output(tmp_path: Path, backend: str) 
     assert "text = Un café ☕" not in same and "name = (not set: e)" in same
     said = "[not run: name, mood have no value: press e to set each, then r]"
     assert f"Output:\n{said}\n" in missing, missing
-    assert seen["missingMessage"] == f"Tether: {said}"
+    assert seen["missingMessage"] == f"Tether: {said[1:-1]}"
+    # the cursor on ORDER_PROMPT's name selects it; its f-string's {{order}} reads {order}, not a variable
+    on_name = seen["onName"]
+    assert "\nORDER_PROMPT  [cursor]\nConfirm {order} for {customer}.\n  customer = (not set: e)\n" in on_name, on_name
+    assert "order = " not in on_name
     assert "\nTRANSLATE_PROMPT  [cursor]\n" in back
     assert "Output:\nTraduction : Un café ☕\n" in back and "Runs:" in back and "fake-chat" in back
 

@@ -1,7 +1,8 @@
 ;;; The playground follows the cursor from prompt to prompt, through eglot or lsp-mode (TETHER_BACKEND): a run of
 ;;; the first prompt of TETHER_FILE, then the cursor on a prompt never run (in the same file, then in
 ;;; TETHER_OTHER), then back.  Each shows its own output and runs only; a run without a variable's value says
-;;; which key sets it.  The playground buffer's text is recorded at each step.
+;;; which key sets it; the cursor on a constant's name selects its prompt.  The playground buffer's text is
+;;; recorded at each step.
 (load (expand-file-name "emacs_backends.el" (file-name-directory load-file-name)) nil t)
 
 (defun tether-test-playground ()
@@ -40,6 +41,9 @@
         ;; a prompt never run, in another file
         (tether-test-cursor-on other 1 20 "SUMMARY_PROMPT")
         (puthash "otherFile" (tether-test-playground) out)
+        ;; the cursor on a constant's name (not in its string): that prompt, an f-string's {{ }} as braces
+        (tether-test-cursor-on other 3 2 "ORDER_PROMPT")
+        (puthash "onName" (tether-test-playground) out)
         ;; back on the first prompt: its own output and runs
         (tether-test-cursor-on file 1 25 "TRANSLATE_PROMPT")
         (puthash "back" (tether-test-playground) out))
