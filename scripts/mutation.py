@@ -45,6 +45,7 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/markers/test_structure.py",
     ],
     "handlers/markers/columns.py": [
+        "tests/unit/markers/test_columns.py",
         "tests/unit/markers/test_calculator_parts.py",
         "tests/unit/markers/test_calculator.py",
     ],
