@@ -16,15 +16,18 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
+from mcp import StdioServerParameters
 
 from tests.e2e.test_editors_e2e import SHAPES, SOURCE, check_playground, need, playground_session
 from tests.e2e.test_markers_e2e import create, rng
 from tests.fakemodel import Answer, RunningModel
 from tests.helpers import capabilities, commit_all, git, server_config, server_env
+from tests.mcpclient import McpClient
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "clients" / "emacs"
 SCRIPTS = ROOT / "tests" / "editors"
+COMMAND = Path(sys.executable).parent / "tether-lsp"
 ELPA = "/usr/share/emacs/site-lisp/elpa"  # Debian's elpa-eglot and elpa-lsp-mode (scripts/ensure-system-deps.sh)
 
 
@@ -162,15 +165,20 @@ def run_script(script: str, root: Path, tmp_path: Path, backend: str, **extra: s
 @pytest.mark.parametrize("backend", ["eglot", "lsp-mode"])
 async def test_markers_show_in_every_file_opened(tmp_path: Path, backend: str) -> None:
     """Each file opened shows its markers at once, the second one and a file closed and opened again too (lsp-mode
-    drew only the first file's until `C-c ; g`); the note and the list name each marker's author."""
+    drew only the first file's until `C-c ; g`); the note and the list name each marker's author, an agent's note
+    (added with the MCP tool note_add) as `agent`."""
     need("emacs")
     root = repository(tmp_path)
     teammate: Any = await server_config(GIT_AUTHOR_NAME="Ada").start()
     await teammate.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=root.as_uri()))
     await create(teammate, (root / "calc.py").as_uri(), rng(0, 0, 0, 13), "where the prompt lives", kind="bookmark")
-    await create(teammate, (root / "shapes.py").as_uri(), rng(1, 4, 2, 31), "pi is rough")
     await teammate.shutdown_session()
     await teammate.stop()
+    # an agent's note (tether-lsp mcp, note_add): its author is tether.mcp.author, "agent" by default
+    agent = StdioServerParameters(command=str(COMMAND), args=["mcp", "--root", str(root)], env=server_env())
+    where = {"start": {"line": 2, "column": 5}, "end": {"line": 3, "column": 32}}
+    with McpClient(agent) as client:
+        await asyncio.to_thread(client.ok, "note_add", {"path": "shapes.py", "target": where, "text": "pi is rough"})
     seen = await asyncio.to_thread(run_script, "emacs_markers_open.el", root, tmp_path, backend)
     help_first = "Tether bookmark marker by Ada: where the prompt lives"
     assert seen["first"] == [[1, "(margin left-margin)", "★", "  [bookmark] Ada: where the prompt lives", help_first]]
@@ -178,14 +186,14 @@ async def test_markers_show_in_every_file_opened(tmp_path: Path, backend: str) -
         2,
         "(margin left-margin)",
         "…",
-        "  [comment] Ada: pi is rough",
-        "Tether comment marker by Ada: pi is rough",
+        "  [comment] agent: pi is rough",
+        "Tether comment marker by agent: pi is rough",
     ]
     assert seen["second"] == [shapes]
     assert seen["reopened"] == [shapes]
-    assert seen["listed"] == ["Ada"]
+    assert seen["listed"] == ["agent"]
     assert seen["columns"] == ["Line", "Kind", "Author", "Note"]
-    assert seen["rows"] == [["2", "comment", "Ada", "pi is rough"]]
+    assert seen["rows"] == [["2", "comment", "agent", "pi is rough"]]
 
 
 def test_playground_through_lsp_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
