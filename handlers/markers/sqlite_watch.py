@@ -61,6 +61,13 @@ class MarkersSettings:
         "`list` still checks first).",
         minimum=0,
     )
+    computeWaitSeconds: float = setting(
+        300.0,
+        "On PostgreSQL, how long this server waits for a teammate's server that is computing the markers' locations "
+        "of a file at the same commit (both reached it at once) before computing them itself. 0: never wait.",
+        minimum=0,
+        maximum=86400,
+    )
 
 
 def fingerprint(records: list[MarkerRecord]) -> int:

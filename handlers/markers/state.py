@@ -107,7 +107,9 @@ class MarkersState:
 
     def locations(self) -> store.LocationStore:
         stores = store.LocationStore
-        return stores(self.server.database(), self.clones.places)
+        settings = self.server.settings.named("markers")  # None in a front without the markers settings
+        wait = settings.computeWaitSeconds if settings is not None else None
+        return stores(self.server.database(), self.clones.places, wait)
 
     def local(self) -> UncommittedStore:
         """Uncommitted locations: the shared database on SQLite, a local SQLite file in team mode."""

@@ -37,6 +37,7 @@ from tether_lsp.server.storage import Database, StorageError
 from .calculator import Location
 from .keys import Announce, Keys, Touched, key_columns, key_of
 from .places import FileKey, Places
+from .sqlite_watch import MarkersSettings
 from .tables import ALGORITHM_VERSION as ALGORITHM_VERSION
 from .tables import MIGRATIONS as MIGRATIONS
 from .tables import locations_table, markers_table, uncommitted_table
@@ -279,9 +280,11 @@ class LocationStore:
     says which clone to name the files in when this server works in several clones of one repository.
     """
 
-    def __init__(self, db: Database, places: Places | None = None) -> None:
+    def __init__(self, db: Database, places: Places | None = None, compute_wait_s: float | None = None) -> None:
         self.db = db
         self.keys = Keys(places)
+        #: How long :meth:`wait_for` waits (``tether.markers.computeWaitSeconds``).
+        self.compute_wait_s = COMPUTE_WAIT_S if compute_wait_s is None else compute_wait_s
 
     def at(self, commit: str, marker_ids: list[str], near: str | None = None) -> dict[str, StoredLocation]:
         """The current-algorithm locations stored at ``commit`` for these markers."""
@@ -405,12 +408,15 @@ class LocationStore:
 
     def wait_for(self, commit: str, file: str) -> bool:
         """Until no other server computes ``file`` at ``commit``; False when that did not end within
-        COMPUTE_WAIT_S or the database failed (then this server computes it itself)."""
+        ``compute_wait_s`` (at once for 0) or the database failed (then this server computes it itself)."""
         if not self.shared:
             return True
+        wait_ms = round(self.compute_wait_s * 1000)
+        if wait_ms <= 0:  # lock_timeout 0 would wait for ever
+            return False
         try:
             with self.db.transaction() as conn:
-                conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{COMPUTE_WAIT_S}s'")
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{wait_ms}ms'")
                 conn.execute(sql_text("SELECT pg_advisory_xact_lock_shared(:space, :key)"), _file_lock(commit, file))
             return True
         except StorageError as exc:
@@ -418,8 +424,9 @@ class LocationStore:
             return False
 
 
-#: How long a server waits for another one computing the same file at a commit before computing it itself.
-COMPUTE_WAIT_S = 300
+#: How long a server waits for another one computing the same file at a commit before computing it itself:
+#: ``tether.markers.computeWaitSeconds``, its default where no settings are given.
+COMPUTE_WAIT_S = MarkersSettings().computeWaitSeconds
 
 
 def _file_lock(commit: str, file: str) -> dict[str, int]:
