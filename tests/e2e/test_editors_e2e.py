@@ -110,7 +110,8 @@ def run(command: list[str], root: Path, out: Path, client_dir: str, **extra: str
 def test_neovim(tmp_path: Path, nvim: str) -> None:
     root = workspace(tmp_path)
     script = ROOT / "tests" / "editors" / "nvim_session.lua"
-    seen = run([nvim, "--headless", "--clean", "-c", f"luafile {script}"], root, tmp_path / "out.json", "nvim")
+    command = [nvim, "--headless", "--clean", "-c", f"luafile {script}"]
+    seen = run(command, root, tmp_path / "out.json", "nvim", GIT_AUTHOR_NAME="Ada")  # the markers' author
     assert "error" not in seen, seen.get("error")
     assert seen["ready"] is True
     # :TetherSelect selectMethods, then :TetherSelect selectFirst: the first method of each class, selected
@@ -122,7 +123,7 @@ def test_neovim(tmp_path: Path, nvim: str) -> None:
     # a marker on lines 4-8, a line typed above it: the location list jumps to where the code is now
     assert seen["loclist"] == 1
     assert (seen["jumped"], seen["jumpedBuffer"]) == ([5, 0], "calc.py")
-    assert seen["sign"] == {"row": 4, "note": "  ? use sum()"}  # the note at the end of the marker's first line
+    assert seen["sign"] == {"row": 4, "note": "  ? Ada: use sum()"}  # at the end of the marker's first line
     assert seen["quickfix"] == 1
     assert seen["prompt"] == "SYSTEM_PROMPT"
     health = str(seen["health"])  # :checkhealth tether

@@ -628,9 +628,9 @@ def test_an_agents_note_and_edit_land_in_neovim(tmp_path: Path, nvim: str) -> No
     note = agent_saw["note_add"]
     assert (note["text"], note["author"], note["range"]) == (NOTE, "agent", agent_saw["outline_total"]["range"])
     # what the user sees: the sign and the note at the end of `def total(items):` (line 4), listed by :TetherMarkers
-    screen = f"… def total(items):   … {NOTE}"  # the sign column, the line, the note
-    assert seen["note_shown"] and seen["with_note"] == [{"line": 4, "text": f"  … {NOTE}", "screen": screen}]
-    assert seen["list_with_note"] == [{"lnum": 4, "text": f"[comment] {NOTE}"}]
+    screen = f"… def total(items):   … agent: {NOTE}"  # the sign column, the line, the author, the note
+    assert seen["note_shown"] and seen["with_note"] == [{"line": 4, "text": f"  … agent: {NOTE}", "screen": screen}]
+    assert seen["list_with_note"] == [{"lnum": 4, "text": f"[comment] agent: {NOTE}"}]
     # drawn on the server's tether/markers/didChange: no other re-read of the markers ran meanwhile
     to_note, refreshes = seen["refreshes_to_note"], seen["refreshes"]
     assert isinstance(to_note, list) and to_note and set(to_note) == {"didChange"}

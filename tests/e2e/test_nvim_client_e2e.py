@@ -73,9 +73,9 @@ def test_positions_in_the_negotiated_encoding(tmp_path: Path, nvim: str) -> None
 
 def test_marker_note_drawn_once(tmp_path: Path, nvim: str) -> None:
     """A marker's note at the end of its first line once, even after a CodeLens refresh (the lens carries it too)."""
-    seen = session(tmp_path, nvim, "nvim_markers_once.lua", {"calc.py": SOURCE})
+    seen = session(tmp_path, nvim, "nvim_markers_once.lua", {"calc.py": SOURCE}, GIT_AUTHOR_NAME="Ada")
     assert seen["drawn"] is True and seen["settled"] is True
-    assert seen["texts"] == ["  ? use sum()"]
+    assert seen["texts"] == ["  ? Ada: use sum()"]
 
 
 def test_select_continues_from_the_match_moved_to(tmp_path: Path, nvim: str) -> None:
@@ -167,15 +167,15 @@ def test_terminal_neovim(tmp_path: Path, nvim: str) -> None:
             f" settings = vim.fn.json_decode({json.dumps(json.dumps(settings))}) }})\n",
             encoding="utf-8",
         )
-        env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color"})
+        env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color", "GIT_AUTHOR_NAME": "Ada"})
         term = Terminal(tmp_path, [nvim, "--clean", "-u", str(init), "prompts.py"], root, env)
         try:
             term.wait("SUMMARY_PROMPT")
             term.keys(":1TetherMarkerAdd question: too long?", literal=True)
             term.keys("Enter")
-            marked = term.wait("? too long?")
+            marked = term.wait("? Ada: too long?")
             first = marked.splitlines()[0]
-            assert first.startswith('? TITLE = "Weekly report"') and first.endswith("? too long?")
+            assert first.startswith('? TITLE = "Weekly report"') and first.endswith("? Ada: too long?")
             assert first.count("too long?") == 1
             term.keys("j", "f", "h", ":TetherPlayground", "Enter")
             opened = term.wait("SUMMARY_PROMPT  [cursor]")
@@ -203,3 +203,33 @@ def test_help(tmp_path: Path, nvim: str) -> None:
     assert seen["tether"] == "tether.txt" and seen["keymapsTag"] == "tether.txt"
     assert seen["untagged"] == [] and seen["checked"] == 10  # every :Tether command
     assert seen["keymapsRun"] is True and seen["mapped"] == ":TetherSelect "
+
+
+#: Two methods separated by one blank line (issue 36); the model rewrites the second.
+TWO_METHODS = "class Shapes:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 2\n"
+
+
+def test_replacement_keeps_separators_and_the_class_body(tmp_path: Path, nvim: str) -> None:
+    """Issue 36 in Neovim, <Tab> accepting the server's inline completion: from a line opened above the last method
+    (`O`), one blank line stays between the methods, not two, and not the opened line's spaces; from the separator
+    with spaces typed on it, the separator stays, empty; from a line with no indentation in the class body, the
+    model's `def` at column 0 replaces the method inside the class; what fits at neither column is not offered,
+    the user is told, and :TetherPreview of it warns and writes nothing."""
+    side = "def side(self):\n        return 3"
+    answers = [Answer(side), Answer(side), Answer(side), Answer("else:\n    pass")]
+    files = {name: TWO_METHODS for name in ("opened.py", "separator.py", "noindent.py", "broken.py")}
+    with RunningModel(*answers) as model:
+        settings = {"inference": {"endpoint": model.url("/api/generate")}}
+        seen = session(
+            tmp_path, nvim, "nvim_replacement.lua", files,
+            TETHER_SETTINGS=json.dumps(settings), TETHER_BROKEN="else:\\n    pass",
+        )  # fmt: skip
+    rewritten = TWO_METHODS.replace("return 2", "return 3")
+    assert (seen["openedLine"], seen["openedPending"], seen["opened"]) == ("    ", True, rewritten)
+    assert (seen["separatorPending"], seen["separator"]) == (True, rewritten)
+    assert (seen["noIndentLine"], seen["noIndentPending"], seen["noIndent"]) == ("", True, rewritten)
+    assert seen["brokenPending"] is False
+    assert seen["broken"] == TWO_METHODS.replace("\n\n    def side", "\n\n\n    def side")  # nothing written
+    told, previewed = seen["warnings"]  # type: ignore[misc]
+    assert told.startswith("Tether: completion on line 5 not offered: it would end the enclosing block early")
+    assert previewed.startswith("Tether: completion not offered: it would end the enclosing block early")

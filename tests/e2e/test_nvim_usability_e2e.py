@@ -130,3 +130,44 @@ def test_a_file_an_agent_edited_while_closed_leaves_no_buffer(tmp_path: Path, nv
     assert (root / "util.py").read_text() == UTIL.replace("    return x * 2", "    return x + x")
     assert seen["before"] == ["calc.py"] and seen["after"] == ["calc.py"]
     assert seen["afterAll"] == ["calc.py"] and seen["current"] == "calc.py", seen["lsBang"]
+
+
+def terminal(tmp_path: Path, nvim: str, files: dict[str, str], setup: str, **env: str) -> Terminal:
+    """Neovim in tmux on a fresh git workspace holding `files` (the first one opened), the client set up with
+    `setup` (Lua: the table given to require('tether').setup, `cmd` filled in)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    init = tmp_path / "init.lua"
+    init.write_text(
+        f"vim.opt.runtimepath:prepend({json.dumps(str(editors.ROOT / 'clients' / 'nvim'))})\n"
+        f"local options = {setup}\n"
+        f"options.cmd = {{ {json.dumps(sys.executable)}, '-m', 'tether_lsp' }}\n"
+        "require('tether').setup(options)\n",
+        encoding="utf-8",
+    )
+    environment = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color", **env})
+    return Terminal(tmp_path, [nvim, "--clean", "-u", str(init), next(iter(files))], root, environment)
+
+
+def test_a_marker_added_is_confirmed_and_shows_its_author(tmp_path: Path, nvim: str) -> None:
+    """:4,8TetherMarkerAdd says what it added (kind, lines, note) on the command line; the marker's author shows
+    with its note at the end of the line and in :TetherMarkers' list."""
+    editors.need("tmux")
+    term = terminal(tmp_path, nvim, {"calc.py": SOURCE}, "{}", GIT_AUTHOR_NAME="Ada")
+    try:
+        term.wait("def total(items):")
+        term.keys(":4,8TetherMarkerAdd question: use sum()", literal=True)
+        term.keys("Enter")
+        shown = term.wait("? Ada: use sum()")
+        rows = shown.splitlines()
+        assert rows[-1].strip() == "Tether: question marker added on lines 4-8: use sum()"  # the command line
+        row = next(r for r in rows if "def total(items):" in r)
+        assert row == "? def total(items):   ? Ada: use sum()"  # the sign, the line, the author and note
+        term.keys(":TetherMarkers", "Enter")
+        listed = term.wait("[question] Ada: use sum()")  # the location list's window
+        assert "calc.py|4 col 1 info| [question] Ada: use sum()" in listed
+    finally:
+        term.close(f"marker-{Path(nvim).parent.parent.name}")

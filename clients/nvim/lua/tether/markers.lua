@@ -1,5 +1,5 @@
--- Markers in Neovim: a sign by kind and the note as virtual text at the end of each marker's first line (drawn
--- here only: the server's CodeLens, which carries the same note, is turned off for this client), the buffer's
+-- Markers in Neovim: a sign by kind and the author and note as virtual text at the end of each marker's first line
+-- (drawn here only: the server's CodeLens, which carries the same note, is turned off for this client), the buffer's
 -- markers in the location list and the workspace's in the quickfix list (both jumpable), re-read on attach,
 -- after edits and when the server says markers moved. Reading is asynchronous: typing never waits on the server.
 local offsets = require('tether.offsets')
@@ -14,6 +14,12 @@ local function first_line(note)
   return (note or ''):match('^[^\n]*')
 end
 
+--- What a marker shows: its author (a teammate's name, or `tether.mcp.author` for an agent's note) and its note.
+local function label(m)
+  local author = type(m.author) == 'string' and m.author ~= '' and (m.author .. ': ') or ''
+  return author .. first_line(m.note)
+end
+
 function M.draw(bufnr, markers)
   if not vim.api.nvim_buf_is_valid(bufnr) then
     return
@@ -25,7 +31,7 @@ function M.draw(bufnr, markers)
       pcall(vim.api.nvim_buf_set_extmark, bufnr, ns, m.range.start.line, 0, {
         sign_text = SIGNS[m.kind] or '•',
         sign_hl_group = HL[m.kind] or 'DiagnosticInfo',
-        virt_text = { { '  ' .. (SIGNS[m.kind] or '•') .. ' ' .. first_line(m.note), 'Comment' } },
+        virt_text = { { '  ' .. (SIGNS[m.kind] or '•') .. ' ' .. label(m), 'Comment' } },
         virt_text_pos = 'eol',
       })
     end
@@ -56,7 +62,7 @@ local function items(markers, bufnr)
       bufnr = bufnr or vim.uri_to_bufnr(m.uri),
       lnum = m.range and m.range.start.line + 1 or 1,
       col = 1,
-      text = '[' .. m.kind .. '] ' .. (m.range and '' or '(missing: ' .. tostring(m.missingReason) .. ') ') .. first_line(m.note),
+      text = '[' .. m.kind .. '] ' .. (m.range and '' or '(missing: ' .. tostring(m.missingReason) .. ') ') .. label(m),
       type = m.range and 'I' or 'W',
     }
     table.insert(out, item)
@@ -105,6 +111,9 @@ function M.add(tether, first_line_nr, last_line_nr, note, kind)
   }, 15000) -- the first marker of a session opens (and may migrate) the database: seconds on a busy machine
   if err then
     vim.notify('Tether: the marker was not added: ' .. (err.message or tostring(err)), vim.log.levels.WARN)
+  elseif marker then
+    local lines = first_line_nr == last_line_nr and ('line ' .. first_line_nr) or ('lines ' .. first_line_nr .. '-' .. last_line_nr)
+    vim.notify(string.format('Tether: %s marker added on %s: %s', marker.kind or kind or 'comment', lines, first_line(note)))
   end
   M.refresh(tether, bufnr)
   return marker, err
