@@ -214,12 +214,17 @@ def _within_block(
     if incomplete(ADAPTERS[language], tree, text, cursor) is not None:
         return analysis  # inside brackets or a string: the lines after it are no block
     target = indentation(following)
-    moved = reindented(effective, following[column:target].decode("utf-8", errors="replace"))
+    pad = following[column:target].decode("utf-8", errors="replace")
+    first, newline, rest = effective.partition("\n")
+    if all(indentation(line.encode()) > target for line in rest.split("\n") if line.strip()):
+        moved = pad + first + newline + rest  # only the first line was left of the block: the rest is in place
+    else:
+        moved = reindented(effective, pad)  # the whole completion was written as if the block were at its column
     if moved.startswith(prefix):
         again = _analyze(text, tree, language, cursor, moved[len(prefix) :], options)
         if again.mode == "replace" or validates(tree, text, language, again.edit_span, again.new_text):
             return replace(again, reason=f"re-indented to column {target}, the block it is typed in: {again.reason}")
-    warning = f"the completion starts at column {column}, left of the block it is typed in: it would end that block"
+    warning = f"it would end the enclosing block early (it starts at column {column}, the block at column {target})"
     return replace(analysis, reason=warning, warning=warning)
 
 

@@ -192,7 +192,7 @@ async def inline_completion(context: Replacement, params: types.InlineCompletion
         # not offered: Tab would leave the file broken. Said once per line, not once per keystroke
         row = params.position.line
         if state.withheld(snapshot.uri, row):
-            message = f"Tether: a completion on line {row + 1} was not offered: {analysis.warning}"
+            message = f"Tether: completion on line {row + 1} not offered: {analysis.warning}"
             ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
         return NO_ITEMS
     return _items(ls, snapshot, analysis)

@@ -236,7 +236,7 @@ async def test_a_rewrite_typed_left_of_a_class_body_is_re_indented_or_withheld(t
             assert await inline(lsp, uri, 4, 0) == []
             (warning,) = shown_warnings(lsp)  # once for the line, not once per request
             assert warning.startswith(
-                "Tether: a completion on line 5 was not offered: the completion starts at column 0"
+                "Tether: completion on line 5 not offered: it would end the enclosing block early"
             )
         finally:
             await stop(lsp)

@@ -228,7 +228,7 @@ def test_replacement_keeps_separators_and_the_class_body(tmp_path: Path, nvim: s
     assert (seen["openedLine"], seen["openedPending"], seen["opened"]) == ("    ", True, rewritten)
     assert (seen["separatorPending"], seen["separator"]) == (True, rewritten)
     assert (seen["noIndentLine"], seen["noIndentPending"], seen["noIndent"]) == ("", True, rewritten)
-    assert seen["brokenPending"] is False
+    assert (seen["brokenLine"], seen["brokenPending"]) == ("", False)
     assert seen["broken"] == TWO_METHODS.replace("\n\n    def side", "\n\n\n    def side")  # nothing written
     told, previewed = seen["warnings"]  # type: ignore[misc]
     assert told.startswith("Tether: completion on line 5 not offered: it would end the enclosing block early")

@@ -225,4 +225,4 @@ async def test_a_completion_that_would_end_the_class_early_on_the_wire(client: L
     assert applied(doc, result["edit"]) == SHAPES.replace("return 2", "return 3")
     result = await analyze(client, uri, 4, 0, "else:\n    pass")
     assert result["mode"] == "insert"
-    assert "left of the block it is typed in" in result["warning"] and result["reason"] == result["warning"]
+    assert "would end the enclosing block early" in result["warning"] and result["reason"] == result["warning"]

@@ -209,9 +209,10 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
         "    s = 0\n    for i in items:\n        s += i\n    return s\n", "    return sum(items)\n"
     )
     # structural cursors across commands: 4 methods, the first of each class, their names; typing renames both.
-    # Before that, `grow` was replaced from the blank line above it, which separates it from `area`: kept
+    # Before that, `grow` was replaced from the blank line above it, which separates it from `area`: kept, without
+    # the spaces typed on it
     assert (seen["methods"], seen["first"], seen["names"]) == (4, 2, 2)
-    grown = SHAPES.replace("\n\n    def grow(self, k):\n        self.r *= k\n", "\n    \n    " + GROW + "\n")
+    grown = SHAPES.replace("\n\n    def grow(self, k):\n        self.r *= k\n", "\n\n    " + GROW + "\n")
     assert seen["shapes"] == grown.replace(
         "def area(self):\n        return 3.14", "def renamed(self):\n        return 3.14"
     ).replace("def side(self)", "def renamed(self)")
@@ -279,3 +280,50 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     from_messages = re.findall(r"^\[\w+\s*- [^\]]*\] (tether_lsp\S*: .*)$", seen["outputChannel"], re.M)
     assert any("storage: sqlite" in m for m in from_messages + from_stderr), seen["outputChannel"][-2000:]
     assert not set(from_stderr) & set(from_messages), set(from_stderr) & set(from_messages)
+
+
+#: Two methods separated by one blank line (issue 36); the second is rewritten.
+TWO_METHODS = "class Shapes:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 2\n"
+SIDE = "def side(self):\n        return 3"
+
+
+def test_vscode_replacement_keeps_separators_and_the_class_body(tmp_path: Path, vsix: Path) -> None:
+    """Issue 36 in VS Code, Tab accepting each time and the file saved: the rewrite of the last method from a line
+    opened above it leaves one blank line between the methods, not two, and not the opened line's spaces; from the separator itself, the separator stays, empty; the model's `def` at column 0 on a line
+    with no indentation in the class body is offered as the replacement of that method inside the class (the
+    file parses); what fits at neither column is a warning, and nothing is offered."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "calc.py").write_text(SOURCE, encoding="utf-8")  # the session starts in it
+    for name in ("opened.py", "separator.py", "noindent.py", "broken.py"):
+        (workspace / name).write_text(TWO_METHODS, encoding="utf-8")
+    out = tmp_path / "out.json"
+    env = server_env(
+        {
+            "WORKSPACE": str(workspace),
+            "VSIX": str(vsix),
+            "E2E_CACHE": str(CACHE),
+            "CODE_SERVER": str(CODE_SERVER),
+            "SERVER_CMD": json.dumps([sys.executable, "-m", "tether_lsp"]),
+            "OUT": str(out),
+            "SHOT": str(SHOTS / "replacement.png"),
+            "SCENARIO": "replacement",
+            "SIDE": SIDE.replace("\n", "\\n"),
+            "BROKEN": "else:\\n    pass",
+        }
+    )
+    with RunningModel(Answer("def side(self):\n        return 3")) as model:  # its `def` at column 0
+        # only the explicit trigger asks the model (delay -1): typing must not use up an answer
+        env["TETHER_SETTINGS"] = json.dumps({"inference": {"endpoint": model.url("/api/generate"), "delay": -1}})
+        seen = drive(env, out, 300)
+    assert "error" not in seen, seen.get("error", "") + "\n" + seen.get("serverLog", "")
+    rewritten = TWO_METHODS.replace("return 2", "return 3")
+    assert seen["openedCursor"] == "Ln 5, Col 5"  # the opened line, its 4 spaces typed
+    assert seen["opened"] == rewritten
+    assert seen["separator"] == rewritten
+    assert seen["noIndentCursor"] == "Ln 5, Col 1"  # what Ctrl+Shift+Enter gives on `    def side`: no indentation
+    assert seen["noIndent"] == rewritten
+    assert "completion not offered: it would end the enclosing block early" in seen["warning"]
+    assert seen["ghost"] == 0
+    # Tab put no completion in: the file is as the user left it (the new line, indented by Tab or not)
+    assert seen["broken"].replace("\n    \n", "\n\n") == TWO_METHODS.replace("\n\n    def side", "\n\n\n    def side")

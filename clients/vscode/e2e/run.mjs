@@ -162,6 +162,78 @@ try {
     break scenario;
   }
 
+  if (process.env.SCENARIO === 'replacement') {
+    // issue 36: a method rewritten from a line opened above it, from its separator, and from a line with no
+    // indentation in the class body (Ctrl+Shift+Enter); each file saved after Tab, as the user leaves it
+    const open = async (name) => {
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first().click();
+      await until(`${name} in the editor`, async () => (await page.locator('.tab.active', { hasText: name }).count()) > 0);
+      await page.waitForTimeout(300);
+    };
+    // saved until the file on disk passes `done` (an edit applied after a save is saved by the next one)
+    const saved = (name, done) => until(`${name} saved`, async () => {
+      await page.keyboard.press('Control+S');
+      await page.waitForTimeout(300);
+      const text = fs.readFileSync(path.join(workspace, name), 'utf8');
+      return done(text) ? text : false;
+    });
+    const pending = () => until('the replacement preview', async () => (await statusText()).includes('replacement pending'), 8000);
+    const accept = async (name) => {
+      await page.keyboard.press('Tab');
+      await until('the preview gone', async () => !(await statusText()).includes('replacement pending'), 5000);
+      return saved(name, (text) => text.includes('return 3'));
+    };
+    const original = fs.readFileSync(path.join(workspace, 'opened.py'), 'utf8');
+    const toasts = async () => (await page.locator('.notifications-toasts').innerText().catch(() => '')).replace(/\s+/g, ' ');
+    // a line opened above the last method (Enter at the start of its `def` line, then up), indented by the user
+    await open('opened.py');
+    await goTo('5:1');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.type('    ');
+    out.openedCursor = await until('the opened line', async () => (await statusText()).match(/Ln \d+, Col \d+/)?.[0]);
+    await command('Tether: Preview Replacement…', process.env.SIDE);
+    await pending();
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-opened.png') });
+    out.opened = await accept('opened.py');
+    // the cursor on the blank line that separates the two methods, spaces typed on it
+    await open('separator.py');
+    await goTo('4:1');
+    await page.keyboard.type('    ');
+    await command('Tether: Preview Replacement…', process.env.SIDE);
+    await pending();
+    out.separator = await accept('separator.py');
+    // a line with no indentation in the class body: Ctrl+Shift+Enter on the method's `def` line; the model's
+    // answer, its `def` at column 0, is offered through inline completion
+    await open('noindent.py');
+    await goTo('5:5');
+    await page.keyboard.press('Control+Shift+Enter');
+    out.noIndentCursor = await until('the new line', async () => (await statusText()).match(/Ln \d+, Col \d+/)?.[0]);
+    for (let attempt = 0; attempt < 4 && !out.noIndentPreview; attempt++) {
+      await command('Trigger Inline Suggestion');
+      out.noIndentPreview = await pending().then(() => 'pending').catch(() => undefined);
+    }
+    if (!out.noIndentPreview) throw new Error('no replacement preview after 4 inline suggestion requests');
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-noindent.png') });
+    out.noIndent = await accept('noindent.py');
+    // what fits at neither column: a warning, nothing offered, the file as the user left it
+    await open('broken.py');
+    await goTo('5:5');
+    await page.keyboard.press('Control+Shift+Enter');
+    await until('the new line', async () => (await statusText()).includes('Ln 5, Col 1'));
+    await command('Tether: Preview Replacement…', process.env.BROKEN);
+    out.warning = await until('the warning', async () => {
+      const t = await toasts();
+      return t.includes('not offered') ? t : false;
+    });
+    await page.waitForTimeout(500); // an inline suggestion, if one were offered, shows within this
+    await page.screenshot({ path: process.env.SHOT.replace('.png', '-warning.png') });
+    out.ghost = await page.locator('.ghost-text-decoration, .ghost-text').count();
+    await page.keyboard.press('Tab');
+    out.broken = await saved('broken.py', (text) => text !== original);
+    break scenario;
+  }
+
   // a structural selection: the name of every function
   await command('Tether: Select (a chain of selectors)…', 'selectFunctions selectName');
   // the chain's last step: the first step's selection (the whole function) shows for a moment before it

@@ -24,6 +24,7 @@ interface PendingInsert {
 interface Analysis {
   mode: string;
   reason: string;
+  warning?: string | null; // accepting would leave the file broken: said, not offered
   showVisualDiff: boolean;
   replaceRange: Wire;
   edit: { range: Wire; newText: string };
@@ -195,7 +196,8 @@ export class Features implements vscode.HoverProvider {
       completion: text.replace(/\\n/g, '\n'),
     });
     vscode.window.setStatusBarMessage(`Tether: ${analysis.mode} (${analysis.reason})`, 5000);
-    if (analysis.mode === 'insert') await this.offerInsert(editor, analysis);
+    if (analysis.warning) void vscode.window.showWarningMessage(`Tether: completion not offered: ${analysis.warning}`);
+    else if (analysis.mode === 'insert') await this.offerInsert(editor, analysis);
     else await this.showReplacement(editor, analysis);
     return analysis;
   }

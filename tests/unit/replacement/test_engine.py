@@ -319,12 +319,19 @@ def parses(text: str) -> bool:
     return not parse_text("python", text.encode()).root_node.has_error
 
 
-def test_a_rewrite_typed_left_of_the_class_body_is_re_indented_into_it() -> None:
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "def side(self):\n    return 3",  # all of it written as if the class body were at column 0
+        "def side(self):\n        return 3",  # the first line at the cursor, the body where the old one is
+    ],
+)
+def test_a_rewrite_typed_left_of_the_class_body_is_re_indented_into_it(completion: str) -> None:
     """Issue 36: on a line with no indentation inside a class body (Ctrl+Shift+Enter), the model writes the method
     below at column 0. Inserted as it is, it would be a top-level `def` that ends the class early; moved to the
     body's column it is the new version of that method, and the file still parses."""
     doc = THREE_METHODS.replace("\n\n    def side", "\n\n‸\n    def side")
-    result = run(doc, "def side(self):\n    return 3", "python")
+    result = run(doc, completion, "python")
     analysis = result[0]
     assert analysis.mode == "replace" and analysis.warning is None
     assert analysis.reason.startswith("re-indented to column 4"), analysis.reason
@@ -345,7 +352,7 @@ def test_a_completion_that_would_end_the_block_early_carries_a_warning() -> None
     doc = THREE_METHODS.replace("\n\n    def side", "\n\n‸\n    def side")
     result = run(doc, "else:\n    pass", "python")
     assert result[0].mode == "insert"
-    assert result[0].warning is not None and "would end that block" in result[0].warning
+    assert result[0].warning is not None and "would end the enclosing block early" in result[0].warning
     assert result[0].reason == result[0].warning
 
 

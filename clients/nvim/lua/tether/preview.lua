@@ -66,7 +66,10 @@ function M.analyze(tether, completion)
     vim.notify('Tether: ' .. tostring(err and err.message or err), vim.log.levels.WARN)
     return nil
   end
-  if analysis.mode == 'replace' and analysis.showVisualDiff then
+  if analysis.warning and analysis.warning ~= vim.NIL then
+    -- accepting would leave the file broken: said, and nothing written
+    vim.notify('Tether: completion not offered: ' .. analysis.warning, vim.log.levels.WARN)
+  elseif analysis.mode == 'replace' and analysis.showVisualDiff then
     local r = analysis.replaceRange
     local last = r['end'].character == 0 and r['end'].line > r.start.line and r['end'].line - 1 or r['end'].line
     M.show(bufnr, analysis.edit, r.start.line, last)
