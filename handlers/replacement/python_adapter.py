@@ -116,14 +116,12 @@ def candidates(scope_node: Node, unit: Unit) -> list[Candidate]:
 
 def layout(node: Node) -> tuple[list[Node], int]:
     """The definitions of the block holding the definition ``node`` (decorated ones as their whole statement), and
-    the blank lines PEP 8 puts between them: two at the top level, one in a class body, none in a function body
-    ("sparingly"). Other statements (imports, constants) say nothing of how definitions are separated."""
+    the blank lines the usual style (PEP 8 as Black and Ruff write it) puts before them: two at the top level, one
+    in any block (a class body, or a function defined inside a function). Other statements (imports, constants) say
+    nothing of how definitions are separated."""
     statement = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
     block = statement.parent
     if block is None:
         return [statement], 0
     definitions = [child for child in block.named_children if definition(child) is not None]
-    if block.type == "module":
-        return definitions, 2
-    header = block.parent
-    return definitions, 1 if header is not None and header.type == "class_definition" else 0
+    return definitions, 2 if block.type == "module" else 1

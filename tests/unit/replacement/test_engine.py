@@ -292,11 +292,17 @@ def test_the_line_opened_for_the_completion_is_consumed_the_separator_kept(doc: 
             "def g(self):\n        return 1",
             "class A:\n    x = 1\n\n    def f(self):\n        pass\n\n    def g(self):\n        return 1\n",
         ),
-        # a function defined right after a statement in a function body: the line opened for it goes
+        # a function defined inside a function: one blank line before it (as Black writes it); the opened line goes
         (
-            "def f():\n    x = 1\n    ‸\n    def g():\n        return x\n    return g\n",
+            "def f():\n    x = 1\n\n    ‸\n    def g():\n        return x\n\n    return g\n",
             "def g():\n        return x + 1",
-            "def f():\n    x = 1\n    def g():\n        return x + 1\n    return g\n",
+            "def f():\n    x = 1\n\n    def g():\n        return x + 1\n\n    return g\n",
+        ),
+        # ... and the cursor on that blank line: it is the separator, kept
+        (
+            "def f():\n    x = 1\n‸\n    def g():\n        return x\n\n    return g\n",
+            "    def g():\n        return x + 1",
+            "def f():\n    x = 1\n\n    def g():\n        return x + 1\n\n    return g\n",
         ),
         # the last of two methods, the cursor on the one blank line between them: a separator, kept
         (
