@@ -15,10 +15,13 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.e2e.test_editors_e2e import SOURCE as EDITOR_SOURCE
+from tests.e2e.test_editors_e2e import nvim
 from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, repo, rng
+from tests.e2e.test_nvim_client_e2e import session as nvim_session
 from tests.helpers import capabilities, commit_all, git_move, open_doc, raw_request, server_config
 
-__all__ = ["repo"]  # the git repository fixture (calc.py committed), shared with test_markers_e2e
+__all__ = ["nvim", "repo"]  # fixtures: Neovim 0.7 and 0.11; the git repository (calc.py committed)
 
 TOTAL = rng(2, 0, 6, 12)  # def total(...) in calc.py
 
@@ -105,3 +108,26 @@ async def test_an_open_buffer_listed_before_a_checkout_is_answered_at_the_new_he
     _only_in(await _answers(client, repo, ("pkg/calc.py", "calc.py")), repo, "calc.py", marker["id"])
     git(repo, "checkout", "-q", "main")
     _only_in(await _answers(client, repo, ("pkg/calc.py", "calc.py")), repo, "pkg/calc.py", marker["id"])
+
+
+def test_neovim_lists_the_workspace_markers_at_the_new_path_at_once(tmp_path: Path, nvim: str) -> None:
+    """Neovim (0.7 and 0.11 on Linux) does not watch ``.git/HEAD``: after ``git mv`` and a commit,
+    :TetherMarkersAll lists the marker in the new file at once (it listed the old path, missing, until the new
+    file had been open a while), and after a checkout back in the old one."""
+    seen = nvim_session(
+        tmp_path,
+        nvim,
+        "nvim_markers_moved.lua",
+        {"calc.py": EDITOR_SOURCE},
+        GIT_AUTHOR_NAME="Ada",
+        GIT_AUTHOR_EMAIL="ada@example.org",
+        GIT_COMMITTER_NAME="Ada",
+        GIT_COMMITTER_EMAIL="ada@example.org",
+    )
+    assert (seen["ready"], seen["watchesHead"]) == (True, False)
+    for step, where in (("before", "calc.py:4"), ("moved", "pkg/calc.py:4"), ("back", "calc.py:4")):
+        listed_items = seen[step]
+        assert isinstance(listed_items, list) and len(listed_items) == 1, (step, listed_items)
+        item = str(listed_items[0])
+        assert item.startswith(f"{where}: [comment] ") and item.endswith("total could be sum()"), (step, item)
+        assert "missing" not in item, (step, item)
