@@ -171,3 +171,44 @@ def test_a_marker_added_is_confirmed_and_shows_its_author(tmp_path: Path, nvim: 
         assert "calc.py|4 col 1 info| [question] Ada: use sum()" in listed
     finally:
         term.close(f"marker-{Path(nvim).parent.parent.name}")
+
+
+MENU = """class Menu:
+    def price(self, item):
+        return PRICES["café"] + self.tax(item)
+
+    def tax(self, item):
+        return round(0.2, 2)
+"""
+
+
+def test_selectors_with_arguments_and_the_visual_selection(tmp_path: Path, nvim: str) -> None:
+    """`selectAt:LINE,COL` and `selectRange:L,C,L,C` typed with the ruler's numbers (after an accented character,
+    so bytes and the negotiated encoding differ), and the visual selection as the chain's start: a line (V), part
+    of a line (v), a chain on one line, a <Cmd> mapping in visual mode; a selection of the structural cursors
+    continues from them; a wrong count says how to type the arguments."""
+    line = MENU.splitlines()[2]
+    column = line.encode().index(b".tax") + 1  # the ruler's column of the dot: bytes, from 1
+    first, last = line.encode().index(b"PRICES") + 1, line.encode().index(b'"]') + 2  # the last character, included
+    seen = session(
+        tmp_path,
+        nvim,
+        "nvim_select_args.lua",
+        {"menu.py": MENU},
+        TETHER_AT=f"3,{column}",
+        TETHER_RANGE=f"3,{first},3,{last}",
+    )
+    steps = seen["steps"]
+    assert isinstance(steps, dict)
+    assert steps["at"] == {"text": "self.tax", "count": 1, "typed": f"TetherSelect selectAt:3,{column}"}
+    assert steps["range"]["text"] == 'PRICES["café"]'
+    assert (steps["line"]["text"], steps["line"]["typed"]) == ("tax", "'<,'>TetherSelect selectName")
+    assert (steps["part"]["text"], steps["part"]["count"]) == ("self", 3)  # self, tax, item of self.tax(item)
+    # the call on that line alone (not round(0.2, 2) below too)
+    assert (steps["chainOnLine"]["text"], steps["chainOnLine"]["count"]) == ("item", 1)
+    assert steps["mapping"]["text"] == "price"
+    assert (steps["fromCursors"]["text"], steps["fromCursors"]["typed"]) == ("tax", "'<,'>TetherSelect selectName")
+    assert seen["badNotes"] == [
+        "Tether: selectRange takes 4 arguments, got 1;"
+        " type selectRange:startLine,startCharacter,endLine,endCharacter (the ruler's numbers)"
+    ]

@@ -295,9 +295,10 @@ function M.selectors()
   return catalogue
 end
 
---- Apply a chain of selectors from the buffer's current structural cursors (see tether.select).
-function M.select(chain)
-  return select.chain(M, chain)
+--- Apply a chain of selectors from the buffer's current structural cursors, or, when it has none, from the code
+--- holding `start` (an LSP range, e.g. the visual selection) if given, else the whole buffer (see tether.select).
+function M.select(chain, start)
+  return select.chain(M, chain, start)
 end
 
 function M.playground()
@@ -387,10 +388,11 @@ function M.setup(opts)
     end
   end, { desc = "The workspace's markers in the quickfix list" })
   vim.api.nvim_create_user_command('TetherSelect', function(c)
-    M.select(c.fargs)
+    local bufnr = vim.api.nvim_get_current_buf()
+    M.select(c.fargs, select.count(bufnr) == 0 and select.visual_range(bufnr, c) or nil)
   end, {
     nargs = '+',
-    range = true, -- run from visual mode (:'<,'>TetherSelect …): the range is the selection, ignored
+    range = true, -- from visual mode (:'<,'>TetherSelect …, or a <Cmd> mapping): the chain starts at the selection
     desc = 'Apply selectors to the structural cursors (a chain continues across commands)',
     complete = function(lead)
       local names = {}

@@ -71,14 +71,17 @@ local function select_range(bufnr, r)
   return { erow, ecol }
 end
 
---- Integers as the selector declares them (`int`/`nat`), the rest as text.
-local function typed(catalogue, selector, texts)
-  local declared
+local function declared_args(catalogue, selector)
   for _, s in ipairs(catalogue or {}) do
     if s.name == selector then
-      declared = s.args
+      return s.args
     end
   end
+end
+
+--- Integers as the selector declares them (`int`/`nat`), the rest as text.
+local function typed(catalogue, selector, texts)
+  local declared = declared_args(catalogue, selector)
   local out = {}
   for k, text in ipairs(texts) do
     local kind = declared and declared[k] and declared[k].type
@@ -119,16 +122,154 @@ local function related(ranges, was)
   return 1
 end
 
---- Apply one selector (name, args as text) to the current buffer's cursors. Returns the result or nil, err.
-function M.apply(tether, selector, args)
+--- A typed step's arguments: the text after the colon split at commas, except that a text argument that comes
+--- last takes the rest, commas included (`filterText:^(a|b),c$`).
+function M.split_args(catalogue, selector, rest)
+  if rest == nil or rest == '' then
+    return {}
+  end
+  local declared = declared_args(catalogue, selector) or {}
+  local last = declared[#declared]
+  local out, from = {}, 1
+  while true do
+    if last and last.type == 'str' and #out == #declared - 1 then
+      table.insert(out, rest:sub(from))
+      return out
+    end
+    local comma = rest:find(',', from, true)
+    if not comma then
+      table.insert(out, rest:sub(from))
+      return out
+    end
+    table.insert(out, rest:sub(from, comma - 1))
+    from = comma + 1
+  end
+end
+
+local function line_text(bufnr, row)
+  return vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''
+end
+
+--- selectAt / selectRange typed as Neovim shows positions (the ruler's line and column, from 1; selectRange's end
+--- column is that of its last character, included), as the LSP positions the server takes. Anything that is not
+--- a whole number is left for the server to refuse.
+local function positions(bufnr, selector, args)
+  local function point(line, col, inclusive_end)
+    if type(line) ~= 'number' or type(col) ~= 'number' or line < 1 or col < 1 then
+      return line, col
+    end
+    local text = line_text(bufnr, line - 1)
+    local byte = col - 1
+    if inclusive_end and byte < #text then
+      byte = byte + vim.str_utf_end(text, byte + 1) + 1 -- past the last character's last byte
+    end
+    return line - 1, offsets.character(text, byte)
+  end
+  if selector == 'selectAt' and #args == 2 then
+    local line, character = point(args[1], args[2], false)
+    return { line, character }
+  elseif selector == 'selectRange' and #args == 4 then
+    local sl, sc = point(args[1], args[2], false)
+    local el, ec = point(args[3], args[4], true)
+    return { sl, sc, el, ec }
+  end
+  return args
+end
+
+--- How a selector's arguments are typed: `selectRange:startLine,startCharacter,endLine,endCharacter`.
+local function usage(catalogue, selector)
+  local names = {}
+  for _, a in ipairs(declared_args(catalogue, selector) or {}) do
+    table.insert(names, a.name)
+  end
+  return #names > 0 and (selector .. ':' .. table.concat(names, ',')) or selector
+end
+
+--- The visual selection as one LSP range without the blank space at its ends (a selection of whole lines is held
+--- by the code on them, not by what also holds the next line), or nil outside visual mode / without a range.
+--- `command` is the user command's table: `:'<,'>TetherSelect` gives the marks' lines, a <Cmd> mapping none.
+function M.visual_range(bufnr, command)
+  local a, b
+  local mode = vim.fn.mode()
+  if mode:match('^[vV\22]') then
+    a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
+  elseif command and command.range and command.range > 0 then
+    a, b = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+    if a[2] ~= command.line1 or b[2] ~= command.line2 then -- a typed :4,8 range: those lines whole
+      a, b = { 0, command.line1, 1, 0 }, { 0, command.line2, vim.v.maxcol or 2147483647, 0 }
+    end
+    mode = vim.fn.visualmode()
+  else
+    return nil
+  end
+  if a[2] > b[2] or (a[2] == b[2] and a[3] > b[3]) then
+    a, b = b, a
+  end
+  -- 0-based rows; the start's byte, the end's byte just past the selection
+  local srow, scol, erow, ecol = a[2] - 1, a[3] - 1, b[2] - 1, b[3]
+  local etext = line_text(bufnr, erow)
+  if mode == 'V' then
+    scol, ecol = 0, #etext
+  elseif ecol >= #etext then
+    ecol = #etext
+  else
+    ecol = ecol + vim.str_utf_end(etext, ecol) -- the last character whole
+  end
+  while srow < erow or scol < ecol do -- the start past blank space (line ends included)
+    local first = line_text(bufnr, srow):find('%S', scol + 1)
+    if first and (srow < erow or first - 1 < ecol) then
+      scol = first - 1
+      break
+    end
+    if srow == erow then
+      break
+    end
+    srow, scol = srow + 1, 0
+  end
+  while true do -- the end before blank space
+    local kept = #(line_text(bufnr, erow):sub(1, ecol):match('^(.-)%s*$'))
+    if erow <= srow then
+      ecol = math.max(kept, scol)
+      break
+    end
+    if kept > 0 then
+      ecol = kept
+      break
+    end
+    erow, ecol = erow - 1, #line_text(bufnr, erow - 1)
+  end
+  return {
+    start = { line = srow, character = offsets.character(line_text(bufnr, srow), scol) },
+    ['end'] = { line = erow, character = offsets.character(line_text(bufnr, erow), ecol) },
+  }
+end
+
+--- Apply one selector (name, args as text) to the current buffer's cursors, or, when there are none, to the code
+--- holding `start` (an LSP range: the visual selection) if given. Returns the result or nil, err.
+function M.apply(tether, selector, args, start)
   local bufnr = vim.api.nvim_get_current_buf()
   local s = state[bufnr]
-  local result, err = tether.request('tether/applySelector', {
+  local catalogue = tether.selectors()
+  local declared = declared_args(catalogue, selector)
+  if declared and #declared ~= #(args or {}) then -- said here, with how to type them (the server speaks of JSON)
+    local message = string.format('Tether: %s takes %d argument%s, got %d; type %s', selector, #declared,
+      #declared == 1 and '' or 's', #(args or {}), usage(catalogue, selector))
+    if selector == 'selectAt' or selector == 'selectRange' then
+      message = message .. " (the ruler's numbers)"
+    end
+    vim.notify(message, vim.log.levels.WARN)
+    return nil, { message = message }
+  end
+  local params = {
     uri = vim.uri_from_bufnr(bufnr),
     selector = selector,
-    args = typed(tether.selectors(), selector, args or {}),
+    args = positions(bufnr, selector, typed(catalogue, selector, args or {})),
     cursorNodeIds = s and s.ids or {},
-  })
+  }
+  if not s and start then
+    params.ranges = { start }
+  end
+  local result, err = tether.request('tether/applySelector', params)
   if err then
     vim.notify('Tether: ' .. selector .. ': ' .. (err.message or tostring(err)), vim.log.levels.WARN)
     return nil, err
@@ -145,13 +286,16 @@ function M.apply(tether, selector, args)
   return result
 end
 
---- A chain typed at once (`selectMethods selectFirst`), continuing from the current cursors.
-function M.chain(tether, steps)
+--- A chain typed at once (`selectMethods selectFirst`, `selectAt:10,9 selectName`), continuing from the current
+--- cursors, or, when there are none, starting from `start` (the visual selection's range) if given.
+function M.chain(tether, steps, start)
   local result
   for _, step in ipairs(steps) do
-    local name, arg = step:match('^([%w]+):?(.*)$')
+    local name, rest = step:match('^([^:]+):(.*)$')
+    name = name or step
     local err
-    result, err = M.apply(tether, name, arg ~= '' and { arg } or {})
+    result, err = M.apply(tether, name, M.split_args(tether.selectors(), name, rest), start)
+    start = nil
     if not result or #result.cursorNodeIds == 0 or err then
       return result, err
     end
