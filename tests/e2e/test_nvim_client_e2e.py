@@ -230,6 +230,6 @@ def test_replacement_keeps_separators_and_the_class_body(tmp_path: Path, nvim: s
     assert (seen["noIndentLine"], seen["noIndentPending"], seen["noIndent"]) == ("", True, rewritten)
     assert (seen["brokenLine"], seen["brokenPending"]) == ("", False)
     assert seen["broken"] == TWO_METHODS.replace("\n\n    def side", "\n\n\n    def side")  # nothing written
-    told, previewed = seen["warnings"]  # type: ignore[misc]
+    told, previewed = (str(w) for w in seen["warnings"])  # type: ignore[attr-defined]
     assert told.startswith("Tether: completion on line 5 not offered: it would end the enclosing block early")
     assert previewed.startswith("Tether: completion not offered: it would end the enclosing block early")
