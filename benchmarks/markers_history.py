@@ -5,9 +5,11 @@ the range modifies, renames or deletes gets a marker on each definition (functio
 decorators included) whose qualified name is unique in the file at A. Driven over LSP as an editor does:
 a fresh server on a working copy checked out at A, ``tether/markers/create`` on every definition,
 ``git checkout B``, the watched-files notification for ``.git/HEAD``, wait for ``tether/markers/didChange``,
-``tether/markers/list`` on every file; then ``git checkout A`` again, the same way, where every marker must be
-back where it was made (the line "checked out A again"). Truth: the definition with the same qualified name
-at B (renamed files followed with ``-M``); none when it is gone. In the same run, for the same markers:
+``tether/markers/list`` on every file (``--no-watch --first-answer``: no notification, and the lists made right
+after the checkout are scored: what an editor that does not watch HEAD shows before any ``didChange``); then
+``git checkout A`` again, the same way, where every marker must be back where it was made (the line "checked
+out A again"). Truth: the definition with the same qualified name at B (renamed files followed with ``-M``);
+none when it is gone. In the same run, for the same markers:
 
 * the baseline: lines mapped through the ``git diff -U0 -M`` hunks (a line in a hunk goes to the start or
   the end of the hunk's new side);
@@ -55,6 +57,7 @@ from tether_lsp.server.lspclient import make_client, raw_request
 DISTANCES = (1, 10, 100)
 SUBSETS = ("untouched", "changed", "moved", "deleted")
 WATCH_HEAD = True  # --no-watch: like an editor that sends no watched-files notification for .git/HEAD
+FIRST_ANSWER = False  # --first-answer (with --no-watch): score the lists made right after each checkout
 RENAMED = "renamed file"  # a row across the subsets: the file's path at B is not its path at A
 Lines = tuple[int, int] | None  # first and last 0-based line, None when missing
 
@@ -73,6 +76,8 @@ class Case:
     engine: Lines = None
     baseline: Lines = None
     back: Lines = None  # Tether after checking A out again
+    deleted_at_b: bool = False  # listed missing, codeBlockDeleted, at B (in any file)
+    deleted_back: bool = False  # the same after checking A out again
 
 
 @dataclass
@@ -104,6 +109,8 @@ class Score:
 class Totals:
     scores: dict[tuple[str, str], Score] = field(default_factory=lambda: defaultdict(Score))
     head_ms: list[tuple[float, int]] = field(default_factory=list)
+    #: (B or A again, subset) -> markers listed missing with codeBlockDeleted in some file while their code exists
+    called_deleted: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def add(self, case: Case) -> None:
         for system in ("tether", "engine", "baseline"):
@@ -116,6 +123,10 @@ class Totals:
         self.scores[("back", "all")].add(case.back, case.marker)
         if case.renamed:
             self.scores[("back", RENAMED)].add(case.back, case.marker)
+        for subset in ("all", RENAMED) if case.renamed else ("all",):
+            if case.truth is not None:  # the code exists at B: "deleted" there is wrong
+                self.called_deleted[("B", subset)] = self.called_deleted.get(("B", subset), 0) + case.deleted_at_b
+            self.called_deleted[("A", subset)] = self.called_deleted.get(("A", subset), 0) + case.deleted_back
 
 
 def _iou(got: Lines, truth: Lines) -> float:
@@ -255,14 +266,18 @@ async def tether_pair(work: Path, a: str, b: str, cases: list[Case], totals: Tot
                 ids[marker["id"]] = case
         uris = {(work / c.path_a).as_uri() for c in cases} | {c.uri_b for c in cases}
         t = time.perf_counter()
-        await _checkout(client, work, b, uris, waiting)
+        first = await _checkout(client, work, b, uris, waiting, ids)
         totals.head_ms.append(((time.perf_counter() - t) * 1000, len(cases)))
-        for uri, marker, mine in await _listed(client, uris, ids):
-            if marker["uri"] == mine.uri_b or uri == mine.uri_b:
+        for uri, marker, mine in first if FIRST_ANSWER else await _listed(client, uris, ids):
+            if marker["range"] is None:
+                mine.deleted_at_b |= marker.get("missingReason") == "codeBlockDeleted"
+            elif marker["uri"] == mine.uri_b or uri == mine.uri_b:
                 mine.tether = _lines(marker)
-        await _checkout(client, work, a, uris, waiting)  # and back to A: every marker where it was made
-        for uri, marker, mine in await _listed(client, uris, ids):
-            if uri == (work / mine.path_a).as_uri() and marker["uri"] == uri:
+        first = await _checkout(client, work, a, uris, waiting, ids)  # and back to A: every marker where it was made
+        for uri, marker, mine in first if FIRST_ANSWER else await _listed(client, uris, ids):
+            if marker["range"] is None:
+                mine.deleted_back |= marker.get("missingReason") == "codeBlockDeleted"
+            elif uri == (work / mine.path_a).as_uri() and marker["uri"] == uri:
                 mine.back = _lines(marker)
         await client.shutdown_async(None)
         client.exit(None)
@@ -270,27 +285,31 @@ async def tether_pair(work: Path, a: str, b: str, cases: list[Case], totals: Tot
         await client.stop()  # type: ignore[no-untyped-call]
 
 
-async def _checkout(client: Any, work: Path, commit: str, uris: set[str], waiting: list[Any]) -> None:
-    """Check ``commit`` out and wait for the server's ``didChange`` once it has relocated the markers."""
+async def _checkout(
+    client: Any, work: Path, commit: str, uris: set[str], waiting: list[Any], ids: dict[str, Case]
+) -> list[tuple[str, dict[str, Any], Case]]:
+    """Check ``commit`` out and wait for the server's ``didChange`` once it has relocated the markers. Without
+    the watched-files notification, the lists that tell the server (their answers are returned)."""
     waiting[0] = asyncio.get_running_loop().create_future()
     git(work, "checkout", "-q", "--force", "--detach", commit)
+    first: list[tuple[str, dict[str, Any], Case]] = []
     if WATCH_HEAD:
         event = types.FileEvent(uri=(work / ".git" / "HEAD").as_uri(), type=types.FileChangeType.Changed)
         client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[event]))
     else:  # an editor that does not watch .git/HEAD: the next requests notice the new HEAD
-        for uri in sorted(uris):
-            await answered(client, "tether/markers/list", {"textDocument": {"uri": uri}})
+        first = await _listed(client, uris, ids)
     await asyncio.wait_for(waiting[0], 300)
+    return first
 
 
 async def _listed(client: Any, uris: set[str], ids: dict[str, Case]) -> list[tuple[str, dict[str, Any], Case]]:
-    """Every located marker of the run, with the file it was listed for."""
+    """Every marker of the run as listed (located or missing), with the file it was listed for."""
     found = []
     for uri in sorted(uris):
         listed = await answered(client, "tether/markers/list", {"textDocument": {"uri": uri}})
         for marker in listed["markers"]:
             mine = ids.get(marker["id"])
-            if mine is not None and marker["range"] is not None:
+            if mine is not None:
                 found.append((uri, marker, mine))
     return found
 
@@ -461,6 +480,13 @@ def report(name: str, pairs: int, totals: Totals, per_distance: dict[int, Totals
     for subset in ("all", RENAMED):
         back = totals.scores[("back", subset)]
         print(f"  checked out A again after B, {subset}: {back.cell()} where made ({back.total:,} markers)")
+    for subset in ("all", RENAMED):
+        at_b, again = totals.called_deleted.get(("B", subset), 0), totals.called_deleted.get(("A", subset), 0)
+        print(
+            f"  listed as deleted code (missing, codeBlockDeleted, in some file) although it exists, {subset}: "
+            f"{at_b:,} of {totals.scores[('tether', subset)].total:,} at B, "
+            f"{again:,} of {totals.scores[('back', subset)].total:,} at A again"
+        )
     t, g = totals.scores[("tether", RENAMED)], totals.scores[("baseline", RENAMED)]
     print(
         f"  renamed file, Tether against the git diff -M mapper: exact {t.exact} / {g.exact} "
@@ -483,9 +509,13 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=0, help="print this many cases Tether got wrong")
     parser.add_argument("--rename-pairs", type=int, default=40, help="commits that rename a file, at most")
     parser.add_argument("--no-watch", action="store_true", help="no watched-files notification for .git/HEAD")
+    parser.add_argument(
+        "--first-answer", action="store_true", help="with --no-watch: score the first lists after each checkout"
+    )
     args = parser.parse_args()
-    global WATCH_HEAD
+    global WATCH_HEAD, FIRST_ANSWER
     WATCH_HEAD = not args.no_watch
+    FIRST_ANSWER = args.first_answer and args.no_watch
     repo = args.repo or clone()
     name = repo.name if repo.name != "repo" else repo.parent.name
     asyncio.run(run(repo, name, args.pairs, args.seed, args.show, args.rename_pairs))
