@@ -107,8 +107,8 @@ async def _list(client: LanguageClient, path: Path) -> list[dict[str, Any]]:
 
 
 class _HeadChanges:
-    """What an editor does after a commit: list at once (the server answers from the locations it has), and
-    list again when ``tether/markers/didChange`` says the recalculation at the new HEAD is done."""
+    """What an editor does after a commit: list at once (the server answers at the new HEAD), and list again
+    when ``tether/markers/didChange`` says the recalculation of every marker at the new HEAD is done."""
 
     def __init__(self, client: LanguageClient) -> None:
         self.client = client
