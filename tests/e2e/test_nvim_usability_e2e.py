@@ -17,6 +17,7 @@ from tests.e2e import test_editors_e2e as editors
 from tests.e2e.test_editors_e2e import SOURCE
 from tests.e2e.test_nvim_client_e2e import Terminal, session
 from tests.e2e.test_tasks_e2e import UTIL
+from tests.fakemodel import Answer, RunningModel
 from tests.helpers import server_env
 from tests.rawclient import RawServer
 
@@ -212,3 +213,80 @@ def test_selectors_with_arguments_and_the_visual_selection(tmp_path: Path, nvim:
         "Tether: selectRange takes 4 arguments, got 1;"
         " type selectRange:startLine,startCharacter,endLine,endCharacter (the ruler's numbers)"
     ]
+
+
+PROMPTS = (
+    'GREETING_PROMPT = "Say hello to {name}."\n'
+    'ORDER_PROMPT = f"Confirm the order {{order}} for {customer} in a {mood} tone."\n'
+)
+
+
+def test_the_playground_shows_each_prompts_own_output(tmp_path: Path, nvim: str) -> None:
+    """A prompt run, then the cursor on another prompt's name (never run): its window shows no output of the
+    first; `r` there says which variables have no value and to press e; another file's prompt shows none
+    either; back on the first prompt its answer is there, and a later Neovim shows its last stored run."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "prompts.py").write_text(PROMPTS, encoding="utf-8")
+    (root / "other.py").write_text('SUMMARY_PROMPT = "Summarise {text}."\n', encoding="utf-8")
+    script = editors.ROOT / "tests" / "editors" / "nvim_playground_outputs.lua"
+    command = [nvim, "--headless", "--clean", "-c", f"luafile {script}"]
+    files = {"TETHER_FILE": str(root / "prompts.py"), "TETHER_OTHER": str(root / "other.py")}
+    data = {"XDG_DATA_HOME": str(tmp_path / "data")}  # the runs' database, kept for the second Neovim
+    with RunningModel(Answer(chunks=["Hello", ", Ada", "!"], chunk_delay=0.05)) as model:
+        settings = json.dumps({"playground": {"endpoint": model.url("/v1"), "model": "fake-chat"}})
+        seen = editors.run(command, root, tmp_path / "out.json", "nvim", TETHER_SETTINGS=settings, **files, **data)
+        assert "error" not in seen, seen.get("error")
+        again = editors.run(
+            command, root, tmp_path / "again.json", "nvim", TETHER_SETTINGS=settings, TETHER_AGAIN="1", **files, **data
+        )
+    assert "error" not in again, again.get("error")
+    assert seen["ready"] is True and seen["opened"] is True
+    assert "Output:\nHello, Ada!" in str(seen["greetingRun"])
+    order = str(seen["order"])
+    assert seen["orderSelected"] is True, order  # the cursor on the constant's name selects it
+    assert "Confirm the order {order} for {customer} in a {mood} tone." in order  # {{order}} as Python renders it
+    assert "Hello" not in order and "Output" not in order and "Runs:" not in order
+    order_run = str(seen["orderRun"])
+    assert "Output:\n[no value for the variables customer, mood: press e to set them, then r to run]" in order_run
+    assert "Hello" not in order_run
+    other = str(seen["other"])
+    assert seen["otherSelected"] is True and "Hello" not in other and "Output" not in other
+    assert seen["greetingSelected"] is True and "Output:\nHello, Ada!" in str(seen["greetingAgain"])
+    stored = str(again["stored"])
+    assert "Output (last run, " in stored and "Hello, Ada!" in stored
+
+
+def test_terminal_playground_outputs(tmp_path: Path, nvim: str) -> None:
+    """What a user of terminal Neovim sees: a prompt run; CTRL-W p back to the code, `j0` to the next prompt's
+    name: the float shows that prompt, `{order}` as Python renders it and no output; `r` there shows which
+    variables to set and the key."""
+    editors.need("tmux")
+    with RunningModel(Answer(chunks=["Hello", ", Ada", "!"], chunk_delay=0.05)) as model:
+        setup = f"{{ settings = {{ playground = {{ endpoint = '{model.url('/v1')}', model = 'fake-chat' }} }} }}"
+        term = terminal(tmp_path, nvim, {"prompts.py": PROMPTS}, setup, XDG_DATA_HOME=str(tmp_path / "data"))
+        try:
+            term.wait("GREETING_PROMPT")
+            term.keys("f{", ":TetherPlayground", "Enter")
+            term.wait("GREETING_PROMPT  [cursor]")
+            term.keys("e")
+            term.wait("Variable")
+            term.keys("1", "Enter")
+            term.wait("name = ")
+            term.keys("Ada", "Enter")
+            term.wait("name = Ada")
+            term.keys("r")
+            term.wait("Runs:")
+            term.keys("C-w", "p", "j", "0")
+            moved = term.wait("ORDER_PROMPT  [cursor]")
+            assert "Confirm the order {order} for {customer} in a {mood} tone." in moved
+            assert "Hello, Ada!" not in moved and "Output" not in moved
+            term.keys(":TetherPlayground", "Enter")
+            term.wait("ORDER_PROMPT  [cursor]")
+            term.keys("r")
+            refused = term.wait("press e to set them")
+            assert "[no value for the variables customer, mood: press e to set them, then r to run]" in refused
+            assert "Hello, Ada!" not in refused
+        finally:
+            term.close(f"playground-{Path(nvim).parent.parent.name}")

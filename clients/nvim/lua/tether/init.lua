@@ -108,6 +108,7 @@ local function ready(timeout_ms)
   end
   return c
 end
+M.ready = ready
 
 --- A request answered synchronously (for commands and tests); returns result, err.
 function M.request(method, params, timeout_ms)
@@ -204,6 +205,9 @@ end
 --- A buffer the client attached to: its markers, and ]s / [s in Tether's buffers only (elsewhere they still
 --- jump between misspelled words).
 function M.attached_to(b)
+  if b == vim.api.nvim_get_current_buf() then -- the playground follows it from the start (BufEnter came first)
+    M.active_editor()
+  end
   markers.refresh(M, b)
   vim.keymap.set({ 'n', 'x' }, ']s', function() select.jump(1) end, { buffer = b, desc = 'Tether: next structural cursor' })
   vim.keymap.set({ 'n', 'x' }, '[s', function() select.jump(-1) end, { buffer = b, desc = 'Tether: previous structural cursor' })

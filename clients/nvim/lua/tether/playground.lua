@@ -1,11 +1,18 @@
 -- The prompt playground in a floating window: the active file's prompts (▶ the selected one, and why), the
--- prompt's text, its variables with their values, the output of a run as it streams in, and the last runs.
+-- prompt's text, its variables with their values, its own output (its run as it streams in, else its last stored
+-- run's answer: never another prompt's), and its last runs.
 -- Keys in the window: `e` set a variable, `r` run, `c` cancel, `p` pin / unpin, `q` close. Variables are saved
 -- with the prompt (`tether/playground/setSettings`), so they come back when the prompt is selected again.
 -- The float is sized to its content inside the editor (as wide as its longest line up to `max_width`, long
 -- lines wrapped, as tall as its lines up to the editor's height) and scrolls like any window; while a run streams
 -- it follows the newest line, unless the user moved the cursor away.
-local M = { win = nil, buf = nil, output = nil, running = nil, values = {}, runs = {}, follow = false, max_width = 100 }
+local M = {
+  win = nil, buf = nil,
+  running = nil, -- the request id of the run under way (one at a time), and its prompt:
+  running_prompt = nil, -- { promptId = …, anchor = … }
+  outputs = {}, -- promptId -> { text = …, lastRun = createdAt of the stored run it comes from, or nil }
+  values = {}, runs = {}, fetching = {}, follow = false, max_width = 100,
+}
 local KEYS = 'e set a variable · r run · c cancel · p pin/unpin · q close'
 local has_footer = vim.fn.has('nvim-0.10') == 1 -- a float's title and footer (0.9 has the title only)
 
@@ -21,13 +28,18 @@ local function lines_of(text)
   return out
 end
 
+local fetch -- below: a prompt's settings and runs, read without waiting
+
 function M.render(tether)
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     return
   end
   local s = state(tether) or {}
   local out, output_end = {}, nil
-  local p = s.prompt
+  local p = s.prompt ~= vim.NIL and s.prompt or nil
+  if p and not M.values[p.promptId] then
+    fetch(tether, p)
+  end
   table.insert(out, 'Prompts' .. (s.file and (' of ' .. vim.fn.fnamemodify(vim.uri_to_fname(s.file.uri), ':t')) or ''))
   for _, item in ipairs(s.prompts or {}) do
     local mark = (p and p.promptId == item.promptId) and '▶ ' or '  '
@@ -35,7 +47,7 @@ function M.render(tether)
   end
   table.insert(out, '')
   if not p then
-    table.insert(out, 'Put the cursor in a prompt to select it.')
+    table.insert(out, 'Put the cursor on a prompt (its name or its text) to select it.')
   else
     local pinned = s.pin and s.pin.promptId == p.promptId
     table.insert(out, p.anchor .. '  [' .. p.reason .. (pinned and ', pinned' or '') .. (p.role ~= vim.NIL and p.role and (', ' .. p.role) or '') .. ']')
@@ -44,11 +56,21 @@ function M.render(tether)
     for _, name in ipairs(p.variables or {}) do
       table.insert(out, '  ' .. name .. ' = ' .. (values[name] or '(not set: e)'))
     end
-    if M.output then
+    local running_here = M.running and M.running_prompt and M.running_prompt.promptId == p.promptId
+    local output = M.outputs[p.promptId]
+    if output then
       table.insert(out, '')
-      table.insert(out, M.running and 'Output (running, c cancels):' or 'Output:')
-      vim.list_extend(out, lines_of(M.output))
+      if running_here then
+        table.insert(out, 'Output (running, c cancels):')
+      else
+        table.insert(out, output.lastRun and ('Output (last run, ' .. output.lastRun .. '):') or 'Output:')
+      end
+      vim.list_extend(out, lines_of(output.text))
       output_end = #out
+    end
+    if M.running and not running_here then
+      table.insert(out, '')
+      table.insert(out, 'Running: ' .. M.running_prompt.anchor .. ' (c cancels it)')
     end
     local runs = M.runs[p.promptId] or {}
     if #runs > 0 then
@@ -71,7 +93,7 @@ function M.render(tether)
   if win then
     M.layout()
     local target = cursor[1]
-    if M.follow and M.output then -- the newest output line while running, the end once the run is over
+    if M.follow and output_end then -- the newest output line while running, the end once the run is over
       target = M.running and output_end or #out
     end
     M.moved = { math.min(math.max(target, 1), #out), 0 }
@@ -120,11 +142,7 @@ local function selected(tether)
   return s and s.prompt ~= vim.NIL and s.prompt or nil
 end
 
-local function load(tether, p)
-  if M.values[p.promptId] then
-    return
-  end
-  local saved = tether.request('tether/playground/getSettings', { promptId = p.promptId })
+local function saved_values(saved)
   local values = {}
   if type(saved) == 'table' and type(saved.variables) == 'table' then
     for k, v in pairs(saved.variables) do
@@ -133,9 +151,43 @@ local function load(tether, p)
       end
     end
   end
-  M.values[p.promptId] = values
-  local runs = tether.request('tether/playground/runs', { promptId = p.promptId, limit = 3 })
+  return values
+end
+
+--- The prompt's stored runs; with no output of this session, its last run's answer is its output.
+local function got_runs(p, runs)
   M.runs[p.promptId] = type(runs) == 'table' and runs or {}
+  local last = M.runs[p.promptId][1]
+  if not M.outputs[p.promptId] and last then
+    M.outputs[p.promptId] = { text = last.output, lastRun = last.createdAt }
+  end
+end
+
+--- A prompt's saved variables and its runs, read before it is first shown or run (synchronous: a key waits).
+local function load(tether, p)
+  if M.values[p.promptId] then
+    return
+  end
+  M.values[p.promptId] = saved_values(tether.request('tether/playground/getSettings', { promptId = p.promptId }))
+  got_runs(p, tether.request('tether/playground/runs', { promptId = p.promptId, limit = 3 }))
+end
+
+--- The same without waiting, for a prompt the cursor moved to while the window is open: drawn again once read.
+fetch = function(tether, p)
+  if M.values[p.promptId] or M.fetching[p.promptId] then
+    return
+  end
+  M.fetching[p.promptId] = true
+  tether.request_async('tether/playground/getSettings', { promptId = p.promptId }, function(_, saved)
+    tether.request_async('tether/playground/runs', { promptId = p.promptId, limit = 3 }, function(_, runs)
+      M.fetching[p.promptId] = nil
+      if not M.values[p.promptId] then
+        M.values[p.promptId] = saved_values(saved)
+        got_runs(p, runs)
+      end
+      M.render(tether)
+    end)
+  end)
 end
 
 function M.set_variable(tether, name, value)
@@ -152,30 +204,45 @@ function M.set_variable(tether, name, value)
   M.render(tether)
 end
 
+--- Why a run was refused or failed, as the window shows it: a missing variable says which key sets it.
+local function failure(err)
+  if err.code == -32800 then
+    return 'cancelled'
+  end
+  local data = type(err.data) == 'table' and err.data or {}
+  if data.kind == 'missingVariable' and type(data.missing) == 'table' then
+    local n = #data.missing
+    return string.format('no value for %s %s: press e to set %s, then r to run', n == 1 and 'the variable' or 'the variables',
+      table.concat(data.missing, ', '), n == 1 and 'it' or 'them')
+  end
+  return err.message or 'failed'
+end
+
 function M.run(tether)
   local c, p = tether.client(), selected(tether)
   if not c or not p or M.running then
     return
   end
   load(tether, p)
-  M.output = ''
+  local output = { text = '' }
+  M.outputs[p.promptId] = output
   M.follow = true
   local variables = M.values[p.promptId]
   if vim.tbl_isempty(variables) then
     variables = vim.empty_dict() -- an object, not the array an empty table encodes as
   end
   local ok, id = tether.request_async('tether/playground/run', { promptId = p.promptId, variables = variables }, function(err, result)
-    M.running = nil
+    M.running, M.running_prompt = nil, nil
     if err then
-      M.output = (M.output or '') .. '\n[' .. (err.code == -32800 and 'cancelled' or (err.message or 'failed')) .. ']'
+      output.text = (output.text ~= '' and (output.text .. '\n') or '') .. '[' .. failure(err) .. ']'
     else
-      M.output = result.output
-      local runs = tether.request('tether/playground/runs', { promptId = p.promptId, limit = 3 })
-      M.runs[p.promptId] = type(runs) == 'table' and runs or {}
+      output.text = result.output
+      got_runs(p, tether.request('tether/playground/runs', { promptId = p.promptId, limit = 3 }))
     end
     M.render(tether)
   end)
   M.running = ok and id or nil
+  M.running_prompt = ok and { promptId = p.promptId, anchor = p.anchor } or nil
   M.render(tether)
 end
 
@@ -183,16 +250,20 @@ function M.cancel(tether)
   local c = tether.client()
   if c and M.running then
     tether.cancel_request(M.running)
-    M.running = nil
-    M.output = (M.output or '') .. '\n[cancelled]'
+    local output = M.outputs[M.running_prompt.promptId]
+    M.running, M.running_prompt = nil, nil
+    if output then
+      output.text = output.text .. '\n[cancelled]'
+    end
     M.render(tether)
   end
 end
 
---- A piece of the running answer.
+--- A piece of the running answer: it belongs to the prompt being run, whichever prompt is shown.
 function M.on_output(tether, delta)
-  if M.running and M.output then
-    M.output = M.output .. delta
+  local output = M.running and M.outputs[M.running_prompt.promptId]
+  if output then
+    output.text = output.text .. delta
     M.render(tether)
   end
 end
@@ -209,6 +280,7 @@ function M.toggle_pin(tether)
 end
 
 function M.open(tether)
+  tether.ready(5000) -- opened as the file opens: the server first, so it hears where the cursor is
   if tether.attached(vim.api.nvim_get_current_buf()) then -- the cursor now, not as of the last debounced move
     tether.active_editor()
     tether.state = tether.request('tether/playground/getState', vim.empty_dict()) or tether.state
