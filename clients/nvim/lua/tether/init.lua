@@ -3,8 +3,10 @@
 --
 --   require('tether').setup({ cmd = { '/path/to/tether/.venv/bin/tether-lsp' }, settings = { ... } })
 --
--- Commands (`:help tether` has them all, with the settings and suggested keymaps): :TetherSelect {selector...}
--- (chains continue across commands; ]s / [s step), :TetherSelectReset, :[range]TetherMarkerAdd [kind:] {note},
+-- On 0.11+ the client is Neovim's `tether` configuration (lsp/tether.lua fills in what vim.lsp.config('tether', …)
+-- leaves out). Commands (`:help tether` has them all, with the settings and suggested keymaps):
+-- :[range]TetherSelect {selector[:arg,...]...} (from the visual selection; chains continue across commands; ]s / [s step),
+-- :TetherSelectReset, :[range]TetherMarkerAdd [kind:] {note},
 -- :TetherMarkers (location list), :TetherMarkersAll (quickfix), :TetherPlayground, :TetherRun / :TetherCancel
 -- (asynchronous), :TetherComplete / :TetherPreview, :checkhealth tether.
 local select = require('tether.select')
