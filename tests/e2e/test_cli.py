@@ -115,7 +115,7 @@ def test_start_up_does_not_load_what_initialize_does_not_need() -> None:
 def test_every_subcommand_answers_help(tmp_path: Path) -> None:
     top = tether("--help", cwd=tmp_path)
     assert top.returncode == 0, top.stderr
-    subcommands = ("demo", "select", "examples")
+    subcommands = ("demo", "select", "examples", "fake-model")
     for name in subcommands:
         assert name in top.stdout
         out = tether(name, "--help", cwd=tmp_path)
