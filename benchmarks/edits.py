@@ -1,4 +1,4 @@
-"""Inline edits benchmarks (issue 7; EDITS.md). Prints figures, asserts nothing.
+"""Inline edits benchmarks against their targets. Prints figures, asserts nothing.
 
 1. Resolve on a 10,000-line document with 64 versions of history (the user typed 63 times since the model's
    version, above and below the target): in-process p50 (target <= 5 ms), and over stdio.

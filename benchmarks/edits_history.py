@@ -1,4 +1,4 @@
-"""Inline edits on real rewrites (issue 20): click's history, consecutive first-parent commits.
+"""Inline edits on real rewrites: click's history, consecutive first-parent commits.
 
 For every function, method or class a commit changed, a model rewrites it on the version it saw (``oldText`` =
 the old definition, ``newText`` = the commit's) while the user makes the same commit's other changes: the

@@ -1,4 +1,4 @@
-"""Markers benchmarks (MARKERS.md targets; issue 4). Prints figures, asserts nothing.
+"""Markers benchmarks against their targets. Prints figures, asserts nothing.
 
 1. Buffer recalculation: 1,000 markers in a 10,000-line file after a 500-line change, in-process
    (target p50 <= 30 ms), against the reference design's way in the same run (a fresh ``git diff -U3`` per

@@ -1,4 +1,4 @@
-"""Markers on real history against a plain ``git diff -U0`` line mapper (issue 16). Prints, asserts nothing.
+"""Markers on real history against a plain ``git diff -U0`` line mapper. Prints, asserts nothing.
 
 For commit pairs on the first-parent line (B = A + 1, A + 10, A + 100; fixed seed), every Python file that
 the range modifies, renames or deletes gets a marker on each definition (function, method, class,

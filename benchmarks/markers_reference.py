@@ -1,8 +1,8 @@
 """The reference design's way of recalculating locations, for the benchmark's ratio (not used by Tether).
 
 Per request: write both texts, run ``git diff -U3`` (a fresh process), parse hunks into Changes, and for each
-location's start/end line inside a Change pick the most similar added line with difflib's ratio (threshold 0.5),
-as the seed (004) describes. Only what the benchmark needs: line numbers, no columns.
+location's start/end line inside a Change pick the most similar added line with difflib's ratio (threshold 0.5).
+Only what the benchmark needs: line numbers, no columns.
 """
 
 from __future__ import annotations

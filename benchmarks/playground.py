@@ -1,4 +1,4 @@
-"""Playground benchmarks (issue 5; PLAYGROUND.md targets). Prints figures, asserts nothing.
+"""Playground benchmarks against their targets. Prints figures, asserts nothing.
 
 1. A file with 200 prompts, a one-character edit inside one of them: incremental parse + detection + map
    resolution + state, in-process (target p50 <= 5 ms), and the same over stdio (didChange -> getState).

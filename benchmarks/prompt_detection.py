@@ -1,4 +1,4 @@
-"""Prompt detection recall and precision on the hand-labelled corpus ``tests/corpus/prompts/`` (issue 17).
+"""Prompt detection recall and precision on the hand-labelled corpus ``tests/corpus/prompts/``.
 
 Each file's expected prompts are listed by anchor in ``expected.json`` (written from reading the files: the
 prompts a user would expect the playground to offer, and files with none). Prints, per file and per

@@ -1,4 +1,4 @@
-"""Replacement analysis benchmark (issue 6): analyses per second on a generated corpus (Ansible, Kubernetes,
+"""Replacement analysis benchmark: analyses per second on a generated corpus (Ansible, Kubernetes,
 Python; cursor positions sampled over the files) and p50 per analysis on a 1,000-line file (target <= 2 ms).
 
 Each sample is what a user does: a new line opened above an existing line (same indentation, the cursor on

@@ -1,4 +1,4 @@
-"""Replacement analysis on real rewrites (issue 20): click's history, consecutive first-parent commits.
+"""Replacement analysis on real rewrites: click's history, consecutive first-parent commits.
 
 Every function, method or class (decorators included, nested ones too) whose text a commit changed is a
 rewrite case; the completion is the commit's new definition as a model writes it (first line from the cursor
@@ -78,7 +78,7 @@ def rewrite_cases(label: str, old: bytes, found: Definition, new: Definition, ne
     completion = body[found.column :].decode("utf-8", "replace")
     old_span = found.start, found.end
     if found.decorated and not new.decorated:
-        # a bare completion keeps the old decorators (REPLACEMENT.md trap B5): the old `def` line onwards
+        # a completion without decorators keeps the old ones: it replaces from the old `def` line onwards
         old_span = (old.index(b"\n", found.start, found.end) + 1, found.end)
         while old[old_span[0] :].lstrip().startswith(b"@"):
             old_span = (old.index(b"\n", old_span[0]) + 1, found.end)
@@ -108,7 +108,7 @@ def rewrite_cases(label: str, old: bytes, found: Definition, new: Definition, ne
         span = (old_span[0] + shift, old_span[1] + shift)
         expected = document[: span[0]] + body + document[span[1] :]
         if placement == "above" and old_span[0] == found.start:
-            expected = old[: old_span[0]] + body + old[old_span[1] :]  # the blank line right above is absorbed (B2)
+            expected = old[: old_span[0]] + body + old[old_span[1] :]  # the opened line right above is absorbed
         out.append(Case(label, placement, document, cursor, completion, span, expected))
     return out
 

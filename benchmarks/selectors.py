@@ -3,7 +3,7 @@
 Tether: `tether/applySelector` chains (the client threads ids). Peers: `textDocument/documentSymbol` of
 python-lsp-server (pylsp) and jedi-language-server on the same Python file — the request a user would
 otherwise make to find all functions. Prints p50/p99 and ratios; asserts nothing.
-Targets (issue 3): selectFunctions p50 <= 15 ms end to end; a chain step on an indexed tree p50 <= 5 ms.
+Targets: selectFunctions p50 <= 15 ms end to end; a chain step on an indexed tree p50 <= 5 ms.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Foundation benchmarks: parsing, incremental snapshots, stdio round trips, start-up and memory.
 
 Run with `make bench`. Prints figures; asserts nothing (tests never assert wall-clock times).
-Targets (issue 2): one-char didChange on 10,000 lines -> new snapshot p50 <= 6 ms; a request on the current
+Targets: one-char didChange on 10,000 lines -> new snapshot p50 <= 6 ms; a request on the current
 version never reparses; spawn -> initialize result <= 0.6 s; RSS with 50 open 10,000-line files <= 300 MB.
 """
 

@@ -1,4 +1,4 @@
-"""Typing speed (issue 14): what a request costs right after the user typed, against pylsp and
+"""Typing speed: what a request costs right after the user typed, against pylsp and
 jedi-language-server in the same run, the systems interleaved round by round (the machines are noisy).
 
 On a 10,000-line Python file (and, Tether only, a 10,000-line YAML file), each round and each system:

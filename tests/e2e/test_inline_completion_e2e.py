@@ -214,7 +214,7 @@ async def test_no_endpoint_and_disabled_automatic_trigger(tmp_path: Path) -> Non
 
 
 async def test_a_rewrite_typed_left_of_a_class_body_is_re_indented_or_withheld(tmp_path: Path) -> None:
-    """Issue 36: from a line with no indentation in a class body, the model's `def` at column 0 is offered as the
+    """From a line with no indentation in a class body, the model's `def` at column 0 is offered as the
     replacement of the method below, moved into the class (Tab leaves a file that parses); an answer that fits at
     neither column is not offered, and the user is told once for that line."""
     shapes = "class Shapes:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 2\n"

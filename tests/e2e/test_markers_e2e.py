@@ -420,7 +420,8 @@ async def test_an_unreachable_database_names_the_reason_without_the_password(wor
 
 
 async def test_when_the_database_fails_an_open_file_keeps_its_last_known_markers(workspace: Path) -> None:
-    """MARKERS.md: the server keeps working, markers read-only from what it has (carried through typing)."""
+    """The database breaks under a running server: it keeps serving the markers it has, read-only and carried
+    through typing; a new marker is refused with the database's error; what was stored before is still there."""
     from pytest_lsp import ClientServerConfig
 
     db_file = workspace / "db" / "markers.db"

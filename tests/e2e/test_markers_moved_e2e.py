@@ -1,6 +1,6 @@
 """A file moved by a commit, with an editor that does not watch ``.git/HEAD`` (no didChangeWatchedFiles).
 
-Issue 36, item 1: the server must notice the new HEAD on the request itself, so ``list`` answers at that HEAD
+The server must notice the new HEAD on the request itself, so ``list`` answers at that HEAD
 at once, whichever file is asked first, and a checkout back brings the marker back to the old file. Nothing
 here waits for ``tether/markers/didChange``: every answer is asserted on the first ask.
 """

@@ -205,12 +205,12 @@ def test_help(tmp_path: Path, nvim: str) -> None:
     assert seen["keymapsRun"] is True and seen["mapped"] == ":TetherSelect "
 
 
-#: Two methods separated by one blank line (issue 36); the model rewrites the second.
+#: Two methods separated by one blank line; the model rewrites the second.
 TWO_METHODS = "class Shapes:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 2\n"
 
 
 def test_replacement_keeps_separators_and_the_class_body(tmp_path: Path, nvim: str) -> None:
-    """Issue 36 in Neovim, <Tab> accepting the server's inline completion: from a line opened above the last method
+    """In Neovim, <Tab> accepting the server's inline completion: from a line opened above the last method
     (`O`), one blank line stays between the methods, not two, and not the opened line's spaces; from the separator
     with spaces typed on it, the separator stays, empty; from a line with no indentation in the class body, the
     model's `def` at column 0 replaces the method inside the class; what fits at neither column is not offered,

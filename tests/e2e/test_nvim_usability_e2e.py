@@ -1,4 +1,4 @@
-"""The Neovim client's rough edges of issue 36, in real Neovim 0.7 and 0.11 against the real server: what reaches
+"""The Neovim client's rough edges users met, in real Neovim 0.7 and 0.11 against the real server: what reaches
 lsp.log, a configuration written with vim.lsp.config, a file an agent edited while closed, the marker command's
 confirmation, selectors with several arguments and the visual range, and the playground's output, variables and
 marker authors."""

@@ -1,4 +1,4 @@
-"""Which prompt the cursor selects, and an f-string's text as Python renders it, over stdio (issue 36).
+"""Which prompt the cursor selects, and an f-string's text as Python renders it, over stdio.
 
 A cursor on the statement that holds a prompt (its name, ``=``, a keyword argument's name, a YAML key) selects
 that prompt, as a cursor inside its string does; an f-string's ``{{``/``}}`` are shown, counted and sent as the

@@ -1,6 +1,6 @@
 """``tether-lsp fake-model``, as docs/playground.md tells a user to try the playground without a model account:
 the command is started, the settings it prints are given to a real server over stdio, and a prompt is run
-against it (OpenAI-compatible and Ollama), then Ctrl+C stops it (issue 36)."""
+against it (OpenAI-compatible and Ollama), then Ctrl+C stops it."""
 
 from __future__ import annotations
 

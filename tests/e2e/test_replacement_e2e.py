@@ -1,4 +1,5 @@
-"""``tether/analyzeReplacement`` over stdio: the wire shape of PROTOCOL.md §4, versions, positions, errors."""
+"""``tether/analyzeReplacement`` over stdio: the wire shape of its result (as docs/protocol.md shows it), versions,
+positions, errors."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pytest_lsp import LanguageClient
 
 from tests.helpers import capabilities, change_doc, open_doc, raw_request, server_config
 
-#: Two methods separated by one blank line (issue 36): the second is rewritten from a line opened above it.
+#: Two methods separated by one blank line: the second is rewritten from a line opened above it.
 SHAPES = """class Shapes:
     def area(self):
         return 1
@@ -53,7 +54,9 @@ async def analyze(client: LanguageClient, uri: str, line: int, char: int, comple
     return await raw_request(client, "tether/analyzeReplacement", {**params, "completion": completion, **extra})
 
 
-async def test_the_seed_scenario_on_the_wire(client: LanguageClient, tmp_path: Path) -> None:
+async def test_a_blank_line_under_shell_replaces_its_children_on_the_wire(
+    client: LanguageClient, tmp_path: Path
+) -> None:
     uri = (tmp_path / "site.yml").as_uri()
     open_doc(client, uri, SITE, "ansible", version=12)
     result = await analyze(client, uri, 5, 0, COMPLETION, doc={"version": 12})
@@ -203,7 +206,7 @@ def applied(text: str, edit: dict[str, Any]) -> str:
 async def test_the_opened_line_goes_the_separator_stays_on_the_wire(
     client: LanguageClient, tmp_path: Path, opened: str, cursor: tuple[int, int]
 ) -> None:
-    """Issue 36: accepting the rewrite of the method under the cursor leaves one blank line between the methods,
+    """Accepting the rewrite of the method under the cursor leaves one blank line between the methods,
     neither the line opened for it nor its spaces."""
     uri = (tmp_path / "shapes.py").as_uri()
     doc = SHAPES.replace("\n\n    def side", opened)

@@ -1,4 +1,5 @@
-"""tether/applySelector and tether/listSelectors end to end over stdio (the seed's test list and more)."""
+"""tether/applySelector and tether/listSelectors end to end over stdio: chains of ids, UTF-16 ranges, stale and
+foreign ids, YAML, invalid params, a catastrophic regex, and random chains checked against the nodes' texts."""
 
 from __future__ import annotations
 

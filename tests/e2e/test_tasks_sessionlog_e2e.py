@@ -1,5 +1,5 @@
 """The session log of an inline task (``session.md``) over stdio: the versions it names are the client's
-numbers, also after the client gave one number to two versions (issue 36)."""
+numbers, also after the client gave one number to two versions."""
 
 from __future__ import annotations
 

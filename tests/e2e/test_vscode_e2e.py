@@ -282,13 +282,13 @@ def test_vscode_extension(tmp_path: Path, vsix: Path) -> None:
     assert not set(from_stderr) & set(from_messages), set(from_stderr) & set(from_messages)
 
 
-#: Two methods separated by one blank line (issue 36); the second is rewritten.
+#: Two methods separated by one blank line; the second is rewritten.
 TWO_METHODS = "class Shapes:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 2\n"
 SIDE = "def side(self):\n        return 3"
 
 
 def test_vscode_replacement_keeps_separators_and_the_class_body(tmp_path: Path, vsix: Path) -> None:
-    """Issue 36 in VS Code, Tab accepting each time and the file saved: the rewrite of the last method from a line
+    """In VS Code, Tab accepting each time and the file saved: the rewrite of the last method from a line
     opened above it leaves one blank line between the methods, not two, and not the opened line's spaces; from the separator itself, the separator stays, empty; the model's `def` at column 0 on a line
     with no indentation in the class body is offered as the replacement of that method inside the class (the
     file parses); what fits at neither column is a warning, and nothing is offered."""

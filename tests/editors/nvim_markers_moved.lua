@@ -1,6 +1,6 @@
--- Issue 36, item 1, as a Neovim user meets it (Neovim does not watch .git/HEAD on Linux): a marker on calc.py,
--- `git mv calc.py pkg/calc.py` and a commit, then :TetherMarkersAll at once lists it in pkg/calc.py; after
--- `git checkout` of the commit before, in calc.py again. Nothing else is opened in between.
+-- A marker's file moved by a commit, as a Neovim user meets it (Neovim does not watch .git/HEAD on Linux): a
+-- marker on calc.py, `git mv calc.py pkg/calc.py` and a commit, then :TetherMarkersAll at once lists it in
+-- pkg/calc.py; after `git checkout` of the commit before, in calc.py again. Nothing else is opened in between.
 local start = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_start.lua')
 local tether = start.tether
 local out = {}

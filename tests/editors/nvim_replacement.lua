@@ -1,4 +1,4 @@
--- Issue 36 in Neovim: the server's inline completion (:TetherComplete, the fake model) rewrites the last of two
+-- In Neovim, the server's inline completion (:TetherComplete, the fake model) rewrites the last of two
 -- methods, accepted with <Tab>; each buffer's text is recorded as the user leaves it. From a line opened above
 -- the method (`O`, indented by Neovim), from the separator with spaces typed on it, from a line with no
 -- indentation in the class body (`O`, then 0 CTRL-D); and an answer that fits at neither column: not offered,

@@ -30,7 +30,7 @@ KEEP_LINES = 16
 
 @dataclass(frozen=True)
 class Answer:
-    """A tool's answer: the structured content (the shapes of AGENTS.md) and its short text rendering."""
+    """A tool's answer: the structured content (the shapes docs/agents.md shows) and its short text rendering."""
 
     structured: dict[str, Any]
     text: str

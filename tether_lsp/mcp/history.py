@@ -1,5 +1,6 @@
 """The texts the agents' front handed out, per file and bounded, so an edit made on an older version can be
-placed on the file as it is now (AGENTS.md's standalone mode; ``tether.mcp.historyBytes`` and ``historyFiles``).
+placed on the file as it is now, also when the front runs on its own (``tether-lsp mcp --root``, no editor to ask
+for its edits); bounded by ``tether.mcp.historyBytes`` and ``historyFiles``.
 
 Versions are hashes of the content, so a text is found by its version whatever path it was read under (a file
 renamed since keeps its history). For the versions this front wrote itself the exact edits are kept too: between

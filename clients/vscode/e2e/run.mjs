@@ -163,7 +163,7 @@ try {
   }
 
   if (process.env.SCENARIO === 'replacement') {
-    // issue 36: a method rewritten from a line opened above it, from its separator, and from a line with no
+    // a method rewritten from a line opened above it, from its separator, and from a line with no
     // indentation in the class body (Ctrl+Shift+Enter); each file saved after Tab, as the user leaves it
     const open = async (name) => {
       await page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first().click();

@@ -1,5 +1,5 @@
-"""Carrying a base span through user edits (EDITS.md step 3), rule by rule and at every boundary: text
-inserted exactly at either end stays outside; an edit ending where the span starts only moves it."""
+"""Carrying a base span through user edits (placing a model's edit on the current text), rule by rule and at every
+boundary: text inserted exactly at either end stays outside; an edit ending where the span starts only moves it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The location calculator, table-driven, plus a property test (MARKERS.md's failures must not recur)."""
+"""The location calculator, table-driven, plus a property test (a location never inverted or outside the text) and
+the failures of plain diff-and-match that must not recur (a deleted block kept alive by its blank lines, a deleted
+function matched onto a similar neighbour)."""
 
 from __future__ import annotations
 
@@ -302,7 +304,7 @@ def test_a_change_reaching_past_the_block_is_not_taken_in() -> None:
 
 @pytest.mark.parametrize(("where", "expected_line"), [(3, 4), (1, 2)])
 def test_a_tie_goes_to_the_line_nearest_the_expected_place(where: int, expected_line: int) -> None:
-    """MARKERS.md's tie rule: two equally similar new lines in a Change; the one nearest the place the old line
+    """The tie rule: two equally similar new lines in a Change; the one nearest the place the old line
     would have by proportion wins (old line ``where`` of the Change 1..3 maps near new line ``where``)."""
     middle = ["alpha_line = 1", "beta_line = 2"]
     middle.insert(where - 1, "gamma_line = 3")

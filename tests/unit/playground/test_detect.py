@@ -1,4 +1,4 @@
-"""Prompt detection, table-driven: every pattern of PLAYGROUND.md, and what must not be a prompt."""
+"""Prompt detection, table-driven: each way a prompt is recognised, and what must not be a prompt."""
 
 from __future__ import annotations
 

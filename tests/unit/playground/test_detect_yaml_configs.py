@@ -122,7 +122,7 @@ def test_agent_template_ids_survive_edits_reorders_and_key_renames() -> None:
 
 @pytest.mark.parametrize(
     "source",
-    [  # Ansible asks whoever runs the playbook: not a prompt for a model (issue 36)
+    [  # Ansible asks whoever runs the playbook: not a prompt for a model
         "- hosts: web\n  vars_prompt:\n    - name: release\n      prompt: Which release should be deployed?\n"
         "      private: false\n",
         '- hosts: all\n  vars_prompt: [{name: pw, prompt: "Enter the deploy password please", private: true}]\n',

@@ -1,4 +1,4 @@
-"""The resolver, function by function (the seed's names), then scenarios on the map."""
+"""The resolver, function by function, then scenarios on the map."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The playground resolver's thresholds and tie rules at their boundaries (PLAYGROUND.md identity rules)."""
+"""The playground resolver's thresholds and tie rules at their boundaries: how a file and a prompt keep their ids across
+edits, reorders and renames (docs/playground.md, "Identity")."""
 
 from __future__ import annotations
 

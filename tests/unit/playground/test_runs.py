@@ -67,7 +67,7 @@ STORED_KEYS = [
     "finishReason",
     "durationMs",
     "usage",
-    "temperature",  # these two since issue 36; a run without them was sent none
+    "temperature",  # these two came later: a run stored without them was sent neither
     "maxTokens",
 ]
 

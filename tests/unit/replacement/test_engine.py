@@ -1,4 +1,8 @@
-"""Replacement analysis, table-driven: the seed's scenario, every rule of REPLACEMENT.md §3, the traps B1–B10.
+"""Replacement analysis, table-driven: a completion under an Ansible ``shell:`` replacing its children, every rule
+for finding the unit a completion redefines, confidence and the settings that bound it (docs/replacement.md), and
+the mistakes a naive analysis makes: the edit must start on the blank cursor line, the unit's column comes from
+the cursor, a bare ``def`` keeps the old decorators, a new item among its siblings or a header being typed is
+inserted, and an identical completion changes nothing.
 
 Documents are written with ``‸`` where the cursor is.
 """
@@ -36,7 +40,7 @@ def applied(result: tuple[Analysis, bytes]) -> str:
     return (text[:a] + analysis.new_text.encode() + text[b:]).decode()
 
 
-SEED = """- hosts: all
+SHELL_TASK = """- hosts: all
   tasks:
     - name: Get cpu count for worker
       shell:
@@ -46,11 +50,11 @@ SEED = """- hosts: all
         register: old_result
       when: ready
 """
-SEED_COMPLETION = '        command: >-\n          "{{ working_dir }}/oc get nodes"\n        register: r'
+SHELL_COMPLETION = '        command: >-\n          "{{ working_dir }}/oc get nodes"\n        register: r'
 
 
-def test_the_seed_scenario_replaces_the_children_of_shell() -> None:
-    result = run(SEED, SEED_COMPLETION)
+def test_a_blank_line_under_shell_replaces_its_children() -> None:
+    result = run(SHELL_TASK, SHELL_COMPLETION)
     analysis, text = result
     assert analysis.mode == "replace"
     assert analysis.strategy == "positional-children"
@@ -66,11 +70,11 @@ def test_the_seed_scenario_replaces_the_children_of_shell() -> None:
         "command",
         8,
     )
-    # B2: the edit starts on the blank cursor line and absorbs it; Tab applies it with the cursor anywhere
+    # the edit starts on the blank cursor line and absorbs it, so Tab applies it with the cursor anywhere
     assert text[analysis.edit_span[0] - 1 : analysis.edit_span[0]] == b"\n"
-    assert applied(result) == SEED.replace(CURSOR + "\n", "").replace(
+    assert applied(result) == SHELL_TASK.replace(CURSOR + "\n", "").replace(
         '        command: >-\n          "{{ old command that should be deleted }}"\n        register: old_result',
-        SEED_COMPLETION,
+        SHELL_COMPLETION,
     )
 
 
@@ -78,7 +82,7 @@ def test_the_seed_scenario_replaces_the_children_of_shell() -> None:
     ("value", "old"),
     [
         ("        - one\n        - two\n", "        - one\n        - two"),  # a sequence
-        ('        "just a scalar"\n', '        "just a scalar"'),  # a scalar (the seed doc's indent rule)
+        ('        "just a scalar"\n', '        "just a scalar"'),  # a scalar: whatever the value below the key is
     ],
 )
 def test_positional_children_of_any_kind(value: str, old: str) -> None:
@@ -121,13 +125,13 @@ def test_list_items_are_matched_by_name() -> None:
     assert replaced(result) == "  - name: install\n    apt: name=nginx"
 
 
-def test_a_new_task_after_a_task_is_inserted_b6() -> None:
+def test_a_new_task_after_a_task_is_inserted() -> None:
     analysis, _ = run(TASKS, "  - name: reload\n    service: name=nginx state=reloaded")
     assert analysis.mode == "insert"
     assert analysis.reason == "unit 'name=reload' not found in scope"
 
 
-def test_a_new_scalar_item_is_inserted_b6() -> None:
+def test_a_new_scalar_item_is_inserted() -> None:
     analysis, _ = run("packages:\n  - git\n  - curl\n‸\n", "  - vim")
     assert analysis.mode == "insert"
 
@@ -153,8 +157,8 @@ class Store:
 """
 
 
-def test_a_method_redefinition_from_an_auto_indented_cursor_b3() -> None:
-    """FIM text starts at the cursor column: the unit's column comes from the cursor line (B3)."""
+def test_a_method_redefinition_from_an_auto_indented_cursor() -> None:
+    """FIM text starts at the cursor column: the unit's column comes from the cursor line, not the completion."""
     result = run(CLASS, "def load(self, path):\n        with open(path) as f:\n            return f.read()", "python")
     analysis = result[0]
     assert analysis.mode == "replace"
@@ -168,13 +172,13 @@ def test_a_method_redefinition_from_an_auto_indented_cursor_b3() -> None:
     assert "    def load(self, path):\n        with open(path) as f:\n" in applied(result)
 
 
-def test_a_bare_def_over_a_decorated_one_keeps_the_decorators_b5() -> None:
+def test_a_bare_def_over_a_decorated_one_keeps_the_decorators() -> None:
     result = run(CLASS, "def size(self):\n        return 2", "python")
     assert replaced(result) == "    def size(self):\n        return 1"
     assert "    @property\n    def size(self):\n        return 2" in applied(result)
 
 
-def test_a_decorated_completion_replaces_the_decorators_too_b5() -> None:
+def test_a_decorated_completion_replaces_the_decorators_too() -> None:
     result = run(CLASS, "@cached_property\n    def size(self):\n        return 2", "python")
     assert replaced(result) == "    @property\n    def size(self):\n        return 1"
     assert applied(result).count("def size") == 1
@@ -269,7 +273,7 @@ TWO_METHODS = """class Shapes:
     ],
 )
 def test_the_line_opened_for_the_completion_is_consumed_the_separator_kept(doc: str, completion: str) -> None:
-    """Issue 36: the method rewritten from a line the user opened above it comes back one blank line under the
+    """The method rewritten from a line the user opened above it comes back one blank line under the
     method before it, as before; neither the opened line nor its indentation is left behind."""
     result = run(doc, completion, "python")
     assert result[0].mode == "replace", result[0].reason
@@ -333,7 +337,7 @@ def parses(text: str) -> bool:
     ],
 )
 def test_a_rewrite_typed_left_of_the_class_body_is_re_indented_into_it(completion: str) -> None:
-    """Issue 36: on a line with no indentation inside a class body (Ctrl+Shift+Enter), the model writes the method
+    """On a line with no indentation inside a class body (Ctrl+Shift+Enter), the model writes the method
     below at column 0. Inserted as it is, it would be a top-level `def` that ends the class early; moved to the
     body's column it is the new version of that method, and the file still parses."""
     doc = THREE_METHODS.replace("\n\n    def side", "\n\n‸\n    def side")
@@ -385,7 +389,7 @@ def test_a_completion_inside_brackets_is_not_moved() -> None:
 @pytest.mark.parametrize(
     ("doc", "completion", "language", "reason"),
     [
-        ("a:\n  sta‸tus: x\n", "rt: 1", "yaml", "cursor is inside a word"),  # B4: mid-key, done right
+        ("a:\n  sta‸tus: x\n", "rt: 1", "yaml", "cursor is inside a word"),  # the cursor in the middle of a key
         ('a:\n  b: "unclosed ‸\n', 'x"', "yaml", "syntax error before the cursor on its line"),
         ("x = call(1,\n‸\n)\n", "def f():\n    pass", "python", "cursor is inside brackets"),
         ('s = """doc\n‸\n"""\n', "def f():\n    pass", "python", "cursor is inside a string"),
@@ -398,7 +402,7 @@ def test_incomplete_cursor_positions_insert(doc: str, completion: str, language:
     assert (analysis.mode, analysis.reason) == ("insert", reason)
 
 
-def test_an_expression_or_statement_completion_is_inserted_b6() -> None:
+def test_an_expression_or_statement_completion_is_inserted() -> None:
     doc = "def f(x):\n    if x:\n        return 1\n    ‸\n"
     for completion in ("return x + 1", "if x > 2:\n        return 2", "x.append(3)"):
         analysis, _ = run(doc, completion, "python")
@@ -412,15 +416,15 @@ def test_continuing_the_line_inserts_with_the_typed_word() -> None:
     assert analysis.new_text == "return 42"
 
 
-def test_an_identical_completion_is_a_no_op_b8() -> None:
+def test_an_identical_completion_is_a_no_op() -> None:
     analysis, _ = run(
-        SEED,
+        SHELL_TASK,
         '        command: >-\n          "{{ old command that should be deleted }}"\n        register: old_result\n',
     )
     assert (analysis.mode, analysis.reason) == ("insert", "identical")
 
 
-def test_confidence_and_min_confidence_b10() -> None:
+def test_confidence_and_min_confidence() -> None:
     doc = "root:\n  shell: old\n  register: r\n‸\n"
     analysis, _ = run(doc, "    shell: new")  # column 4 vs the old key's column 2: a deeper scope, none there
     assert analysis.mode == "insert"
@@ -436,21 +440,21 @@ def test_confidence_and_min_confidence_b10() -> None:
 
 
 def test_a_positional_unit_at_another_column_loses_confidence() -> None:
-    deeper = "\n".join("  " + line for line in SEED_COMPLETION.split("\n"))  # column 10, children at 8
-    analysis, _ = run(SEED, deeper)
+    deeper = "\n".join("  " + line for line in SHELL_COMPLETION.split("\n"))  # column 10, children at 8
+    analysis, _ = run(SHELL_TASK, deeper)
     assert (analysis.mode, analysis.confidence) == ("replace", 0.75)  # 0.9 - 0.2 + 0.05
-    analysis, _ = run(SEED, deeper, min_confidence=0.8)
+    analysis, _ = run(SHELL_TASK, deeper, min_confidence=0.8)
     assert (analysis.mode, analysis.reason) == ("insert", "confidence 0.75 below minConfidence 0.8")
 
 
 def test_replacements_can_be_disabled() -> None:
-    analysis, _ = run(SEED, SEED_COMPLETION, enable_replacements=False)
+    analysis, _ = run(SHELL_TASK, SHELL_COMPLETION, enable_replacements=False)
     assert (analysis.mode, analysis.reason, analysis.confidence) == ("insert", "disabled", 0.0)
 
 
 def test_crlf_documents() -> None:
-    doc = SEED.replace("\n", "\r\n")
-    result = run(doc, SEED_COMPLETION.replace("\n", "\r\n"))
+    doc = SHELL_TASK.replace("\n", "\r\n")
+    result = run(doc, SHELL_COMPLETION.replace("\n", "\r\n"))
     assert result[0].mode == "replace"
     assert replaced(result).endswith("register: old_result")
     assert "\r\n" in replaced(result)
@@ -474,7 +478,7 @@ def test_a_comment_at_the_end_of_a_block_does_not_swallow_the_next_sibling() -> 
     assert "when" not in replaced(result)
 
 
-def test_a_header_being_typed_is_not_replaced_b9() -> None:
+def test_a_header_being_typed_is_not_replaced() -> None:
     doc = "def helper(:\n‸\n\ndef other():\n    pass\n"
     analysis, _ = run(doc, "    return 1", "python")
     assert analysis.mode == "insert"
@@ -494,7 +498,7 @@ def test_tabs_in_yaml_are_not_replaced() -> None:
     assert analysis.mode == "insert"
 
 
-# Scope by indentation (issue 20): each case is a small excerpt of a real rewrite that used to be inserted
+# Scope by indentation: each case is a small excerpt of a real rewrite that used to be inserted
 # with "unit … not found in scope"; the cursor line belongs to the block whose indentation it continues.
 SCOPE_BY_INDENTATION = [
     pytest.param(  # click's TextWrapper: the blank line right under the class header, before the first method

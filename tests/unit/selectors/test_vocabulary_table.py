@@ -1,4 +1,5 @@
-"""Every selector, table-driven, on realistic Python and YAML (expected texts reviewed against SELECTORS.md)."""
+"""Every selector, table-driven, on realistic Python and YAML (each expected text checked by hand against what the
+selector is meant to select)."""
 
 from __future__ import annotations
 
