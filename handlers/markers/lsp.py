@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from tether_lsp.server.errors import InvalidParams, StorageError
+from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.hooks import DocumentEvent
 from tether_lsp.server.lazy import lazy_module
@@ -24,10 +24,9 @@ if TYPE_CHECKING:
     from . import service
 else:  # loaded on first use (it brings SQLAlchemy)
     service = lazy_module(f"{__package__}.service")
-from .buffer import edits_between, shift
-from .calculator import block_of_lines, split_lines
 from .convert import to_positions
-from .sqlite_watch import MarkersSettings, SqliteWatch
+from .settings import MarkersSettings
+from .sqlite_watch import SqliteWatch
 from .state import MarkersState
 from .wire import (
     CreateParams,
@@ -50,6 +49,7 @@ if TYPE_CHECKING:
 
 
 def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Marker:
+    """The service's located marker on the wire: its range in the client's encoding."""
     record = item.record
     located = item.location is not None and text is not None
     return Marker(
@@ -62,7 +62,7 @@ def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Ma
         kind=record.kind,
         code=record.code,
         commit_hash_when_created=record.commit_hash_when_created,
-        created_at=record.created_at.isoformat().replace("+00:00", "Z"),
+        created_at=item.created_at,
         author=record.author,
         status="located" if located else "missing",
         content_changed=item.content_changed,
@@ -73,67 +73,11 @@ def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Ma
 GIT_WATCHERS = ("**/.git/HEAD", "**/.git/logs/HEAD", "**/.git/refs/**")
 
 
-def _fast_path(ls: TetherServer, uri: str, cached: MarkersState.Cached, text: str) -> list[service.Located] | None:
-    """Carry cached locations through the exact didChange edits; None when a full recomputation is needed."""
-    doc = ls.document(uri)
-    if doc is None or "\r" in text:
-        return None
-    edits = edits_between(doc.versions(), cached.version)
-    if edits is None:
-        return None
-    lines = split_lines(text)
-    out = []
-    for item in cached.located:
-        if item.location is None:
-            out.append(item)
-            continue
-        moved = shift(item.location, edits)
-        if moved is None or moved.line_end > len(lines):
-            return None
-        code = block_of_lines(lines, moved)
-        out.append(service.Located(item.record, moved, code != item.record.code, None))
-    return out
-
-
-def _from_cache(ls: TetherServer, state: MarkersState, uri: str) -> tuple[str, list[service.Located]] | None:
-    """The last computed locations of an open document, carried to its current version (on the loop, no I/O)."""
-    snapshot, cached = ls.snapshot(uri), state.buffer.get(uri)
-    if snapshot is None or cached is None:
-        return None
-    text = snapshot.doc.string
-    located = cached.located if cached.version == snapshot.doc.version else _fast_path(ls, uri, cached, text)
-    if located is None:
-        return None
-    state.remember(uri, snapshot.doc.version, cached.head, located, cached.root)
-    return text, located
-
-
-async def located_now(
-    ls: TetherServer, state: MarkersState, uri: str, watch: SqliteWatch | None = None
-) -> tuple[str | None, list[service.Located]]:
-    """Where the markers of ``uri`` are now.
-
-    Always at the repository's HEAD now, whether or not the client reported a commit or a checkout, and never
-    waiting on a HEAD recalculation: an open document answers from its last computed locations carried through
-    the edits since, if HEAD is still the one they were computed at (a worker follows renames meanwhile, and
-    ``didChange`` follows if that moved anything); otherwise a worker locates them at HEAD, computing the
-    locations of this file's markers there if the sync has not yet. First, on SQLite, ``watch`` drops the
-    caches of the files another process wrote to since (:mod:`.sqlite_watch`).
-    """
-    if watch is not None:
-        await watch.before_answer(uri, ls.document(uri) is not None)
-    await state.check_head(uri)
-    cached = _from_cache(ls, state, uri)
-    if cached is not None:
-        state.poll_soon(uri)
-        return cached
-    snapshot = ls.snapshot(uri)
-    text_now, version = (snapshot.doc.string, snapshot.doc.version) if snapshot is not None else (None, None)
-    found = await ls.run_blocking(state.locate_now, uri, text_now)
-    current = ls.snapshot(uri)
-    if version is not None and current is not None and current.doc.version == version:
-        state.remember(uri, version, found.head, found.located, found.root)
-    return found.text, found.located
+async def located_now(m: Markers, uri: str, last_known: bool = False) -> tuple[str | None, list[service.Located]]:
+    """Where the markers of ``uri`` are now (:meth:`MarkersState.located`), after, on SQLite, the watch dropped
+    the caches of the files another process wrote to since (:mod:`.sqlite_watch`)."""
+    await m.watch.before_answer(uri, m.server.document(uri) is not None)
+    return await m.state.located(uri, last_known=last_known)
 
 
 def _open_text(ls: TetherServer, uri: str) -> str | None:
@@ -155,39 +99,24 @@ async def create(m: Markers, params: CreateParams) -> Marker:
     uri, kind = params.text_document.uri, service.check_kind(params.kind)
     request = MarkersState.Placing(uri, _open_text(ls, uri), _span(params.range), ls.encoding, "textDocument.uri")
     item, text = await ls.run_blocking(state.create, request, params.note, kind)
-    state.forget(uri)
-    m.watch.written(uri)
     return to_marker(item, text, ls.encoding)
 
 
 async def list_markers(m: Markers, params: ListParams) -> MarkerList:
     """Every marker of a file where its code is now: located ones in document order, then missing ones."""
-    ls, state = m.server, m.state
-    uri = params.text_document.uri
-    try:
-        text, located = await located_now(ls, state, uri, m.watch)
-    except StorageError:
-        cached = _from_cache(ls, state, uri)
-        if cached is None:
-            raise
-        log.warning("markers: the database failed; serving the last locations known for %s", uri)
-        text, located = cached
-    return MarkerList([to_marker(item, text, ls.encoding) for item in located])
+    text, located = await located_now(m, params.text_document.uri, last_known=True)
+    return MarkerList([to_marker(item, text, m.server.encoding) for item in located])
 
 
 async def list_workspace(m: Markers, params: WorkspaceParams) -> WorkspaceMarkers:
     """Every file with markers under the workspace folder (or `under`), each with its markers as `list` gives them."""
-    ls, state = m.server, m.state
+    ls = m.server
     root = params.under or (ls.workspace_root.as_uri() if ls.workspace_root is not None else None)
     if root is None:
         raise InvalidParams("under", "the server has no workspace folder: give the folder's uri")
     if not root.startswith("file:"):
         raise InvalidParams("under", f"expected a file: uri, got {root[:80]!r}")
-    prefix = root.rstrip("/") + "/"
-    unsynced = await ls.run_blocking(state.unsynced_root, prefix)
-    if unsynced is not None:  # a commit or checkout not synced yet: every marker's file at HEAD is known after
-        await state.synced(unsynced)
-    uris = await ls.run_blocking(state.files_with_markers, prefix)
+    uris = await m.state.workspace_files(root.rstrip("/") + "/")
     files = []
     for uri in sorted(uris):
         listed = await list_markers(m, ListParams(types.TextDocumentIdentifier(uri)))
@@ -205,26 +134,20 @@ async def update(m: Markers, params: UpdateParams) -> Marker:
     if params.range is not None:
         uri = params.text_document.uri if params.text_document else (await ls.run_blocking(state.get, params.id)).uri
         request = MarkersState.Placing(uri, _open_text(ls, uri), _span(params.range), ls.encoding, "textDocument.uri")
-    before, record = await ls.run_blocking(state.update, params.id, params.note, params.kind, request)
-    state.forget(before.uri, record.uri)
-    m.watch.written(before.uri, record.uri)
-    text, located = await located_now(ls, state, record.uri, m.watch)
+    _before, record = await ls.run_blocking(state.update, params.id, params.note, params.kind, request)
+    text, located = await located_now(m, record.uri)
     item = next(i for i in located if i.record.id == record.id)
     return to_marker(item, text, ls.encoding)
 
 
 async def delete(m: Markers, params: IdParams) -> None:
     """Delete a marker."""
-    ls, state = m.server, m.state
-    record = await ls.run_blocking(state.delete, params.id)
-    state.forget(record.uri)
-    m.watch.written(record.uri)
+    await m.server.run_blocking(m.state.delete, params.id)
 
 
 async def code_lens(m: Markers, params: types.CodeLensParams) -> list[types.CodeLens]:
     """One lens per located marker, on its first line, titled with its note."""
-    ls, state = m.server, m.state
-    text, located = await located_now(ls, state, params.text_document.uri, m.watch)
+    text, located = await located_now(m, params.text_document.uri)
     if text is None:
         return []
     lenses = []
@@ -309,6 +232,8 @@ class Markers:
                 server.protocol.notify("tether/markers/didChange", DidChangeMarkers(sorted(set(uris))))
 
         self.watch = watch = SqliteWatch(server, state, notify_changed)
+        state.on_written = lambda uris: watch.written(*uris)
+        state.open_document = server.document
 
         def on_document(event: DocumentEvent) -> None:
             if event.kind in ("save", "close"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import getpass
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -25,10 +25,33 @@ KINDS = ("comment", "question", "issue", "bookmark")
 
 @dataclass(frozen=True)
 class Located:
+    """A marker where its code is now: what every front shows of it (the LSP ``Marker``, an agent's note).
+
+    ``location``: 1-based character columns in the current text (None: missing, ``missing_reason`` says why);
+    ``place``: where its reference keeps it (its base, its uncommitted snapshot's location, or its location at
+    the clone's HEAD), which ``state`` compares with.
+    """
+
     record: MarkerRecord
     location: Location | None
     content_changed: bool
     missing_reason: str | None
+    place: Location | None = None
+
+    @property
+    def state(self) -> str:
+        """``fresh`` (at its stored place, its block unchanged), ``moved`` (unchanged, elsewhere), ``changed``
+        (its block was edited) or ``missing``."""
+        if self.location is None:
+            return "missing"
+        if self.content_changed:
+            return "changed"
+        return "fresh" if self.place == self.location else "moved"
+
+    @property
+    def created_at(self) -> str:
+        """When it was made, ISO 8601 in UTC with a ``Z``."""
+        return self.record.created_at.isoformat().replace("+00:00", "Z")
 
 
 def default_author(git_user: str | None = None) -> str:
@@ -111,7 +134,7 @@ def create(
         base=base,
     )
     store.insert(record, origin)
-    return Located(record, place.location, False, None)
+    return Located(record, place.location, False, None, base)
 
 
 @dataclass(frozen=True)
@@ -127,14 +150,17 @@ def locate_all(
     current: str | None,
     references: dict[str, Reference | str],
     limits: GrammarLimits | None = None,
+    places: Mapping[str, Location] | None = None,
 ) -> list[Located]:
-    """Locate markers in ``current``; ``references`` gives each a Reference or the reason it has none.
+    """Locate markers in ``current``; ``references`` gives each a Reference or the reason it has none, and
+    ``places`` where each is stored (else its reference's location).
 
     Markers sharing a reference text are calculated with one diff. A marker with no usable reference falls
     back to searching the file for its ``code``.
     """
+    stored = places if places is not None else _reference_places(references)
     if current is None:  # the file is gone: its blocks are, unless a reference says why they cannot be placed
-        return [Located(r, None, False, _reason(references.get(r.id))) for r in records]
+        return [Located(r, None, False, _reason(references.get(r.id)), stored.get(r.id)) for r in records]
     groups: dict[int, tuple[str, dict[str, Location], str | None]] = {}
     for record in records:
         ref = references.get(record.id)
@@ -147,20 +173,24 @@ def locate_all(
     out = []
     lines = split_lines(current)  # once: a block's text is read for every marker
     for record in records:
-        found = results.get(record.id)
+        found, place = results.get(record.id), stored.get(record.id)
         if found is None:
             reason = references.get(record.id)
             fallback = find_code(record.code, current) if record.code.strip() else None
             if fallback is not None and fallback.location is not None and not fallback.content_changed:
-                out.append(Located(record, fallback.location, False, None))
+                out.append(Located(record, fallback.location, False, None, place))
             else:
-                out.append(Located(record, None, False, reason if isinstance(reason, str) else "unknown"))
+                out.append(Located(record, None, False, reason if isinstance(reason, str) else "unknown", place))
         elif found.location is None:
-            out.append(Located(record, None, False, found.reason or "unknown"))
+            out.append(Located(record, None, False, found.reason or "unknown", place))
         else:
             changed = block_of_lines(lines, found.location) != record.code
-            out.append(Located(record, found.location, changed, None))
+            out.append(Located(record, found.location, changed, None, place))
     return sorted(out, key=_order)
+
+
+def _reference_places(references: dict[str, Reference | str]) -> dict[str, Location]:
+    return {marker_id: ref.location for marker_id, ref in references.items() if isinstance(ref, Reference)}
 
 
 def _reason(reference: Reference | str | None) -> str:

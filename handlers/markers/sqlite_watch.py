@@ -32,7 +32,8 @@ from sqlalchemy import event
 
 from tether_lsp.server.errors import StorageError
 from tether_lsp.server.offloop import assert_off_loop
-from tether_lsp.server.settings import setting
+
+from .settings import MarkersSettings
 
 if TYPE_CHECKING:
     from tether_lsp.server.settings import Settings
@@ -47,27 +48,6 @@ log = logging.getLogger(__name__)
 #: The longest a request waits for the check before answering from the cache (the check goes on, and
 #: ``didChange`` follows if it finds a change).
 REQUEST_WAIT_S = 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class MarkersSettings:
-    """Markers (``tether.markers``)."""
-
-    sqlitePollSeconds: float = setting(
-        2.0,
-        "On a SQLite database, how often the server checks whether another process (another editor window, "
-        "`tether-lsp mcp`) changed the markers of the open documents, and sends `tether/markers/didChange` "
-        "for those that changed. One cheap query per check, and only while documents are open and listed; 0: off (each "
-        "`list` still checks first).",
-        minimum=0,
-    )
-    computeWaitSeconds: float = setting(
-        300.0,
-        "On PostgreSQL, how long this server waits for a teammate's server that is computing the markers' locations "
-        "of a file at the same commit (both reached it at once) before computing them itself. 0: never wait.",
-        minimum=0,
-        maximum=86400,
-    )
 
 
 def fingerprint(records: list[MarkerRecord]) -> int:

@@ -37,7 +37,7 @@ from tether_lsp.server.storage import Database, StorageError
 from .calculator import Location
 from .keys import Announce, Keys, Touched, key_columns, key_of
 from .places import FileKey, Places
-from .sqlite_watch import MarkersSettings
+from .settings import MarkersSettings
 from .tables import ALGORITHM_VERSION as ALGORITHM_VERSION
 from .tables import MIGRATIONS as MIGRATIONS
 from .tables import locations_table, markers_table, uncommitted_table

@@ -105,11 +105,7 @@ class Attachment:
             if self.markers is not None:
                 from .notes_backend import LiveNotes
 
-                self.context.notes = LiveNotes(
-                    self.markers(),
-                    lambda: self.server.settings.section(McpSettings).author,
-                    self.server.call_on_loop,
-                )
+                self.context.notes = LiveNotes(self.markers(), lambda: self.server.settings.section(McpSettings).author)
 
         def roots() -> list[Path]:
             return link.workspace().folders

@@ -3,8 +3,11 @@ as agents read and write them. A note is a marker: the same records, in the same
 engine (``MarkersState.locate_now``), so an agent's note is in the editors' gutters and lists, and a person's
 marker is in ``notes``.
 
-A note's ``state`` comes from what the engine computes for it (``service.Located``) and where it is stored (its
-reference: the text it was put on, outside git or before a commit; the last commit's text in git):
+Every tool calls the markers' one service API (``MarkersState``): ``note_add`` its ``create``, ``note_update`` and
+``note_delete`` its ``update`` and ``delete`` (with ``tell``: the editor hears of an agent's change at once), ``notes``
+its ``locate_now``; this module only turns arguments into its inputs and its ``service.Located`` into JSON.
+A note's ``state`` is the one ``service.Located.state`` computes from where the engine finds it and where it is
+stored (its reference: the text it was put on, outside git or before a commit; the last commit's text in git):
 
 * ``fresh``: at its stored place, its block unchanged;
 * ``moved``: its block unchanged, at other lines or columns (text was added or removed around it);
@@ -72,28 +75,6 @@ def _text(context: Context, real: Path, field: str, strict: bool) -> tuple[str |
         return None, FILE_UNREADABLE
 
 
-def _stored_places(state: MarkersState, uri: str, records: list[MarkerRecord], head: str | None) -> dict[str, Location]:
-    """Where each marker is stored: its base (outside git), its uncommitted snapshot's location, or its location
-    at the commit its clone is at (as the markers state locates it from)."""
-    out: dict[str, Location] = {r.id: r.base for r in records if not r.commit_hash_when_created and r.base_text}
-    uncommitted = [r.id for r in records if not r.commit_hash_when_created and not r.base_text]
-    if uncommitted:
-        out.update((marker_id, entry.location) for marker_id, entry in state.local().get(uncommitted).items())
-    committed = [r.id for r in records if r.commit_hash_when_created]
-    if committed and head is not None:
-        stored = state.locations().at(head, committed, near=uri)
-        out.update((marker_id, s.location) for marker_id, s in stored.items() if s.location is not None)
-    return out
-
-
-def _state(item: service.Located, place: Location | None) -> str:
-    if item.location is None:
-        return "missing"
-    if item.content_changed:
-        return "changed"
-    return "fresh" if place == item.location else "moved"
-
-
 def _range(loc: Location) -> Json:
     return {
         "start": {"line": loc.line_start, "column": loc.col_start},
@@ -101,7 +82,8 @@ def _range(loc: Location) -> Json:
     }
 
 
-def _note(item: service.Located, shown: str, place: Location | None, gone: str | None) -> Json:
+def _note(item: service.Located, shown: str, gone: str | None) -> Json:
+    """The service's located marker as an agent's note (1-based lines and character columns)."""
     record = item.record
     note: Json = {
         "id": record.id,
@@ -109,8 +91,8 @@ def _note(item: service.Located, shown: str, place: Location | None, gone: str |
         "kind": record.kind,
         "text": record.note,
         "author": record.author,
-        "created_at": record.created_at.isoformat().replace("+00:00", "Z"),
-        "state": _state(item, place),
+        "created_at": item.created_at,
+        "state": item.state,
     }
     if item.location is not None:
         note["range"] = _range(item.location)
@@ -119,25 +101,14 @@ def _note(item: service.Located, shown: str, place: Location | None, gone: str |
     return note
 
 
-def _synced(state: MarkersState, uri: str) -> None:
-    """The markers of the file's repository stored at its HEAD now. An editor is answered from the HEAD synced last
-    and told when a sync moved its markers; an agent hears of nothing later, so it waits for the sync (once per
-    HEAD: a sync reads what another server computed at that HEAD)."""
-    repo = state.repo_of(uri)
-    if repo is not None:
-        state.sync_repo(repo.root)
-
-
 def file_notes(context: Context, uri: str, real: Path, shown: str, field: str, strict: bool = True) -> FileNotes:
     """The notes of one file, in document order (missing ones last), where the engine finds them now."""
     state = context.notes.state_of(real)
     text, gone = _text(context, real, field, strict)
-    _synced(state, uri)
-    found = state.locate_now(uri, text)
+    found = state.locate_now(uri, text, settled=True)
     if found.text is None and gone is None:
         gone = FILE_DELETED
-    places = _stored_places(state, uri, [item.record for item in found.located], found.head)
-    return FileNotes(uri, shown, [_note(item, shown, places.get(item.record.id), gone) for item in found.located])
+    return FileNotes(uri, shown, [_note(item, shown, gone) for item in found.located])
 
 
 def _folder(context: Context, given: str, field: str) -> Path:
@@ -299,11 +270,8 @@ def note_add(context: Context, arguments: Mapping[str, Any]) -> Answer:
     )
     uri = file.path.as_uri()
     state = context.notes.state_of(file.path)
-    placed = state.place(
-        markers_state.MarkersState.Placing(uri, file.text.decode("utf-8"), span_at, Encoding.UTF32, "target")
-    )
-    created = service.create(state.markers(), placed, text, kind, context.notes.author, state.local())
-    context.notes.changed(state, [uri])
+    placing = markers_state.MarkersState.Placing(uri, file.text.decode("utf-8"), span_at, Encoding.UTF32, "target")
+    created, _on = state.create(placing, text, kind, context.notes.author, tell=True)
     return _answer(_one(context, state, created.record.id, uri), "added")
 
 
@@ -345,8 +313,7 @@ def note_update(context: Context, arguments: Mapping[str, Any]) -> Answer:
     if text is None and kind is None:
         raise InvalidParams("text", "nothing to change: give text, kind or both")
     state, _record = _find(context, note_id)
-    before, after = state.update(note_id, text, kind, None)
-    context.notes.changed(state, sorted({before.uri, after.uri}))
+    _before, after = state.update(note_id, text, kind, None, tell=True)
     return _answer(_one(context, state, note_id, after.uri), "updated")
 
 
@@ -354,6 +321,5 @@ def note_delete(context: Context, arguments: Mapping[str, Any]) -> Answer:
     only(arguments, ("id",))
     note_id = _note_id(arguments)
     state, _record = _find(context, note_id)
-    record = state.delete(note_id)
-    context.notes.changed(state, [record.uri])
+    state.delete(note_id, tell=True)
     return Answer({"deleted": True}, f"note {note_id} deleted")

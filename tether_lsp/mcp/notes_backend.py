@@ -1,5 +1,6 @@
 """Where the notes tools find the markers: a :class:`NotesBackend` gives the markers state (``MarkersState``,
-``handlers/markers/state.py``) that keeps a file's markers, and hears of the changes the tools make.
+``handlers/markers/state.py``) that keeps a file's markers. The tools call that state's service API, which also
+does what follows a write (``MarkersState.after_write``).
 
 Two backends:
 
@@ -8,8 +9,8 @@ Two backends:
   are the ones a language server on the same folder opens, so notes and the editors' markers are the same
   records.
 * :class:`LiveNotes`: a running language server's own markers state (the agents' front inside it), whose
-  changes reach the editor at once: the state's cache of the file is dropped and ``tether/markers/didChange``
-  sent, on the server's loop.
+  changes reach the editor at once: after each write the state drops its cache of the file, tells its SQLite
+  watch the change is its own and sends ``tether/markers/didChange`` once, on the server's loop.
 
 The tools call a backend from a worker thread, one call at a time (the context's lock).
 """
@@ -30,8 +31,8 @@ from .notes_host import ThreadHost, database_url
 
 
 class NotesBackend(Protocol):
-    """What the notes tools need: the markers state of a file, every state (a note is found by id), and where
-    to tell that markers changed."""
+    """What the notes tools need: the markers state of a file, every state (a note is found by id), and who the
+    notes they add are by."""
 
     @property
     def author(self) -> str:
@@ -44,10 +45,6 @@ class NotesBackend(Protocol):
 
     def states(self) -> list[MarkersState]:
         """Every markers state this front uses (each once)."""
-        ...
-
-    def changed(self, state: MarkersState, uris: list[str]) -> None:
-        """Worker: the tools changed the markers of these files (created, updated, deleted one)."""
         ...
 
     def close(self) -> None: ...
@@ -89,10 +86,6 @@ class StandaloneNotes:
                 out.append(state)
         return out
 
-    def changed(self, state: MarkersState, uris: list[str]) -> None:
-        """Nothing to tell: no editor is attached (other servers read the database; on PostgreSQL they hear of it
-        through the markers' own NOTIFY)."""
-
     def close(self) -> None:
         with self._lock:
             found, self._states = list(self._states.values()), {}
@@ -102,13 +95,15 @@ class StandaloneNotes:
 
 
 class LiveNotes:
-    """A language server's own markers state as the notes backend: ``call_on_loop`` is the server's (the state's
-    cache and its ``on_change``, which sends ``tether/markers/didChange``, belong to its loop)."""
+    """A language server's own markers state as the notes backend (its writes reach the editor through the
+    state's own ``on_change``, on its server's loop)."""
 
-    def __init__(self, state: MarkersState, author: Callable[[], str], call_on_loop: Callable[..., Any]) -> None:
+    def __init__(
+        self, state: MarkersState, author: Callable[[], str], call_on_loop: Callable[..., Any] | None = None
+    ) -> None:
+        """``call_on_loop``: not needed any more (the state reaches its server's loop itself); accepted as before."""
         self.state = state
         self._author = author
-        self.call_on_loop = call_on_loop
 
     @property
     def author(self) -> str:
@@ -120,14 +115,6 @@ class LiveNotes:
 
     def states(self) -> list[MarkersState]:
         return [self.state]
-
-    def changed(self, state: MarkersState, uris: list[str]) -> None:
-        def deliver() -> None:
-            state.forget(*uris)
-            state.on_change(sorted(set(uris)))
-
-        if uris:
-            self.call_on_loop(deliver)
 
     def close(self) -> None:
         """The server closes its own state."""
