@@ -28,8 +28,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import event
-
 from tether_lsp.server.errors import StorageError
 from tether_lsp.server.offloop import assert_off_loop
 
@@ -83,6 +81,8 @@ class OwnWrites:
         self._lock = threading.Lock()
 
     def watch(self, engine: Any) -> None:
+        from sqlalchemy import event  # here, not at import: start-up loads no SQLAlchemy before a database is used
+
         if not event.contains(engine, "commit", self._on_commit):
             event.listen(engine, "commit", self._on_commit)
 
