@@ -101,10 +101,12 @@ def test_every_row_describes_its_node(snippet: tuple[str, bytes]) -> None:
 
 
 @pytest.mark.parametrize("language", ["python", "yaml"])
-def test_an_empty_text_has_its_root_and_an_empty_span(language: str) -> None:
-    index = TreeIndex(parse_text(language, b""), b"")
+@pytest.mark.parametrize("text", [b"", b"\n", b" "])
+def test_an_empty_or_blank_text_has_its_root_and_an_empty_span(language: str, text: bytes) -> None:
+    index = TreeIndex(parse_text(language, text), text)
     assert len(index) == 1
-    assert index.spans([0]) == [index.span(0)] == [(0, 0)]
+    assert index.spans([0]) == [index.span(0)]
+    assert index.span(0)[0] == index.span(0)[1]
     assert index.spans([]) == []
 
 

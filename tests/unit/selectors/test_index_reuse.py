@@ -120,6 +120,20 @@ def test_a_child_touching_the_changed_bytes_is_walked_not_reused() -> None:
     assert index.copied_rows == promised == first
 
 
+def test_a_same_length_edit_between_statements_reuses_both_sides() -> None:
+    """Only whitespace between two statements changes, keeping its length: both are copied (as one slice: the
+    same shift on either side of the change) and only the root is visited."""
+    old, new = b"a = 1\n\n\nb = 2\n", b"a = 1\n \nb = 2\n"
+    index, promised = splice("python", old, new)
+    assert index.copied_rows == promised == len(index) - 1
+    # and a whole block of them, inside a function body
+    body = b"".join(b"    v%d = %d\n" % (n, n) for n in range(6))
+    old = b"def f():\n" + body + b"\n\n\n" + body
+    new = b"def f():\n" + body + b"\n\t\n" + body
+    index, promised = splice("python", old, new)
+    assert index.copied_rows == promised > 0.9 * len(index)
+
+
 def test_a_one_byte_replacement_is_spliced() -> None:
     text = PY.encode()
     at = text.index(b"size: int = 3") + len("size: int = ")
