@@ -73,8 +73,10 @@ class Checked:
 class OwnWrites:
     """This process's commits that wrote something to an engine's file, on any thread: SQLAlchemy's ``commit``
     event comes before the commit itself, so a ``data_version`` read before :attr:`count` is read cannot show a
-    write of ours that is not counted yet. A transaction that only read changes nothing (sqlite3's
-    ``total_changes`` of its connection is the same)."""
+    write of ours that is not counted yet. A transaction that only read changes nothing: sqlite3's
+    ``total_changes`` of its connection is the same at its commit as at its begin (compared with the last commit
+    seen instead, a connection's first transaction after the watch started counted the writes made on it before,
+    the playground's schema set-up among them)."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -83,15 +85,20 @@ class OwnWrites:
     def watch(self, engine: Any) -> None:
         from sqlalchemy import event  # here, not at import: start-up loads no SQLAlchemy before a database is used
 
-        if not event.contains(engine, "commit", self._on_commit):
+        if not event.contains(engine, "begin", self._on_begin):
+            event.listen(engine, "begin", self._on_begin)
             event.listen(engine, "commit", self._on_commit)
+
+    def _on_begin(self, conn: Any) -> None:
+        record = conn.connection
+        record.info["tether_changes_at_begin"] = getattr(record.dbapi_connection, "total_changes", None)
 
     def _on_commit(self, conn: Any) -> None:
         record = conn.connection
         changes = getattr(record.dbapi_connection, "total_changes", None)
-        if changes is None or changes == record.info.get("tether_total_changes", 0):
+        at_begin = record.info.pop("tether_changes_at_begin", None)
+        if changes is None or at_begin is None or changes == at_begin:
             return
-        record.info["tether_total_changes"] = changes
         with self._lock:
             self.count += 1
 
