@@ -441,8 +441,9 @@ async def test_terminal_emacs(tmp_path: Path) -> None:
         term.wait("Question note:")
         term.keys("use sum()", literal=True)
         term.keys("Enter")
-        added = term.wait("Tether: question marker added on line 4: use sum()")
-        assert added.splitlines()[4].startswith("?def total(items):  [question] Bea: use sum()")
+        term.wait("Tether: question marker added on line 4: use sum()")
+        shown = term.wait("[question] Bea: use sum()")  # drawn when the server's answer to the list arrives
+        assert shown.splitlines()[4].startswith("?def total(items):  [question] Bea: use sum()")
     finally:
         captures = os.environ.get("TETHER_EMACS_CAPTURES")
         if captures:
