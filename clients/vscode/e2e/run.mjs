@@ -183,13 +183,18 @@ try {
       await until('the preview gone', async () => !(await statusText()).includes('replacement pending'), 5000);
       return saved(name, (text) => text.includes('return 3'));
     };
-    // the status bar's cursor position, and the first one that differs from `before` (read as soon as the
-    // status bar shows the keys' effect, not the position it showed before them)
+    // the status bar's cursor position
     const cursorAt = async () => (await statusText()).match(/Ln \d+, Col \d+/)?.[0];
-    const cursorMoved = (what, before) => until(what, async () => {
-      const now = await cursorAt();
-      return now && now !== before ? now : false;
-    });
+    // the position the keys lead to, read once the status bar shows it (it moves with each key typed); after
+    // 10 s, the last one shown, which the test then reports
+    const cursorReaches = async (expected) => {
+      let now;
+      for (const end = Date.now() + 10000; Date.now() < end; await page.waitForTimeout(100)) {
+        now = await cursorAt();
+        if (now === expected) break;
+      }
+      return now;
+    };
     const original = fs.readFileSync(path.join(workspace, 'opened.py'), 'utf8');
     const toasts = async () => (await page.locator('.notifications-toasts').innerText().catch(() => '')).replace(/\s+/g, ' ');
     // a line opened above the last method (Enter at the start of its `def` line, then up), indented by the user
@@ -197,9 +202,8 @@ try {
     await goTo('5:1');
     await page.keyboard.press('Enter');
     await page.keyboard.press('ArrowUp');
-    const beforeSpaces = await cursorAt();
     await page.keyboard.type('    ');
-    out.openedCursor = await cursorMoved('the opened line', beforeSpaces);
+    out.openedCursor = await cursorReaches('Ln 5, Col 5');
     await command('Tether: Preview Replacement…', process.env.SIDE);
     await pending();
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-opened.png') });
@@ -215,9 +219,8 @@ try {
     // answer, its `def` at column 0, is offered through inline completion
     await open('noindent.py');
     await goTo('5:5');
-    const beforeLine = await cursorAt();
     await page.keyboard.press('Control+Shift+Enter');
-    out.noIndentCursor = await cursorMoved('the new line', beforeLine);
+    out.noIndentCursor = await cursorReaches('Ln 5, Col 1');
     for (let attempt = 0; attempt < 4 && !out.noIndentPreview; attempt++) {
       await command('Trigger Inline Suggestion');
       out.noIndentPreview = await pending().then(() => 'pending').catch(() => undefined);
