@@ -16,12 +16,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .database_choice import database_key, database_url
 from .errors import StorageError
 
 if TYPE_CHECKING:
     from .storage import Database, Migration  # SQLAlchemy is imported on first use, not at start-up
 
 log = logging.getLogger(__name__)
+
+__all__ = ["Databases", "database_key", "database_url"]
 
 
 class Databases:

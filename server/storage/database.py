@@ -28,14 +28,13 @@ from sqlalchemy.engine.url import URL
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import SingletonThreadPool
 
+from ..database_choice import DATABASE_ENV
 from ..datadir import data_folder
 from ..errors import DATABASE_SETTING, StorageError
 from ..offloop import assert_off_loop
 
 log = logging.getLogger(__name__)
 
-#: Where the database's URL comes from when the setting is null.
-DATABASE_ENV = "TETHER_DATABASE_URL"
 URL_EXAMPLES = "sqlite:////absolute/path.db, sqlite:///relative/path.db or postgresql+psycopg://user@host/db"
 
 metadata = MetaData()

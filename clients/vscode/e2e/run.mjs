@@ -567,11 +567,16 @@ try {
       return t.includes('Why is the total rounded here?') && t.includes('lines 1–4') ? t : false;
     });
     out.markerContainer = (await view.locator('.composite.title').innerText()).replace(/\s+/g, ' ');
-    await view.locator('.monaco-list-row', { hasText: 'Why is the total rounded here?' }).first().hover();
-    out.markerTooltip = await until('the tooltip', async () => {
-      const t = await page.locator('.workbench-hover, .monaco-hover', { hasText: 'large orders' }).first().innerText({ timeout: 500 }).catch(() => '');
-      return t ? t.replace(/\s+/g, ' ') : false;
-    }, 10000);
+    // the row can be redrawn under a still pointer (the view refreshes as the marker is located), which drops a
+    // pending tooltip: each try moves the pointer off the row and back, so the hover starts again
+    const row = view.locator('.monaco-list-row', { hasText: 'Why is the total rounded here?' }).first();
+    const tooltipText = async () => (await page.locator('.workbench-hover, .monaco-hover', { hasText: 'large orders' }).first().innerText({ timeout: 500 }).catch(() => '')).replace(/\s+/g, ' ');
+    for (let attempt = 0; attempt < 5 && !out.markerTooltip; attempt++) {
+      await page.mouse.move(0, 0);
+      await row.hover();
+      out.markerTooltip = await until('the tooltip', async () => (await tooltipText()) || false, 4000).catch(() => undefined);
+    }
+    if (!out.markerTooltip) throw new Error(`timed out waiting for the tooltip after 5 hovers; the view showed: ${await viewText()}`);
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-marker-view.png') });
     out.markerGutter = await until('the gutter icon', async () => (await page.locator('.monaco-editor .cgmr').count()) || false);
     await page.keyboard.press('Control+1');
