@@ -24,9 +24,14 @@ Words, as the checks use them:
   ``demo*.py`` (the ``tether-lsp demo`` script, a client of the whole server) and ``cli.py`` (a command line
   front). They take and return plain Python values, so any front can call them.
 
+* the *agents' front* is ``mcp/``; a feature's *service modules* are the modules of the feature its LSP glue
+  imports, and its ``settings`` and ``kinds`` modules (light declarations every front reads).
+
 The rules: (a) no circle; (b) no module of ``server/`` imports one of ``handlers/``; (c) no engine or service
 module imports pygls, lsprotocol or a wire module; (d) a feature's wire types are defined in its wire modules
-only (not in its glue). Only direct imports are judged: ``server/`` modules an
+only (not in its glue); (e) no feature imports another (what two features share lives in ``server/``); (f) the
+agents' front imports of a feature only its service modules, so both fronts call one API and the glue of each
+only converts. Only direct imports are judged: ``server/`` modules an
 engine uses (positions, errors) may import lsprotocol themselves.
 """
 
@@ -57,10 +62,25 @@ CIRCLE = "circle"
 SERVER_IMPORTS_HANDLERS = "server imports handlers"
 ENGINE_IMPORTS_LSP = "engine imports LSP"
 WIRE_OUTSIDE_WIRE_MODULE = "wire type outside a wire module"
+FEATURE_IMPORTS_FEATURE = "feature imports another feature"
+AGENTS_FRONT_IMPORTS_INTERNALS = "agents' front imports a feature's internals"
+#: Modules of a feature every front may read whatever the glue imports: declarations, not orchestration.
+DECLARATIONS = frozenset({"settings", "kinds"})
 
 #: Today's violations, each with why it is still there. Each must still occur (the test fails when one is
 #: gone, so that it is struck off): the list only shrinks.
-KNOWN: dict[tuple[str, str, str], str] = {}
+_FRONT = AGENTS_FRONT_IMPORTS_INTERNALS
+_MCP, _H = f"{PACKAGE}.mcp.", f"{PACKAGE}.handlers."
+KNOWN: dict[tuple[str, str, str], str] = {
+    (_FRONT, _MCP + "notes", _H + "edits.carry"): "carrying a span through edits moves into server/",
+    (_FRONT, _MCP + "notes", _H + "markers.calculator"): "the notes adapter still reads calculator results itself",
+    (_FRONT, _MCP + "prompt_ids", _H + "playground.model"): "prompt identity still orchestrated in the front",
+    (_FRONT, _MCP + "prompt_ids", _H + "playground.resolver"): "prompt identity still orchestrated in the front",
+    (_FRONT, _MCP + "prompts", _H + "playground.run"): "the prompts adapter renders a prompt itself",
+    (_FRONT, _MCP + "prompts", _H + "playground.text"): "the prompts adapter renders a prompt itself",
+    (_FRONT, _MCP + "run_prompt", _H + "playground.model"): "runs still build an engine in the front",
+    (_FRONT, _MCP + "trees", _H + "selectors.index"): "the front keeps its own tree cache",
+}
 
 
 @dataclass
@@ -203,6 +223,26 @@ def is_engine(name: str) -> bool:
     return not (leaf in ("lsp", "wire", "cli") or leaf.startswith(("lsp_", "wire_", "demo")))
 
 
+def is_glue(name: str) -> bool:
+    leaf = name.rpartition(".")[2]
+    return feature_of(name) is not None and (leaf == "lsp" or leaf.startswith("lsp_"))
+
+
+def service_modules(graph: Mapping[str, Module]) -> dict[str, set[str]]:
+    """Each feature's service modules: those its LSP glue imports, and its declarations."""
+    out: dict[str, set[str]] = {}
+    for name, module in graph.items():
+        feature = feature_of(name)
+        if feature is None:
+            continue
+        served = out.setdefault(feature, set())
+        if name.rpartition(".")[2] in DECLARATIONS:
+            served.add(name)
+        if is_glue(name):
+            served |= {t for t in module.imports if feature_of(t) == feature and not is_glue(t)}
+    return out
+
+
 def is_wire_module(name: str) -> bool:
     leaf = name.rpartition(".")[2]
     return name == f"{PACKAGE}.server.debug" or leaf == "wire" or leaf.startswith("wire_")
@@ -211,6 +251,7 @@ def is_wire_module(name: str) -> bool:
 def problems(graph: Mapping[str, Module], wire: Iterable[str]) -> set[tuple[str, str, str]]:
     """Every violation, as (rule, module, what it imports; for a circle, its members; for a wire type, "")."""
     wire = set(wire)
+    services = service_modules(graph)
     found = {(CIRCLE, members[0], " ".join(members)) for members in circles(graph)}
     found |= {(WIRE_OUTSIDE_WIRE_MODULE, name, "") for name in wire if not is_wire_module(name)}
     for name, module in graph.items():
@@ -223,6 +264,20 @@ def problems(graph: Mapping[str, Module], wire: Iterable[str]) -> set[tuple[str,
         if is_engine(name) and not module.is_package:
             found |= {(ENGINE_IMPORTS_LSP, name, library) for library in module.libraries & LSP_LIBRARIES}
             found |= {(ENGINE_IMPORTS_LSP, name, target) for target in module.imports & wire}
+        feature = feature_of(name)
+        if feature is not None:
+            found |= {
+                (FEATURE_IMPORTS_FEATURE, name, target)
+                for target in module.imports
+                if feature_of(target) not in (None, feature)
+            }
+        if name.startswith(f"{PACKAGE}.mcp."):
+            found |= {
+                (AGENTS_FRONT_IMPORTS_INTERNALS, name, target)
+                for target in module.imports
+                if (target_feature := feature_of(target)) is not None
+                and target not in services.get(target_feature, set())
+            }
     return found
 
 
@@ -266,6 +321,18 @@ def test_a_wire_type_in_the_glue_is_found() -> None:
     glue, wire = P + "handlers.markers.lsp", P + "handlers.markers.wire"
     graph = graph_of({glue: [wire]})
     assert problems(graph, [glue, wire, P + "server.debug"]) == {(WIRE_OUTSIDE_WIRE_MODULE, glue, "")}
+
+
+def test_a_feature_importing_another_is_found() -> None:
+    graph = graph_of({P + "handlers.edits.tasks": [P + "handlers.markers.store", P + "server.positions"]})
+    assert problems(graph, []) == {(FEATURE_IMPORTS_FEATURE, P + "handlers.edits.tasks", P + "handlers.markers.store")}
+
+
+def test_the_agents_front_importing_what_the_glue_does_not_is_found() -> None:
+    glue, service, internal = P + "handlers.markers.lsp", P + "handlers.markers.state", P + "handlers.markers.store"
+    settings, front = P + "handlers.markers.settings", P + "mcp.notes"
+    graph = graph_of({glue: [service], service: [internal], front: [service, settings, internal]})
+    assert problems(graph, []) == {(AGENTS_FRONT_IMPORTS_INTERNALS, front, internal)}
 
 
 def test_glue_demo_and_cli_are_not_engines() -> None:
