@@ -123,10 +123,12 @@ class Attachment:
                 log.warning("MCP endpoint on %s did not stop within %g s", endpoint.url, STOP_WAIT)
 
     def close(self) -> None:
-        """At shutdown (off the loop): stop the endpoint and remove its session files."""
+        """At shutdown (off the loop): stop the endpoint, remove its session files and close the agents' context."""
         self._generation += 1
         with self._switching:
             self._stop()
+            if self.context is not None:
+                self.context.close()
 
 
 def _restart_key(http: McpHttpSettings | None) -> tuple[object, ...] | None:

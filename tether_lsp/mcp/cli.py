@@ -84,7 +84,10 @@ def main(argv: Sequence[str]) -> int:
             return 2
         raise
     log.info("tether-lsp mcp: serving %s", context.files.roots.describe())
-    anyio.run(serve_stdio, context)
+    try:
+        anyio.run(serve_stdio, context)
+    finally:
+        context.close()
     return 0
 
 

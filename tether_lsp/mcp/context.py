@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +14,7 @@ from tether_lsp.handlers.selectors.settings import SelectorSettings
 from tether_lsp.server.positions import LineIndex
 from tether_lsp.server.settings import LimitSettings, Settings
 from tether_lsp.server.syntax import GrammarLimits
+from tether_lsp.server.thread_host import Components, ThreadHosts
 
 from .files import Files, FileText, Roots
 from .history import History
@@ -22,10 +24,28 @@ from .source import Source
 from .trees import Trees
 
 if TYPE_CHECKING:
+    from tether_lsp.server.storage import Migration
+
     from .notes_backend import NotesBackend
 
 #: Versions whose line indexes are kept.
 KEEP_LINES = 16
+
+
+def _markers_migrations() -> Sequence[Migration]:
+    from tether_lsp.handlers.markers.store import MIGRATIONS  # SQLAlchemy loads when a database opens
+
+    return MIGRATIONS
+
+
+def _playground_migrations() -> Sequence[Migration]:
+    from tether_lsp.handlers.playground.store import MIGRATIONS  # SQLAlchemy loads when a database opens
+
+    return MIGRATIONS
+
+
+#: The tables this front keeps in a root's database: the same components a language server registers.
+COMPONENTS: Components = {"markers": _markers_migrations, "playground": _playground_migrations}
 
 
 @dataclass(frozen=True)
@@ -53,6 +73,9 @@ class Context:
         self.history = History(mcp.historyBytes, mcp.historyFiles)
         self.trees = Trees(GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting))
         self.prompt_maps = PromptMaps(self.settings, self.files.roots)
+        #: The standalone front's hosts: one per database the roots use (built when a root first needs one), shared by
+        #: the notes and the playground so that one process opens each database once.
+        self.hosts = ThreadHosts(self.settings, COMPONENTS)
         self.lock = threading.Lock()
         self._lines: OrderedDict[str, LineIndex] = OrderedDict()
         self._notes: NotesBackend | None = None
@@ -64,13 +87,20 @@ class Context:
         if self._notes is None:
             from .notes_backend import StandaloneNotes
 
-            self._notes = StandaloneNotes(self.files.roots, self.settings, self.mcp.author)
+            self._notes = StandaloneNotes(self.files.roots, self.hosts, self.mcp.author)
         return self._notes
 
     @notes.setter
     def notes(self, backend: NotesBackend) -> None:
         """Use this backend (attached mode: the language server's own markers, ``notes_backend.LiveNotes``)."""
         self._notes = backend
+
+    def close(self) -> None:
+        """Close the notes' states, then the hosts (their loops and databases); what is built later opens anew."""
+        notes, self._notes = self._notes, None
+        if notes is not None:
+            notes.close()
+        self.hosts.close()
 
     def configure(self, settings: Settings) -> None:
         """New settings (attached mode: the editor's changed); what was handed out and parsed is kept."""

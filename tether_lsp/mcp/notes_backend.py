@@ -4,10 +4,10 @@ does what follows a write (``MarkersState.after_write``).
 
 Two backends:
 
-* :class:`StandaloneNotes` (``tether-lsp mcp``): one markers state per database the roots use, each on a
-  :class:`~.notes_host.ThreadHost`, built on the first notes call (nothing opens at start-up). The databases
-  are the ones a language server on the same folder opens, so notes and the editors' markers are the same
-  records.
+* :class:`StandaloneNotes` (``tether-lsp mcp``): one markers state per database the roots use, each on that
+  database's :class:`~tether_lsp.server.thread_host.ThreadHost` (the context's, shared with the playground),
+  built on the first notes call (nothing opens at start-up). The databases are the ones a language server on the
+  same folder opens, so notes and the editors' markers are the same records.
 * :class:`LiveNotes`: a running language server's own markers state (the agents' front inside it), whose
   changes reach the editor at once: after each write the state drops its cache of the file, tells its SQLite
   watch the change is its own and sends ``tether/markers/didChange`` once, on the server's loop.
@@ -23,11 +23,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tether_lsp.handlers.markers.state import MarkersState
-from tether_lsp.server.datadir import data_folder
-from tether_lsp.server.settings import Settings
+from tether_lsp.server.thread_host import ThreadHost, ThreadHosts
 
 from .files import Roots
-from .notes_host import ThreadHost, database_url
 
 
 class NotesBackend(Protocol):
@@ -52,31 +50,27 @@ class NotesBackend(Protocol):
 
 class StandaloneNotes:
     """The standalone front's notes: per database (``tether.database.url``, else ``TETHER_DATABASE_URL``, else
-    the ``tether.db`` of each root's data folder) one markers state, built when first needed."""
+    the ``tether.db`` of each root's data folder) one markers state on that database's host, built when first
+    needed. The hosts are not this backend's: whoever made them closes them."""
 
-    def __init__(self, roots: Roots, settings: Settings, author: str) -> None:
+    def __init__(self, roots: Roots, hosts: ThreadHosts, author: str) -> None:
         self.roots = roots
-        self.settings = settings
+        self.hosts = hosts
         self.author = author
-        self._states: dict[str, tuple[ThreadHost, MarkersState]] = {}
+        self._states: dict[ThreadHost, MarkersState] = {}
         self._lock = threading.Lock()
-
-    def _key(self, root: Path) -> str:
-        return "url" if database_url(self.settings) else str(data_folder(root))
 
     def _root_of(self, path: Path) -> Path:
         folders = self.roots.folders
         return next((r for r in folders if path == r or path.is_relative_to(r)), folders[0])
 
     def state_of(self, path: Path) -> MarkersState:
-        root = self._root_of(path)
-        key = self._key(root)
+        host = self.hosts.of(self._root_of(path))
         with self._lock:
-            found = self._states.get(key)
+            found = self._states.get(host)
             if found is None:
-                host = ThreadHost(self.settings, root)
-                found = self._states[key] = (host, MarkersState(host))
-            return found[1]
+                found = self._states[host] = MarkersState(host)
+            return found
 
     def states(self) -> list[MarkersState]:
         out: list[MarkersState] = []
@@ -89,9 +83,8 @@ class StandaloneNotes:
     def close(self) -> None:
         with self._lock:
             found, self._states = list(self._states.values()), {}
-        for host, state in found:
+        for state in found:
             state.close()
-            host.close()
 
 
 class LiveNotes:

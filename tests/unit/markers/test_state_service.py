@@ -22,17 +22,17 @@ from tether_lsp.handlers.markers import lsp as markers_lsp
 from tether_lsp.handlers.markers import sqlite_watch
 from tether_lsp.handlers.markers.calculator import Location
 from tether_lsp.handlers.markers.state import MarkersState
-from tether_lsp.handlers.markers.store import MarkerStore
+from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerStore
 from tether_lsp.handlers.markers.wire import CreateParams, ListParams
 from tether_lsp.mcp.context import Context
 from tether_lsp.mcp.notes_backend import LiveNotes
-from tether_lsp.mcp.notes_host import ThreadHost
 from tether_lsp.mcp.server import build
 from tether_lsp.mcp.settings import schema
 from tether_lsp.server.app import TetherServer
 from tether_lsp.server.document_sync import did_open
 from tether_lsp.server.errors import RequestFailed
 from tether_lsp.server.positions import Encoding, Pos
+from tether_lsp.server.thread_host import ThreadHost
 
 SOURCE = "def area(r):\n    return 3.14 * r * r\n\n\ndef total(xs):\n    return sum(xs)\n"
 TOTAL = Location(5, 1, 6, 19)  # def total(xs): ... return sum(xs)
@@ -57,7 +57,8 @@ def placing(uri: str, loc: Location) -> MarkersState.Placing:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Path, MarkersState, ThreadHost]]:
     root = clone(tmp_path)
-    host = ThreadHost(schema().parse()[0], root)  # the database a language server on the clone opens
+    # the database a language server on the clone opens, with the markers' tables
+    host = ThreadHost(schema().parse()[0], root, {"markers": lambda: MIGRATIONS})
     state = MarkersState(host)
     yield root, state, host
     state.close()

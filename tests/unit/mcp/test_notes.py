@@ -17,12 +17,13 @@ from tests.helpers import git
 from tests.mcpclient import McpClient
 from tether_lsp.handlers.markers.service import KINDS
 from tether_lsp.handlers.markers.state import MarkersState
-from tether_lsp.mcp.context import Context
+from tether_lsp.mcp.context import COMPONENTS, Context
 from tether_lsp.mcp.notes_backend import LiveNotes, StandaloneNotes
-from tether_lsp.mcp.notes_host import ThreadHost
 from tether_lsp.mcp.server import build
 from tether_lsp.mcp.settings import schema
 from tether_lsp.mcp.tools import table
+from tether_lsp.server.datadir import data_folder
+from tether_lsp.server.thread_host import ThreadHost
 
 SOURCE = "def f():\n    return 1\n"
 
@@ -49,7 +50,7 @@ def live(tmp_path: Path) -> Iterator[tuple[Path, MarkersState, ThreadHost]]:
     git(root, "init", "-q", "-b", "main")
     (root / "f.py").write_text(SOURCE)
     settings = schema().parse()[0]
-    host = ThreadHost(settings, root)  # stands in for the language server (its loop, its database)
+    host = ThreadHost(settings, root, COMPONENTS)  # stands in for the language server (its loop, its database)
     state = MarkersState(host)
     yield root, state, host
     state.close()
@@ -62,7 +63,7 @@ def test_a_live_state_hears_of_each_change_on_its_loop(live: tuple[Path, Markers
     told = threading.Event()
 
     def on_change(uris: list[str]) -> None:
-        heard.append((uris, threading.current_thread().name == "notes-loop"))
+        heard.append((uris, threading.current_thread().name == "thread-host-loop"))
         told.set()
 
     state.on_change = on_change
@@ -96,8 +97,13 @@ def test_roots_sharing_a_database_share_a_state(tmp_path: Path) -> None:
     try:
         assert notes.state_of(one) is notes.state_of(two / "x.py") is not notes.state_of(other)
         assert len(notes.states()) == 2
+        # each state runs on its database's one host, the context's (the playground's tables are in it too)
+        assert notes.state_of(one).server is context.hosts.of(two) is not context.hosts.of(other)
+        notes.state_of(one).markers()  # opens the database: both features' tables are made in it
+        made = sqlite3.connect(data_folder(one) / "tether.db").execute("SELECT name FROM sqlite_master").fetchall()
+        assert {"tether_markers", "tether_playground_files"} <= {name for (name,) in made}
     finally:
-        notes.close()
+        context.close()
 
 
 def test_a_note_on_a_file_outside_the_roots_is_neither_listed_nor_changed(tmp_path: Path) -> None:
@@ -121,8 +127,8 @@ def test_a_note_on_a_file_outside_the_roots_is_neither_listed_nor_changed(tmp_pa
                 refused = client.refused(tool, arguments)
                 assert refused.startswith(f"id: note {note['id']} is on {theirs.resolve() / 'f.py'}, outside the roots")
     finally:
-        outside.notes.close()
-        inside.notes.close()
+        outside.close()
+        inside.close()
     assert sqlite3.connect(tmp_path / "shared.db").execute("SELECT note FROM tether_markers").fetchall() == [
         ("theirs",)
     ]
