@@ -8,15 +8,16 @@ import * as vscode from 'vscode';
 import { ApplyWorkspaceEditRequest, LanguageClient, RevealOutputChannelOn } from 'vscode-languageclient/node';
 
 import { discover, Launch, notFoundMessage, Probe } from './discovery';
-import { Features, multilineRanges, position } from './features';
 import { bundledWheel, installManaged, managedPython } from './install';
 import { Markers } from './markers';
 import { PlaygroundPanel } from './playground';
-import type { PlaygroundState } from './playgroundModel';
+import { Features, multilineRanges } from './features';
+import { notify, onNotification } from './rpc';
 import { Selectors } from './selectors';
 import { LogDedup } from './serverLog';
 import { forServer } from './settingsModel';
 import { Tasks } from './tasks';
+import { cursorOf } from './wireRanges';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -162,12 +163,12 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   client.registerFeature(multilineRanges);
   const started = client;
   started.onRequest(ApplyWorkspaceEditRequest.type, (params) => tasks.applyEdit(started, params));
-  client.onNotification('tether/playground/didChangeState', (state: PlaygroundState) => {
+  onNotification(client, 'tether/playground/didChangeState', (state) => {
     status.text = state.prompt ? `Tether: ${state.prompt.anchor}` : 'Tether: no prompt';
     playground.onState(state);
   });
-  client.onNotification('tether/playground/didRunOutput', (output: { delta: string }) => playground.onOutput(output.delta));
-  client.onNotification('tether/markers/didChange', (params: { uris: string[] }) => void markers.serverChanged(params.uris));
+  onNotification(client, 'tether/playground/didRunOutput', (output) => playground.onOutput(output.delta));
+  onNotification(client, 'tether/markers/didChange', (params) => void markers.serverChanged(params.uris));
   try {
     await client.start();
   } catch (err) {
@@ -204,17 +205,17 @@ async function install(context: vscode.ExtensionContext, wheel: string): Promise
 
 function sendActive(editor: vscode.TextEditor): void {
   if (!client || !languages.includes(editor.document.languageId)) return;
-  void client.sendNotification('tether/editor/didChangeActiveEditor', {
+  void notify(client, 'tether/editor/didChangeActiveEditor', {
     textDocument: { uri: editor.document.uri.toString() },
-    position: position(editor),
+    position: cursorOf(editor),
   });
 }
 
 function sendCursor(editor: vscode.TextEditor): void {
   if (!client || !languages.includes(editor.document.languageId)) return;
-  void client.sendNotification('tether/editor/didChangeCursor', {
+  void notify(client, 'tether/editor/didChangeCursor', {
     textDocument: { uri: editor.document.uri.toString() },
-    position: position(editor),
+    position: cursorOf(editor),
   });
 }
 

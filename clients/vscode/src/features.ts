@@ -4,13 +4,14 @@ import * as vscode from 'vscode';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
 
 import { cells, dataUri, expandTabs, picture, placement } from './diffImage';
-import { afterChange } from './previewModel';
-
-type Wire = { start: { line: number; character: number }; end: { line: number; character: number } };
+import { afterChange, moveLines } from './previewModel';
+import { request } from './rpc';
+import type { AnalyzeResult, Edit } from './wire';
+import { cursorOf, vscodeRange, wirePosition, wireRange } from './wireRanges';
 
 interface Pending {
   editor: vscode.TextEditor;
-  edit: { range: Wire; newText: string };
+  edit: Edit;
   old: vscode.Range; // the struck unit, kept in step with edits above it
 }
 
@@ -21,23 +22,9 @@ interface PendingInsert {
   range: vscode.Range;
 }
 
-interface Analysis {
-  mode: string;
-  reason: string;
-  warning?: string | null; // accepting would leave the file broken: said, not offered
-  showVisualDiff: boolean;
-  replaceRange: Wire;
-  edit: { range: Wire; newText: string };
-}
-
-export function toRange(r: Wire): vscode.Range {
-  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
-}
-
-export function position(editor: vscode.TextEditor): { line: number; character: number } {
-  const p = editor.selection.active;
-  return { line: p.line, character: p.character };
-}
+/** What the preview needs of `tether/analyzeReplacement`'s answer (a multi-line inline completion makes one too).
+ *  `warning`: accepting would leave the file broken, so it is said, not offered. */
+type Analysis = Pick<AnalyzeResult, 'mode' | 'reason' | 'warning' | 'showVisualDiff' | 'replaceRange' | 'edit'>;
 
 const struck = vscode.window.createTextEditorDecorationType({
   textDecoration: 'line-through',
@@ -106,11 +93,7 @@ export class Features implements vscode.HoverProvider {
       const delta = moved.start.line - before.start.line;
       if (delta !== 0) {
         pending.old = new vscode.Range(pending.old.start.translate(delta), pending.old.end.translate(delta));
-        const r = pending.edit.range;
-        pending.edit = {
-          newText: pending.edit.newText,
-          range: { start: { line: r.start.line + delta, character: r.start.character }, end: { line: r.end.line + delta, character: r.end.character } },
-        };
+        pending.edit = { newText: pending.edit.newText, range: moveLines(pending.edit.range, delta) };
       }
     }
   }
@@ -120,9 +103,9 @@ export class Features implements vscode.HoverProvider {
   // colours it. Tab accepts and Escape rejects wherever the cursor is.
   async showReplacement(editor: vscode.TextEditor, analysis: Analysis): Promise<boolean> {
     this.clearPending();
-    if (analysis.mode !== 'replace' || !analysis.showVisualDiff) return false;
+    if (analysis.mode !== 'replace' || !analysis.showVisualDiff || !analysis.replaceRange) return false;
     const document = editor.document;
-    const old = toRange(analysis.replaceRange);
+    const old = vscodeRange(analysis.replaceRange);
     const shown = picture(analysis.edit.newText, look(editor), document.languageId);
     const tab = typeof editor.options.tabSize === 'number' ? editor.options.tabSize : 4;
     const lastStruck = Math.min(old.end.line, document.lineCount - 1);
@@ -178,21 +161,21 @@ export class Features implements vscode.HoverProvider {
 
   /** An insertion is VS Code's own business: offered once as an inline suggestion where it goes. */
   private async offerInsert(editor: vscode.TextEditor, analysis: Analysis): Promise<void> {
-    const range = toRange(analysis.edit.range);
+    const range = vscodeRange(analysis.edit.range);
     this.pendingInsert = { uri: editor.document.uri.toString(), position: range.start, text: analysis.edit.newText, range };
     editor.selection = new vscode.Selection(range.start, range.start);
     await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
   }
 
-  private async previewReplacement(completion?: string): Promise<Analysis | undefined> {
+  private async previewReplacement(completion?: string): Promise<AnalyzeResult | undefined> {
     const client = this.client();
     const editor = vscode.window.activeTextEditor;
     if (!client || !editor) return undefined;
     const text = completion ?? (await vscode.window.showInputBox({ prompt: 'Completion text' }));
     if (!text) return undefined;
-    const analysis = await client.sendRequest<Analysis>('tether/analyzeReplacement', {
+    const analysis = await request(client, 'tether/analyzeReplacement', {
       textDocument: { uri: editor.document.uri.toString(), version: editor.document.version },
-      position: position(editor),
+      position: cursorOf(editor),
       completion: text.replace(/\\n/g, '\n'),
     });
     vscode.window.setStatusBarMessage(`Tether: ${analysis.mode} (${analysis.reason})`, 5000);
@@ -207,7 +190,7 @@ export class Features implements vscode.HoverProvider {
     const { editor, edit } = this.pending;
     this.clearPending();
     const we = new vscode.WorkspaceEdit();
-    we.replace(editor.document.uri, toRange(edit.range), edit.newText); // wherever the cursor is
+    we.replace(editor.document.uri, vscodeRange(edit.range), edit.newText); // wherever the cursor is
     await vscode.workspace.applyEdit(we);
   }
 
@@ -224,18 +207,19 @@ export class Features implements vscode.HoverProvider {
         const client = this.client();
         if (!client) return [];
         const editor = vscode.window.activeTextEditor;
-        const result = await client.sendRequest<{ items: { insertText: string; range?: Wire }[] } | null>(
+        const result = await request(
+          client,
           'textDocument/inlineCompletion',
           {
             textDocument: { uri: document.uri.toString() },
-            position: { line: pos.line, character: pos.character },
+            position: wirePosition(pos),
             context: { triggerKind: context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke ? 1 : 2 },
           },
           token,
         );
         const items: vscode.InlineCompletionItem[] = [];
         for (const item of result?.items ?? []) {
-          const range = item.range ? toRange(item.range) : new vscode.Range(pos, pos);
+          const range = item.range ? vscodeRange(item.range) : new vscode.Range(pos, pos);
           if (range.start.line !== range.end.line && editor && editor.document === document && item.range) {
             const blankFirst = range.start.character === 0 && document.lineAt(range.start.line).isEmptyOrWhitespace;
             const old = new vscode.Range(range.start.line + (blankFirst ? 1 : 0), 0, range.end.line, range.end.character);
@@ -243,7 +227,7 @@ export class Features implements vscode.HoverProvider {
               mode: 'replace',
               reason: 'inline completion',
               showVisualDiff: true,
-              replaceRange: { start: { line: old.start.line, character: 0 }, end: { line: old.end.line, character: old.end.character } },
+              replaceRange: wireRange(old),
               edit: { range: item.range, newText: item.insertText },
             });
             continue;

@@ -1,19 +1,7 @@
-// Markers as the protocol sends them, and how the view words them (pure).
+// The kinds of marker, and how the view words a marker (pure).
+import type { Marker } from './wire';
 
 export const KINDS = ['comment', 'question', 'issue', 'bookmark'] as const;
-
-export interface MarkerData {
-  id: string;
-  uri: string;
-  range: { start: { line: number; character: number }; end: { line: number; character: number } } | null;
-  note: string;
-  kind: string;
-  author: string;
-  createdAt: string;
-  status: string;
-  contentChanged: boolean;
-  missingReason?: string | null;
-}
 
 /** The codicon of a kind (the gutter uses the SVGs in media/). */
 export function kindIcon(kind: string): string {
@@ -27,7 +15,7 @@ export function noteTitle(note: string, width = 60): string {
 }
 
 /** Where a marker is, as the view says it: its lines, whether its code changed, or why it is missing. */
-export function treeDescription(m: MarkerData): string {
+export function treeDescription(m: Marker): string {
   if (!m.range) {
     const reasons: Record<string, string> = {
       codeBlockDeleted: 'code deleted',

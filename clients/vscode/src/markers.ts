@@ -8,29 +8,26 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
-import { KINDS, kindIcon, localDate, MarkerData, noteTitle, relativeTime, treeDescription } from './markerModel';
-
-type Wire = { start: { line: number; character: number }; end: { line: number; character: number } };
-
-function toRange(r: Wire): vscode.Range {
-  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
-}
+import { KINDS, kindIcon, localDate, noteTitle, relativeTime, treeDescription } from './markerModel';
+import { request } from './rpc';
+import type { Marker, MarkersUpdateParams } from './wire';
+import { vscodeRange, wireRange } from './wireRanges';
 
 class FileNode {
   constructor(
     readonly uri: string,
-    readonly markers: MarkerData[],
+    readonly markers: Marker[],
   ) {}
 }
 
 class MarkerNode {
-  constructor(readonly marker: MarkerData) {}
+  constructor(readonly marker: Marker) {}
 }
 
 type Node = FileNode | MarkerNode;
 
 export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>, vscode.HoverProvider {
-  private readonly byUri = new Map<string, MarkerData[]>();
+  private readonly byUri = new Map<string, Marker[]>();
   private files: FileNode[] = [];
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -113,7 +110,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     const client = this.client();
     if (!client || !vscode.workspace.workspaceFolders?.length) return;
     try {
-      const found = await client.sendRequest<{ files: { uri: string; markers: MarkerData[] }[] }>('tether/markers/listWorkspace', {});
+      const found = await request(client, 'tether/markers/listWorkspace', {});
       this.files = found.files.map((f) => new FileNode(f.uri, f.markers));
       for (const f of found.files) if (!this.isOpen(f.uri)) this.byUri.set(f.uri, f.markers);
     } catch (err) {
@@ -127,7 +124,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
     if (!client || !document || !this.languages().includes(document.languageId)) return;
     try {
-      const { markers } = await client.sendRequest<{ markers: MarkerData[] }>('tether/markers/list', { textDocument: { uri } });
+      const { markers } = await request(client, 'tether/markers/list', { textDocument: { uri } });
       this.byUri.set(uri, markers);
       const file = this.files.find((f) => f.uri === uri);
       if (file) file.markers.splice(0, file.markers.length, ...markers);
@@ -185,7 +182,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
   }
 
   /** The whole note with who wrote it and when, for the view's tooltip. */
-  private card(m: MarkerData): vscode.MarkdownString {
+  private card(m: Marker): vscode.MarkdownString {
     const text = new vscode.MarkdownString(undefined, true);
     text.appendMarkdown(`$(${kindIcon(m.kind)}) **${m.kind}** — ${escape(m.author)}, ${escape(this.when(m.createdAt))}\n\n`);
     text.appendText(m.note);
@@ -200,7 +197,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
   }
 
   provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
-    const here = (this.byUri.get(document.uri.toString()) ?? []).filter((m) => m.range && toRange(m.range).contains(position));
+    const here = (this.byUri.get(document.uri.toString()) ?? []).filter((m) => m.range && vscodeRange(m.range).contains(position));
     if (!here.length) return undefined;
     const text = new vscode.MarkdownString(undefined, true);
     text.isTrusted = { enabledCommands: ['tether.markers.edit', 'tether.markers.changeKind', 'tether.markers.delete'] };
@@ -218,7 +215,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
 
   // --- actions -----------------------------------------------------------------------------------------------
 
-  private find(arg?: string | MarkerNode): MarkerData | undefined {
+  private find(arg?: string | MarkerNode): Marker | undefined {
     if (arg instanceof MarkerNode) return arg.marker;
     if (typeof arg === 'string') {
       for (const list of [...this.byUri.values(), ...this.files.map((f) => f.markers)]) {
@@ -230,7 +227,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     const editor = vscode.window.activeTextEditor;
     if (!editor) return undefined;
     return (this.byUri.get(editor.document.uri.toString()) ?? []).find(
-      (m) => m.range && toRange(m.range).contains(editor.selection.active),
+      (m) => m.range && vscodeRange(m.range).contains(editor.selection.active),
     );
   }
 
@@ -245,12 +242,11 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     if (!kind) return;
     const note = await vscode.window.showInputBox({ prompt: 'Note', placeHolder: 'What should be remembered about this code?' });
     if (!note) return;
-    const s = editor.selection;
     const uri = editor.document.uri.toString();
     try {
-      await client.sendRequest('tether/markers/create', {
+      await request(client, 'tether/markers/create', {
         textDocument: { uri },
-        range: { start: { line: s.start.line, character: s.start.character }, end: { line: s.end.line, character: s.end.character } },
+        range: wireRange(editor.selection),
         note,
         kind: kind.label,
       });
@@ -272,7 +268,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     if (marker.range) {
       const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(marker.uri));
       const editor = await vscode.window.showTextDocument(document, { preview: false });
-      const r = toRange(marker.range);
+      const r = vscodeRange(marker.range);
       editor.selection = new vscode.Selection(r.start, r.end);
       editor.revealRange(r, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     }
@@ -312,7 +308,7 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     const sure = await vscode.window.showWarningMessage(`Delete the marker "${noteTitle(marker.note)}"?`, 'Delete');
     if (sure !== 'Delete') return;
     try {
-      await client.sendRequest('tether/markers/delete', { id: marker.id });
+      await request(client, 'tether/markers/delete', { id: marker.id });
     } catch (err) {
       void vscode.window.showErrorMessage(`Tether: the marker was not deleted (${message(err)})`);
     }
@@ -320,11 +316,11 @@ export class Markers implements vscode.Disposable, vscode.TreeDataProvider<Node>
     await this.refreshWorkspace();
   }
 
-  private async update(params: Record<string, unknown>, uri: string): Promise<void> {
+  private async update(params: MarkersUpdateParams, uri: string): Promise<void> {
     const client = this.client();
     if (!client) return;
     try {
-      await client.sendRequest('tether/markers/update', params);
+      await request(client, 'tether/markers/update', params);
     } catch (err) {
       void vscode.window.showErrorMessage(`Tether: the marker was not changed (${message(err)})`);
     }

@@ -8,18 +8,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
-import {
-  inputsOf,
-  insidePrompt,
-  mergeInputs,
-  mergeVariables,
-  ModelInputs,
-  PanelMessage,
-  PlaygroundState,
-  runParameters,
-  StoredRun,
-} from './playgroundModel';
 import { panelHtml } from './playgroundHtml';
+import { inputsOf, insidePrompt, mergeInputs, mergeVariables, ModelInputs, PanelMessage, runParameters } from './playgroundModel';
+import { request } from './rpc';
+import type { PlaygroundState, StoredRun } from './wire';
 
 export class PlaygroundPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -67,7 +59,7 @@ export class PlaygroundPanel implements vscode.Disposable {
     const client = this.client();
     if (client && !this.state) {
       try {
-        this.state = await client.sendRequest<PlaygroundState>('tether/playground/getState', {});
+        this.state = await request(client, 'tether/playground/getState', {});
         void this.render(); // the page may have said it is ready before the state came
       } catch (err) {
         this.error(err);
@@ -93,12 +85,10 @@ export class PlaygroundPanel implements vscode.Disposable {
     let runs: StoredRun[] | undefined;
     if (prompt && client && prompt.promptId !== this.shownPrompt) {
       try {
-        const saved = await client.sendRequest<Record<string, unknown> | null>('tether/playground/getSettings', {
-          promptId: prompt.promptId,
-        });
+        const saved = await request(client, 'tether/playground/getSettings', { promptId: prompt.promptId });
         variables = mergeVariables(saved, {}).variables as Record<string, string>;
         inputs = inputsOf(saved);
-        runs = await client.sendRequest<StoredRun[]>('tether/playground/runs', { promptId: prompt.promptId, limit: 10 });
+        runs = await request(client, 'tether/playground/runs', { promptId: prompt.promptId, limit: 10 });
       } catch (err) {
         this.error(err);
       }
@@ -121,9 +111,9 @@ export class PlaygroundPanel implements vscode.Disposable {
     if (!client || !state) return;
     try {
       if (message.type === 'pin' && state.prompt) {
-        this.onState(await client.sendRequest('tether/playground/pin', { fileId: state.prompt.fileId, promptId: state.prompt.promptId }));
+        this.onState(await request(client, 'tether/playground/pin', { fileId: state.prompt.fileId, promptId: state.prompt.promptId }));
       } else if (message.type === 'unpin') {
-        this.onState(await client.sendRequest('tether/playground/unpin', {}));
+        this.onState(await request(client, 'tether/playground/unpin', {}));
       } else if (message.type === 'variables' && state.prompt) {
         this.saveLater(state.prompt.promptId, message.variables, message.inputs);
       } else if (message.type === 'run' && state.prompt) {
@@ -143,7 +133,7 @@ export class PlaygroundPanel implements vscode.Disposable {
     const item = state.prompts.find((p) => p.promptId === promptId);
     if (!item || !state.file) return;
     if (state.pin && state.pin.promptId !== promptId) {
-      this.onState(await client.sendRequest('tether/playground/pin', { fileId: item.fileId, promptId }));
+      this.onState(await request(client, 'tether/playground/pin', { fileId: item.fileId, promptId }));
     }
     const uri = vscode.Uri.parse(state.file.uri).toString();
     const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri);
@@ -166,8 +156,8 @@ export class PlaygroundPanel implements vscode.Disposable {
   private async save(promptId: string, variables: Record<string, string>, inputs?: ModelInputs): Promise<void> {
     const client = this.client();
     if (!client) return;
-    const saved = await client.sendRequest<Record<string, unknown> | null>('tether/playground/getSettings', { promptId });
-    await client.sendRequest('tether/playground/setSettings', { promptId, settings: mergeInputs(mergeVariables(saved, variables), inputs) });
+    const saved = await request(client, 'tether/playground/getSettings', { promptId });
+    await request(client, 'tether/playground/setSettings', { promptId, settings: mergeInputs(mergeVariables(saved, variables), inputs) });
   }
 
   private async run(client: LanguageClient, promptId: string, variables: Record<string, string>, inputs?: ModelInputs): Promise<void> {
@@ -179,12 +169,8 @@ export class PlaygroundPanel implements vscode.Disposable {
     const anchor = this.state?.prompt?.promptId === promptId ? this.state.prompt.anchor : 'another prompt';
     void this.panel?.webview.postMessage({ type: 'running', promptId, anchor });
     try {
-      const result = await client.sendRequest<{ output: string; model: string; finishReason: string | null; durationMs: number }>(
-        'tether/playground/run',
-        { promptId, variables, ...runParameters(inputs) },
-        running.token,
-      );
-      const runs = await client.sendRequest<StoredRun[]>('tether/playground/runs', { promptId, limit: 10 });
+      const result = await request(client, 'tether/playground/run', { promptId, variables, ...runParameters(inputs) }, running.token);
+      const runs = await request(client, 'tether/playground/runs', { promptId, limit: 10 });
       void this.panel?.webview.postMessage({ type: 'done', promptId, result, runs });
     } catch (err) {
       const cancelled = running.token.isCancellationRequested;

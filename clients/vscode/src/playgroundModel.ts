@@ -1,37 +1,9 @@
-// The playground's shapes as the protocol sends them, and the rules the panel owns: saving a prompt's inputs
-// (variables, model, temperature, max tokens) keeps whatever else is stored with it; inputs typed in the panel
-// become run parameters; where the cursor goes to select a prompt from the list; two runs side by side; what the
-// output area shows for the prompt on view (its own run streaming, or its last answer, never another prompt's).
+// The rules the playground panel owns: saving a prompt's inputs (variables, model, temperature, max tokens) keeps
+// whatever else is stored with it; inputs typed in the panel become run parameters; where the cursor goes to
+// select a prompt from the list; two runs side by side; what the output area shows for the prompt on view (its own
+// run streaming, or its last answer, never another prompt's). The protocol's shapes are in wire.ts.
 // Pure; the functions the panel's page uses are self-contained (it gets their source).
-
-export interface PromptItem {
-  fileId: string;
-  promptId: string;
-  preview: string;
-  anchor: string;
-  range: { start: { line: number; character: number }; end: { line: number; character: number } };
-}
-
-export interface PlaygroundState {
-  file: { uri: string; fileId: string; languageId: string } | null;
-  prompt: (PromptItem & { content: string; reason: string; variables?: string[]; role?: string | null }) | null;
-  prompts: PromptItem[];
-  pin: { fileId: string; promptId: string } | null;
-  parseError: string | null;
-}
-
-export interface StoredRun {
-  runId: string;
-  createdAt: string;
-  model: string;
-  output: string;
-  variables: Record<string, string>;
-  finishReason: string | null;
-  durationMs: number;
-  usage?: { promptTokens: number; completionTokens: number };
-  temperature?: number | null; // what the run was sent with (null or absent: the model's default)
-  maxTokens?: number | null;
-}
+import type { Position, Range, RunOptions, StoredRun } from './wire';
 
 /** The model and its parameters as typed in the panel ('' = the default: the prompt's saved value or the setting). */
 export interface ModelInputs {
@@ -86,9 +58,9 @@ export function inputsOf(settings: Record<string, unknown> | null | undefined): 
 }
 
 /** `tether/playground/run`'s model and options for what was typed (nothing typed: the saved or default ones). */
-export function runParameters(inputs: ModelInputs | undefined): { model?: string; options?: { temperature?: number; maxTokens?: number } } {
+export function runParameters(inputs: ModelInputs | undefined): { model?: string; options?: RunOptions } {
   if (!inputs) return {};
-  const out: { model?: string; options?: { temperature?: number; maxTokens?: number } } = {};
+  const out: { model?: string; options?: RunOptions } = {};
   if (inputs.model.trim()) out.model = inputs.model.trim();
   const temperature = number(inputs.temperature);
   const maxTokens = number(inputs.maxTokens);
@@ -107,7 +79,7 @@ function number(text: string): number | undefined {
 }
 
 /** Where to put the cursor to select a prompt: just inside its range (its first character opens the string). */
-export function insidePrompt(range: PromptItem['range']): { line: number; character: number } {
+export function insidePrompt(range: Range): Position {
   const sameLine = range.start.line === range.end.line;
   const room = sameLine ? range.end.character - range.start.character : Infinity;
   return { line: range.start.line, character: range.start.character + (room > 1 ? 1 : 0) };
@@ -126,7 +98,8 @@ export function compareOutputs(a: string, b: string): { left: { text: string; di
 }
 
 /** A run in one line (the runs list, the comparison, under the output): when, the model and the parameters it ran
- *  with, how it ended when not normally, how long it took, the tokens. `when` formats the ISO date. */
+ *  with (none when null or absent: the model's default), how it ended when not normally, how long it took, the
+ *  tokens. `when` formats the ISO date. */
 export function runSummary(r: StoredRun, when: (iso: string) => string = (iso) => iso): string {
   const parts = [when(r.createdAt), r.model];
   if (typeof r.temperature === 'number') parts.push(`temperature ${r.temperature}`);

@@ -5,11 +5,7 @@
 // positions (0-based, UTF-16). The conversion is here, in both directions, so what the input box offers (the
 // cursor's position) and what it sends agree with the status bar.
 
-export interface SelectorInfo {
-  name: string;
-  args: { name: string; type: string }[];
-  description: string;
-}
+import type { Position, SelectorArg, SelectorInfo } from './wire';
 
 /** The argument indexes of each (line, column) pair of the selectors that take positions. */
 export const POSITIONS: Readonly<Record<string, readonly (readonly [number, number])[]>> = {
@@ -61,7 +57,7 @@ export function argumentsSummary(info: SelectorInfo): string {
 }
 
 /** The input box's prompt for an argument: positions say they are the status bar's numbers. */
-export function argumentPrompt(selector: string, arg: { name: string; type: string }, k: number): string {
+export function argumentPrompt(selector: string, arg: SelectorArg, k: number): string {
   const role = positionRole(selector, k);
   if (!role) return `${selector}: ${arg.name} (${arg.type})`;
   const which = role.line ? 'line, as "Ln" in the status bar' : 'column, as "Col" in the status bar';
@@ -74,7 +70,7 @@ export function argumentPrompt(selector: string, arg: { name: string; type: stri
 export function argumentDefault(
   selector: string,
   k: number,
-  selection: { start: { line: number; character: number }; end: { line: number; character: number }; active: { line: number; character: number } },
+  selection: { start: Position; end: Position; active: Position },
   lineText: LineText,
   tabSize: number,
 ): string {

@@ -4,14 +4,11 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
-import { argumentDefault, argumentProblem, argumentPrompt, argumentsSummary, LineText, parseStep, SelectorInfo, typedArgs } from './selectorArgs';
+import { request } from './rpc';
+import { argumentDefault, argumentProblem, argumentPrompt, argumentsSummary, LineText, parseStep, typedArgs } from './selectorArgs';
 import { SelectionState, Span } from './selectionState';
-
-interface ApplyResult {
-  ranges: { start: { line: number; character: number }; end: { line: number; character: number } }[];
-  cursorNodeIds: number[];
-}
-
+import type { ApplySelectorResult, SelectorInfo } from './wire';
+import { wireRange } from './wireRanges';
 
 /** The everyday selectors, each a command (and a keybinding in package.json). */
 export const COMMON: readonly [string, string][] = [
@@ -96,7 +93,7 @@ export class Selectors implements vscode.Disposable {
     const client = this.client();
     if (!this.catalogue && client) {
       try {
-        const listed = await client.sendRequest<{ selectors: SelectorInfo[] }>('tether/listSelectors', {});
+        const listed = await request(client, 'tether/listSelectors', {});
         this.catalogue = listed.selectors;
       } catch (err) {
         this.say(`could not list the selectors: ${message(err)}`);
@@ -139,19 +136,17 @@ export class Selectors implements vscode.Disposable {
     const editor = vscode.window.activeTextEditor;
     if (!client || !editor) return false;
     const uri = editor.document.uri.toString();
-    let result: ApplyResult;
+    let result: ApplySelectorResult;
     const ids = this.state.ids(uri);
     // no structural cursors yet: start from what the user selected (if anything), else from the whole file
     const selected = ids.length ? [] : editor.selections.filter((s) => !s.isEmpty);
     try {
-      result = await client.sendRequest<ApplyResult>('tether/applySelector', {
+      result = await request(client, 'tether/applySelector', {
         uri,
         selector,
         args: typedArgs(selector, args, await this.selectors(), lineOf(editor.document), tabSizeOf(editor)),
         cursorNodeIds: ids,
-        ...(selected.length
-          ? { ranges: selected.map((s) => ({ start: { line: s.start.line, character: s.start.character }, end: { line: s.end.line, character: s.end.character } })) }
-          : {}),
+        ...(selected.length ? { ranges: selected.map(wireRange) } : {}),
       });
     } catch (err) {
       this.say(`${selector}: ${message(err)}`); // the cursors stay as they were

@@ -1,10 +1,6 @@
 // What makes a line a task and how a finished task is told (pure). The server's own rule is
 // `@(run|task)\b\s*(?P<instruction>.*)$` with a non-empty instruction; this mirrors it.
-
-export interface TaskResult {
-  sessionUri: string;
-  edits: { uri: string; status: string }[];
-}
+import type { RunResult } from './wire';
 
 const TRIGGER = /@(run|task)\b\s*(.*)$/;
 
@@ -19,6 +15,6 @@ export function isTaskLine(line: string): boolean {
 }
 
 /** `task.py: applied, tests/test_calc.py: created` — or `no change`. */
-export function summary(result: TaskResult, relative: (uri: string) => string): string {
+export function summary(result: RunResult, relative: (uri: string) => string): string {
   return result.edits.map((e) => `${relative(e.uri)}: ${e.status}`).join(', ') || 'no change';
 }

@@ -8,8 +8,10 @@ import * as vscode from 'vscode';
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, LanguageClient } from 'vscode-languageclient/node';
 import { WorkDoneProgress } from 'vscode-languageclient/node';
 
-import { instructionAt, isTaskLine, summary, TaskResult } from './taskModel';
+import { request } from './rpc';
+import { instructionAt, isTaskLine, summary } from './taskModel';
 import { TaskReview } from './taskReview';
+import type { RunResult } from './wire';
 
 const writing = vscode.window.createTextEditorDecorationType({
   isWholeLine: true,
@@ -138,7 +140,7 @@ export class Tasks implements vscode.Disposable, vscode.CodeLensProvider {
     const token = `tether-task-${Date.now().toString(36)}`;
     this.running.set(uri, []);
     this.lensesChanged.fire();
-    let result: TaskResult | undefined;
+    let result: RunResult | undefined;
     let failure: string | undefined;
     await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Tether: ${instruction}`, cancellable: true },
@@ -149,7 +151,8 @@ export class Tasks implements vscode.Disposable, vscode.CodeLensProvider {
         const source = new vscode.CancellationTokenSource();
         const stop = cancel.onCancellationRequested(() => source.cancel());
         try {
-          result = await client.sendRequest<TaskResult>(
+          result = await request(
+            client,
             'tether/tasks/run',
             { textDocument: { uri }, position: { line: at, character: 0 }, workDoneToken: token },
             source.token,

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { kindIcon, localDate, MarkerData, noteTitle, relativeTime, treeDescription } from '../src/markerModel';
+import { kindIcon, localDate, noteTitle, relativeTime, treeDescription } from '../src/markerModel';
+import type { Marker } from '../src/wire';
 
-const base: MarkerData = {
-  id: 'm', uri: 'file:///a.py', note: 'n', kind: 'issue', author: 'Ada', createdAt: '2026-11-23T10:00:00Z',
+const base: Marker = {
+  id: 'm', uri: 'file:///a.py', note: 'n', kind: 'issue', code: 'total = 0', commitHashWhenCreated: null, author: 'Ada', createdAt: '2026-11-23T10:00:00Z',
   status: 'located', contentChanged: false,
   range: { start: { line: 3, character: 0 }, end: { line: 7, character: 4 } },
 };

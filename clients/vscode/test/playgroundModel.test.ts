@@ -11,8 +11,8 @@ import {
   outputView,
   runParameters,
   runSummary,
-  StoredRun,
 } from '../src/playgroundModel';
+import type { StoredRun } from '../src/wire';
 
 test('saving variables keeps the other stored inputs and the other variables', () => {
   const saved = { model: 'small', options: { temperature: 0.2 }, variables: { language: 'French', text: 'x' } };
@@ -63,8 +63,11 @@ test('two outputs side by side: the lines only one of them has are marked', () =
 
 const RUN: StoredRun = {
   runId: 'r-1',
+  promptId: 'p-1',
   createdAt: '2025-05-01T10:00:00Z',
   model: 'fake-chat',
+  prompt: 'Translate Hello into French',
+  messages: [{ role: 'user', content: 'Translate Hello into French' }],
   output: 'Bonjour',
   variables: { text: 'Hello' },
   finishReason: 'stop',

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { afterChange, Lines } from '../src/previewModel';
+import { afterChange, moveLines } from '../src/previewModel';
+import type { Range } from '../src/wire';
 
-const struck: Lines = { start: { line: 10, character: 0 }, end: { line: 14, character: 12 } };
+const struck: Range = { start: { line: 10, character: 0 }, end: { line: 14, character: 12 } };
 const at = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
 test('an edit above moves the preview by the lines it adds or removes', () => {
@@ -19,4 +20,9 @@ test('an edit after the struck code leaves it; one inside or touching it ends th
   assert.equal(afterChange(struck, { range: at(14, 12, 14, 12), text: 'x' }), null); // at its very end
   assert.equal(afterChange(struck, { range: at(9, 0, 10, 3), text: '' }), null); // from above into it
   assert.equal(afterChange(struck, { range: at(10, 0, 10, 0), text: '# x\n' }), null); // at its start
+});
+
+test('the pending edit moves with the struck code: lines shift, columns stay', () => {
+  assert.deepEqual(moveLines(at(10, 4, 14, 12), 2), at(12, 4, 16, 12));
+  assert.deepEqual(moveLines(at(10, 4, 14, 12), -3), at(7, 4, 11, 12));
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { argumentDefault, argumentProblem, argumentPrompt, argumentsSummary, characterAt, parseStep, SelectorInfo, statusColumn, typedArgs } from '../src/selectorArgs';
+import { argumentDefault, argumentProblem, argumentPrompt, argumentsSummary, characterAt, parseStep, statusColumn, typedArgs } from '../src/selectorArgs';
+import type { SelectorInfo } from '../src/wire';
 
 const catalogue: SelectorInfo[] = [
   { name: 'selectNth', args: [{ name: 'n', type: 'int' }], description: '' },
