@@ -11,7 +11,7 @@ import { discover, Launch, notFoundMessage, Probe } from './discovery';
 import { bundledWheel, installManaged, managedPython } from './install';
 import { Markers } from './markers';
 import { PlaygroundPanel } from './playground';
-import { Features, multilineRanges } from './features';
+import { multilineRanges, ReplacementPreview } from './replacementPreview';
 import { notify, onNotification } from './rpc';
 import { Selectors } from './selectors';
 import { LogDedup } from './serverLog';
@@ -228,7 +228,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.show();
   const current = () => client;
   const selectors = new Selectors(current);
-  const features = new Features(current);
+  const replacementPreview = new ReplacementPreview(current);
   playground = new PlaygroundPanel(current);
   markers = new Markers(current, context.extensionUri, () => languages);
   tasks = new Tasks(current, () => languages);
@@ -237,7 +237,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     selectors,
     ...selectors.commands(),
-    ...features.commands(),
+    ...replacementPreview.commands(),
     playground,
     ...playground.commands(),
     markers,
@@ -255,7 +255,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('tether.showLog', () => output.show()),
     vscode.languages.registerInlineCompletionItemProvider(
       languages.map((language) => ({ language })),
-      features.inlineProvider(),
+      replacementPreview.inlineProvider(),
     ),
     vscode.window.onDidChangeActiveTextEditor((editor) => editor && sendActive(editor)),
     vscode.window.onDidChangeTextEditorSelection((e) => sendCursor(e.textEditor)),

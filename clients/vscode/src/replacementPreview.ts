@@ -43,7 +43,7 @@ function look(editor: vscode.TextEditor): Parameters<typeof picture>[1] {
   return { fontFamily: config.get<string>('fontFamily') ?? 'monospace', fontSize, lineHeight, tabSize, dark };
 }
 
-export class Features implements vscode.HoverProvider {
+export class ReplacementPreview implements vscode.HoverProvider {
   private pending: Pending | undefined;
   private pendingInsert: PendingInsert | undefined;
 
