@@ -10,7 +10,7 @@ import { ApplyWorkspaceEditRequest, LanguageClient, RevealOutputChannelOn } from
 import { discover, Launch, notFoundMessage, Probe } from './discovery';
 import { bundledWheel, installManaged, managedPython } from './install';
 import { Markers } from './markers';
-import { PlaygroundPanel } from './playground';
+import { PlaygroundPanel } from './playgroundPanel';
 import { multilineRanges, ReplacementPreview } from './replacementPreview';
 import { notify, onNotification } from './rpc';
 import { Selectors } from './selectors';
