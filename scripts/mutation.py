@@ -52,7 +52,13 @@ MODULES: dict[str, list[str]] = {
     "handlers/markers/buffer.py": ["tests/unit/markers/test_buffer_parts.py", "tests/unit/markers/test_buffer.py"],
     "handlers/markers/structure.py": ["tests/unit/markers/test_structure.py"],
     "handlers/edits/locate.py": ["tests/unit/edits/test_locate.py", "tests/unit/edits/test_resolve.py"],
-    "handlers/edits/carry.py": ["tests/unit/edits/test_carry.py", "tests/unit/edits/test_resolve.py"],
+    "server/span_carry.py": [
+        "tests/unit/server/test_span_carry.py",
+        "tests/unit/edits/test_carry.py",
+        "tests/unit/edits/test_resolve.py",
+        "tests/unit/markers/test_buffer.py",
+        "tests/unit/markers/test_buffer_parts.py",
+    ],
     "handlers/edits/merge.py": ["tests/unit/edits/test_merge.py", "tests/unit/edits/test_resolve.py"],
     "handlers/edits/stream.py": ["tests/unit/edits/test_stream.py", "tests/unit/edits/test_stream_rules.py"],
     "handlers/playground/resolver.py": [

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from tether_lsp.server.documents import ByteEdit
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import utf8_offset
+from tether_lsp.server.span_carry import carry
 
-from .carry import carry
 from .locate import Found, locate
 from .merge import merge3
 

@@ -2,8 +2,9 @@
 
 Like an editor's decorations (docs/markers.md, "Where a marker's code is now"): an edit before a block shifts it, an
 edit inside its interior moves only its end, text inserted exactly at a boundary stays outside (explicit
-stickiness). An edit that overlaps a boundary returns None and the caller recomputes from the committed location, so
-the fast path never disagrees with the diff-based one on anything but boundary insertions."""
+stickiness). An edit that overlaps a boundary returns None (``span_carry.GIVE_UP``) and the caller recomputes from
+the committed location, so the fast path never disagrees with the diff-based one on anything but boundary
+insertions. Positions are (line, character) points: the carrying counts characters, not bytes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from tether_lsp.server.documents import ByteEdit, TextVersion
 from tether_lsp.server.positions import char_point
+from tether_lsp.server.span_carry import GIVE_UP, carry_span
 
 from .calculator import Location, split_lines
 
@@ -26,6 +28,10 @@ class CharEdit:
     end: Point
     new_text: str
 
+    @property
+    def old_end(self) -> Point:
+        return self.end
+
     def after(self, point: Point) -> Point:
         """Where a point at or after ``end`` goes."""
         parts = split_lines(self.new_text)
@@ -36,36 +42,14 @@ class CharEdit:
         return line + (len(parts) - 1) - (self.end[0] - self.start[0]), char
 
 
-def _shift_start(p: Point, e: CharEdit) -> Point | None:
-    if e.end < p or (e.end == p and e.start < p) or (e.start == e.end == p):
-        return e.after(p)  # before the block, or inserted exactly at its start: outside
-    if e.start > p:
-        return p
-    return None
-
-
-def _shift_end(p: Point, e: CharEdit) -> Point | None:
-    if e.start >= p:
-        return p  # after the block, or inserted exactly at its end: outside
-    if e.end < p:
-        return e.after(p)
-    return None
-
-
 def shift(loc: Location, edits: Iterable[CharEdit]) -> Location | None:
     """``loc`` through ``edits`` (applied in order), or None when one overlaps a boundary."""
-    start: Point | None = (loc.line_start - 1, loc.col_start - 1)
-    end: Point | None = (loc.line_end - 1, loc.col_end - 1)
-    for edit in edits:
-        assert start is not None
-        assert end is not None
-        start, end = _shift_start(start, edit), _shift_end(end, edit)
-        if start is None or end is None:
-            return None
-        end = max(end, start)
-    assert start is not None
-    assert end is not None
-    return Location(start[0] + 1, start[1] + 1, end[0] + 1, end[1] + 1)
+    start = (loc.line_start - 1, loc.col_start - 1)
+    end = (loc.line_end - 1, loc.col_end - 1)
+    carried = carry_span(start, end, edits, GIVE_UP)
+    if carried is None:
+        return None
+    return Location(carried.start[0] + 1, carried.start[1] + 1, carried.end[0] + 1, carried.end[1] + 1)
 
 
 def char_edits(before: TextVersion, edits: Sequence[ByteEdit]) -> list[CharEdit]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from tree_sitter import Node, Tree
 
 from tether_lsp.server.documents import ByteEdit
+from tether_lsp.server.span_carry import HOLD_START, carry_span
 
 from . import detect_python, detect_yaml
 from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap, Prompt
@@ -117,15 +118,11 @@ def scan(
 
 
 def shift_span(span: tuple[int, int], edits: Sequence[ByteEdit]) -> tuple[int, int]:
-    """A byte span carried through edits (each relative to the text the previous one left)."""
-    start, end = span
-    for edit in edits:
-        delta = edit.new_end - edit.old_end
-        if edit.old_end <= start:
-            start, end = start + delta, end + delta
-        elif edit.start < end:
-            end = max(start, end + delta) if edit.old_end <= end else max(start, edit.new_end)
-    return start, end
+    """A byte span carried through edits (each relative to the text the previous one left); its start holds
+    where an edit overlaps it (``span_carry.HOLD_START``)."""
+    carried = carry_span(span[0], span[1], edits, HOLD_START)
+    assert carried is not None  # HOLD_START never gives up
+    return carried.start, carried.end
 
 
 class Playground:

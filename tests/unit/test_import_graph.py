@@ -72,7 +72,6 @@ DECLARATIONS = frozenset({"settings", "kinds"})
 _FRONT = AGENTS_FRONT_IMPORTS_INTERNALS
 _MCP, _H = f"{PACKAGE}.mcp.", f"{PACKAGE}.handlers."
 KNOWN: dict[tuple[str, str, str], str] = {
-    (_FRONT, _MCP + "notes", _H + "edits.carry"): "carrying a span through edits moves into server/",
     (_FRONT, _MCP + "notes", _H + "markers.calculator"): "the notes adapter still reads calculator results itself",
     (_FRONT, _MCP + "prompt_ids", _H + "playground.model"): "prompt identity still orchestrated in the front",
     (_FRONT, _MCP + "prompt_ids", _H + "playground.resolver"): "prompt identity still orchestrated in the front",

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether_lsp.handlers.edits.carry import carry
 from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding, Pos
+from tether_lsp.server.span_carry import carry
 
 from .args import Json, bounded, kind_of, only, range_of, span, string
 from .context import Answer, Context

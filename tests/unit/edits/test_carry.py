@@ -3,9 +3,9 @@ boundary: text inserted exactly at either end stays outside; an edit ending wher
 
 from __future__ import annotations
 
-from tether_lsp.handlers.edits.carry import Carried, carry
 from tether_lsp.server.documents import ByteEdit, make_edit
 from tether_lsp.server.positions import LineIndex
+from tether_lsp.server.span_carry import Carried, carry
 
 TEXT = b"0123456789abcdefghij"
 
