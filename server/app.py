@@ -33,6 +33,7 @@ from .syntax import GrammarLimits, Snapshot, SyntaxCache
 from .workers import Workers
 
 if TYPE_CHECKING:
+    from .host import Host
     from .storage import Database, Migration  # SQLAlchemy is imported on first use, not at start-up
 
 log = logging.getLogger(__name__)
@@ -231,3 +232,10 @@ class TetherServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls' hook for unexpected failures: logged, the user told once per session (:mod:`.reporting`)."""
         self.errors.report(error, source)
+
+
+if TYPE_CHECKING:
+
+    def _a_language_server_is_a_host(server: TetherServer) -> Host:
+        """Checked by mypy, never run: the language server is the :class:`~.host.Host` every feature takes."""
+        return server

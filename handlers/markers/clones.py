@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether_lsp.server.files import uri_to_path
+from tether_lsp.server.host import Host
 from tether_lsp.server.lazy import lazy_module
 
 from .git import Git
-from .host import Host
 from .places import FileKey, Places
 
 if TYPE_CHECKING:

@@ -12,12 +12,12 @@ from contextlib import closing
 from typing import TYPE_CHECKING, Protocol
 
 from tether_lsp.server.files import file_exists, file_uri_spellings, same_file
+from tether_lsp.server.host import Host
 from tether_lsp.server.lazy import lazy_module
 
 from . import git
 from .clones import in_clone
 from .git import FileInRepo, Git
-from .host import Host
 
 if TYPE_CHECKING:
     from . import service, store, tracking

@@ -34,10 +34,10 @@ from tether_lsp.server.offloop import assert_off_loop
 from .settings import MarkersSettings
 
 if TYPE_CHECKING:
+    from tether_lsp.server.host import Host
     from tether_lsp.server.settings import Settings
     from tether_lsp.server.storage import Database
 
-    from .host import Host
     from .state import MarkersState
     from .store import MarkerRecord
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether_lsp.server.errors import InvalidParams, StorageError
 from tether_lsp.server.files import FileRefused, file_exists, read_text, uri_to_path
+from tether_lsp.server.host import Host
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding, Pos
 from tether_lsp.server.settings import LimitSettings
@@ -37,7 +38,6 @@ from .cache import Cached, OpenDocument, carried
 from .clones import Clones
 from .convert import to_location
 from .heads import HeadCheck
-from .host import Host
 from .places import FileKey
 from .sync import HeadSync
 from .team import TeamChannel

@@ -16,8 +16,8 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tether_lsp.server.errors import StorageError, is_shutting_down
 
@@ -26,20 +26,11 @@ from .places import FileKey
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
-    from tether_lsp.server.storage import Database
+    from tether_lsp.server.host import Host
 
     from .keys import Touched
 
 log = logging.getLogger(__name__)
-R = TypeVar("R")
-
-
-class Host(Protocol):
-    """What the channel needs of the server it runs in."""
-
-    async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R: ...
-    def database(self) -> Database: ...
-    def spawn(self, work: Awaitable[Any], what: str) -> None: ...
 
 
 CHANNEL = "tether_markers"
