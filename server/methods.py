@@ -4,7 +4,8 @@ A feature is one :class:`Feature`: a ``setup`` that builds its context from the 
 storage and hooks into the runtime), the :class:`Method` rows it answers and the :class:`Notice` rows it sends.
 The router (:mod:`.router`) registers the rows of every feature and is the only code that can register a
 handler; the docs generator writes the protocol reference from the same rows. So "where is method X
-handled" is one lookup: the row whose ``name`` is X (docs/architecture.md, "How to add a request").
+handled" is one lookup: the row whose ``name`` is X (docs/architecture.md, "The method tables"; adding a request:
+"How to add things").
 
 The module knows nothing of the server class: a context is whatever the feature's ``setup`` returns.
 """
