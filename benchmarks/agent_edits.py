@@ -18,20 +18,16 @@ Tether's are called through the MCP tools' adapters in-process (``tether_lsp.mcp
 file in a temporary root), not through the stdio transport. Printed per strategy: files exactly as committed,
 edits written in the wrong place, refused (not found, conflict), ambiguous; then every case a Tether strategy
 missed. Then the latency of ``select`` and ``edit`` on a 10,000-line file (``--lines``) and the time from
-starting ``tether-lsp mcp`` to its first answers. Asserts nothing.
+starting ``tether-lsp mcp`` to its first answers (:mod:`benchmarks.agent_latency`). ``--json FILE`` also writes
+the figures as JSON. Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
-import json
-import random
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -40,17 +36,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.history import Blobs, changed_python, collect, sampled_pairs
-from benchmarks.syntax import pct
-from tether_lsp.handlers.selectors.engine import resolve, run, validate
+from benchmarks import figures
+from benchmarks.agent_latency import latency, start_up
+from benchmarks.history import Blobs, changed_python, collect, sampled_history
 from tether_lsp.mcp.context import Context
 from tether_lsp.mcp.edit import edit
 from tether_lsp.mcp.read import read
-from tether_lsp.mcp.select import select
-from tether_lsp.mcp.select import steps as select_steps
-from tether_lsp.mcp.trees import Parsed
 from tether_lsp.server.errors import TetherError
-from tether_lsp.server.positions import Encoding, LineIndex, Pos
 
 SEED = 31
 COMMITS = 300
@@ -191,12 +183,12 @@ def kind(outcome: str) -> str:
     return outcome.split(":", 1)[0]
 
 
-def compare(cases: list[Case]) -> None:
+def compare(cases: list[Case]) -> dict[str, Any]:
     print("Strategies go through the MCP tools' adapters in-process (tether_lsp.mcp.read and .edit on a real")
     print("file in a temporary root), not through the stdio transport.")
     counts: dict[str, Counter[str]] = {name: Counter() for name in STRATEGIES}
     repeated = 0
-    missed: list[str] = []
+    missed: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory() as folder:
         tether = Tether(Path(folder))
         for case in cases:
@@ -204,18 +196,19 @@ def compare(cases: list[Case]) -> None:
             for name, outcome in outcomes(case, tether).items():
                 counts[name][kind(outcome)] += 1
                 if name.startswith("tether") and kind(outcome) != "exact":
-                    missed.append(f"  {name}: {case.label}: {outcome}")
+                    missed.append({"strategy": name, "case": case.label, "outcome": outcome})
     total = len(cases)
+    strategies: dict[str, dict[str, Any]] = {}
     print("| strategy | edits | exactly as committed | in the wrong place | refused | ambiguous | target |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name in STRATEGIES:
         c = counts[name]
         share = 100 * c["exact"] / total if total else 0.0
         target = TARGETS.get(name, "-")
-        met = ""
-        if name in TARGETS:
-            ok = c["wrong"] == 0 and ("100%" not in target or c["exact"] == total)
-            met = " (met)" if ok else " (MISSED)"
+        ok = c["wrong"] == 0 and ("100%" not in target or c["exact"] == total) if name in TARGETS else None
+        met = "" if ok is None else " (met)" if ok else " (MISSED)"
+        strategies[name] = {"edits": total, **{k: c[k] for k in ("exact", "wrong", "refused", "ambiguous")}}
+        strategies[name] |= {"target": TARGETS.get(name), "met": ok}
         print(
             f"| {name} | {total} | {c['exact']} ({share:.1f}%) | {c['wrong']} | {c['refused']} | {c['ambiguous']} "
             f"| {target}{met} |"
@@ -223,165 +216,13 @@ def compare(cases: list[Case]) -> None:
     print(f"Old text found more than once in the file as it is now (first match picks one): {repeated}")
     if missed:
         print(f"Cases a Tether strategy did not make exactly as committed ({len(missed)}):")
-        print("\n".join(missed))
-
-
-# --- latency ------------------------------------------------------------------------------------------------
-
-
-def big_file(lines: int) -> str:
-    out: list[str] = ['"""A generated module."""\n', "\n"]
-    k = 0
-    while len(out) < lines:
-        out += [
-            f"class Store{k}:\n",
-            f"    def get_{k}(self, key):\n",
-            f"        value = self.data[key] + {k}\n",
-            "        return value\n",
-            "\n",
-            f"    def put_{k}(self, key, value):\n",
-            "        self.data[key] = value\n",
-            "\n",
-            "\n",
-        ]
-        k += 1
-    return "".join(out[:lines])
-
-
-def latency(lines: int, rounds: int) -> None:
-    """``select`` (three chains an agent uses: a class's methods from its node id, a function found by name, every
-    class's methods filtered by name) and ``edit`` (an ``old_text`` on the version the previous edit answered)."""
-    text = big_file(lines)
-    classes = text.count("\nclass ")
-    rng = random.Random(SEED)
-    with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "big.py").write_text(text)
-        context = Context([Path(folder)])
-        first = time.perf_counter()
-        ids = [
-            m["node_id"]
-            for m in select(context, {"path": "big.py", "selectors": ["selectClasses"]}).structured["matches"]
-        ]
-        cold = (time.perf_counter() - first) * 1000
-        chains: dict[str, Callable[[int], dict[str, Any]]] = {
-            "select a class's methods from its node id": lambda k: {"selectors": ["selectMethods"], "from": [ids[k]]},
-            "select a function by name (whole file)": lambda k: {
-                "selectors": ["selectFunctions", ["filterText", f"^def get_{k}\\b"]]
-            },
-            "select every class's methods, filtered by name": lambda k: {
-                "selectors": ["selectClasses", "selectMethods", ["filterText", f"^def get_{k}\\b"]]
-            },
-        }
-        timings: dict[str, list[float]] = {}
-        in_engine: dict[str, list[float]] = {}
-        parsed = context.trees.parsed(context.load("big.py"))
-        for name, arguments in chains.items():
-            samples, engine = timings[name], in_engine[name] = [], []
-            for _ in range(rounds):
-                call = {"path": "big.py", **arguments(rng.randrange(classes))}
-                started = time.perf_counter()
-                found = select(context, call).structured["matches"]
-                samples.append((time.perf_counter() - started) * 1000)
-                assert found, call
-                engine.append(engine_ms(parsed, call))
-        version = read(context, {"path": "big.py", "targets": [ids[0]]}).structured["version"]
-        edits = timings["edit by old_text on the version last answered"] = []
-        signs = {k: "+" for k in range(classes)}
-        for _ in range(rounds):
-            k = rng.randrange(classes)
-            old = f"self.data[key] {signs[k]} {k}\n"
-            signs[k] = "-" if signs[k] == "+" else "+"
-            started = time.perf_counter()
-            answer = edit(
-                context,
-                {
-                    "path": "big.py",
-                    "base_version": version,
-                    "edits": [{"old_text": old, "new_text": f"self.data[key] {signs[k]} {k}\n"}],
-                },
-            ).structured
-            edits.append((time.perf_counter() - started) * 1000)
-            assert answer["written"], answer
-            version = answer["version"]
-    print(f"Latency on a {lines:,}-line Python file ({classes:,} classes), adapters in-process, {rounds} calls each")
-    print(f"  first select (reads and parses the file): {cold:.1f} ms")
-    for name, samples in timings.items():
-        target = 20.0 if name.startswith("edit") else 10.0
-        p50, p99 = pct(samples, 50), pct(samples, 99)
-        met = "met" if p50 <= target else "MISSED"
-        print(f"  {name:<48} p50 {p50:7.2f} ms   p99 {p99:7.2f} ms   (target p50 <= {target:g} ms: {met})")
-        if name in in_engine:
-            print(f"  {'  of which the selector engine alone':<48} p50 {pct(in_engine[name], 50):7.2f} ms")
-
-
-def engine_ms(parsed: Parsed, call: dict[str, Any]) -> float:
-    """Milliseconds the selector engine alone takes for a ``select`` call's chain (the LSP's applySelector runs the
-    same), on the parse the call used."""
-    steps = [validate(name, args) for name, args in select_steps(call["selectors"])]
-    cursors = resolve(parsed.ids, call.get("from", []))
-    lines = LineIndex(parsed.text)
-    started = time.perf_counter()
-    for step in steps:
-        cursors = run(
-            step,
-            parsed.index,
-            parsed.table,
-            parsed.tree,
-            cursors,
-            lambda n, c: lines.offset_of(Pos(n, c), Encoding.UTF32),
-        )
-    return (time.perf_counter() - started) * 1000
-
-
-def one_start(command: Path, folder: str) -> tuple[float, float]:
-    """Milliseconds from starting ``tether-lsp mcp`` to its initialize answer, and to its first tools/call answer."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        [str(command), "mcp", "--root", folder],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    stdin, stdout = proc.stdin, proc.stdout
-    assert stdin is not None
-    assert stdout is not None
-
-    def send(message: dict[str, Any]) -> None:
-        stdin.write((json.dumps(message) + "\n").encode())
-        stdin.flush()
-
-    def answer(request: int) -> float:
-        while json.loads(stdout.readline()).get("id") != request:
-            pass
-        return (time.perf_counter() - started) * 1000
-
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
-    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
-    initialized = answer(1)
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    send(
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "outline", "arguments": {"path": "a.py"}},
-        }
-    )
-    answered = answer(2)
-    stdin.close()
-    proc.wait(timeout=30)
-    return initialized, answered
-
-
-def start_up(times: int) -> None:
-    """``tether-lsp mcp`` started, then the answers to initialize and to a first tools/call, over stdio."""
-    command = Path(sys.executable).parent / "tether-lsp"
-    with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "a.py").write_text("def f():\n    return 1\n")
-        initialized, answered = zip(*(one_start(command, folder) for _ in range(times)), strict=True)
-    print(f"tether-lsp mcp start-up over stdio ({times} starts): median / max")
-    print(f"  to the initialize answer:       {statistics.median(initialized):6.0f} / {max(initialized):6.0f} ms")
-    print(f"  to the first tools/call answer: {statistics.median(answered):6.0f} / {max(answered):6.0f} ms")
+        print("\n".join(f"  {m['strategy']}: {m['case']}: {m['outcome']}" for m in missed))
+    return {
+        "calls": "MCP adapters, in-process",
+        "strategies": strategies,
+        "repeated_old_text": repeated,
+        "missed": missed,
+    }
 
 
 def main() -> None:
@@ -390,14 +231,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=300, help="select and edit calls timed")
     parser.add_argument("--starts", type=int, default=5, help="times tether-lsp mcp is started")
     options, _ = parser.parse_known_args()
-    repo, name, sample = sampled_pairs(__doc__ or "", COMMITS, SEED)
-    cases = collect(repo, sample, cases_of_commit)
+    history = sampled_history(__doc__ or "", COMMITS, SEED)
+    name, sample = history.name, history.pairs
+    cases = collect(history.source.repository, sample, cases_of_commit)
     files = len({c.label.rsplit(":", 1)[0] for c in cases})
     print(f"Agents' edits on {name}'s history: {len(sample)} commit pairs (seed {SEED}), {files} files with two or")
     print(f"more hunks, {len(cases)} hunks each edited by the agent while the user made the others")
-    compare(cases)
-    latency(options.lines, options.rounds)
-    start_up(options.starts)
+    found = {"history": history.figures(), "files": files, "hunks": len(cases), **compare(cases)}
+    found["latency"] = latency(options.lines, options.rounds, SEED)
+    found["start_up"] = start_up(options.starts)
+    figures.write(found)
 
 
 if __name__ == "__main__":

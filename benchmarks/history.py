@@ -29,9 +29,31 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT.parent / "shared" / "data" / "click.bundle"
 
 
-def clone() -> Path:
-    """The repository whose history the benchmarks replay, said on stdout: the bundle cloned (reused across
-    runs), else an earlier clone of it, else this checkout's own history."""
+@dataclass(frozen=True)
+class Source:
+    """Where the history a benchmark replays comes from."""
+
+    kind: str  # "bundle" (cloned from it), "earlier clone" (of a bundle now gone), "checkout" (its own), "repo"
+    repository: Path  # the repository replayed
+    bundle: Path | None  # the bundle looked for (None for a repository given with --repo)
+
+    def said(self) -> str:
+        if self.kind == "bundle":
+            return f"history: the bundle {self.bundle}"
+        if self.kind == "earlier clone":
+            return f"history: the earlier clone {self.repository}"
+        if self.kind == "checkout":
+            return f"history: this checkout's own git history ({self.repository}); {self.bundle} is missing"
+        return f"history: {self.repository}"
+
+    def figures(self) -> dict[str, str | None]:
+        bundle = None if self.bundle is None else str(self.bundle)
+        return {"kind": self.kind, "repository": str(self.repository), "bundle": bundle}
+
+
+def source() -> Source:
+    """The history the benchmarks replay: the bundle cloned (reused across runs), else an earlier clone of it,
+    else this checkout's own history."""
     bundle = Path(os.environ.get("TETHER_BENCH_BUNDLE") or BUNDLE)
     target = Path(os.environ.get("TETHER_BENCH_CACHE") or ROOT / ".cache") / bundle.stem
     if bundle.exists() or (target / ".git").exists():
@@ -40,13 +62,18 @@ def clone() -> Path:
             subprocess.run(
                 ["git", "-c", "advice.detachedHead=false", "clone", "-q", str(bundle), str(target)], check=True
             )
-        print(f"history: the bundle {bundle}" if bundle.exists() else f"history: the earlier clone {target}")
-        return target
+        return Source("bundle" if bundle.exists() else "earlier clone", target, bundle)
     own = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     if own.returncode != 0 or Path(own.stdout.strip()).resolve() != ROOT:
         raise SystemExit(f"{bundle} is missing and {ROOT} is not a git checkout: give a repository with --repo DIR")
-    print(f"history: this checkout's own git history ({ROOT}); {bundle} is missing")
-    return ROOT
+    return Source("checkout", ROOT, bundle)
+
+
+def clone() -> Path:
+    """The repository of :func:`source`, which is said on stdout."""
+    found = source()
+    print(found.said())
+    return found.repository
 
 
 def git(repo: Path, *args: str) -> str:
@@ -73,21 +100,44 @@ def changed_python(repo: Path, old: str, new: str) -> list[tuple[str, str]]:
 T = TypeVar("T")
 
 
-def sampled_pairs(description: str, commits: int, seed: int) -> tuple[Path, str, list[tuple[str, str]]]:
-    """The command line of a history benchmark: the repository (``--repo``, default the click bundle), its
-    name, and ``--commits`` commit pairs (B = A + 1 on the first-parent line) sampled with ``seed``."""
+@dataclass(frozen=True)
+class History:
+    """The commit pairs a history benchmark replays, and where they come from."""
+
+    source: Source
+    name: str
+    pairs: list[tuple[str, str]]
+    seed: int
+
+    def figures(self) -> dict[str, object]:
+        return {"source": self.source.figures(), "name": self.name, "commit_pairs": len(self.pairs), "seed": self.seed}
+
+
+def sampled_history(description: str, commits: int, seed: int) -> History:
+    """The command line of a history benchmark: the repository (``--repo``, default the click bundle, said on
+    stdout), its name, and ``--commits`` commit pairs (B = A + 1 on the first-parent line) sampled with
+    ``seed``."""
     parser = argparse.ArgumentParser(description=description.split("\n")[0])
     parser.add_argument(
         "--repo", type=Path, help="another git repository (default: the click bundle, else this checkout)"
     )
     parser.add_argument("--commits", type=int, default=commits, help="commit pairs sampled")
     args, _ = parser.parse_known_args()  # a benchmark may read flags of its own
-    repo = args.repo or clone()
+    found = Source("repo", args.repo, None) if args.repo else source()
+    if not args.repo:
+        print(found.said())
+    repo = found.repository
     pairs = list(itertools.pairwise(first_parent(repo)))
     sample = sorted(random.Random(seed).sample(range(len(pairs)), min(args.commits, len(pairs))))
     name = repo.name if repo.name != "repo" else repo.parent.name  # a fetched mirror is .../owner+name/repo
     name = "this checkout" if repo.resolve() == ROOT else name
-    return repo, name, [pairs[k] for k in sample]
+    return History(found, name, [pairs[k] for k in sample], seed)
+
+
+def sampled_pairs(description: str, commits: int, seed: int) -> tuple[Path, str, list[tuple[str, str]]]:
+    """:func:`sampled_history` as (repository, name, commit pairs)."""
+    history = sampled_history(description, commits, seed)
+    return history.source.repository, history.name, history.pairs
 
 
 def collect(

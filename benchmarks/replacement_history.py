@@ -15,7 +15,8 @@ the definition's indentation:
 Expected for all of them: ``replace``, the old definition's lines exactly, and the accepted edit leaves the
 document with the old definition swapped for the new one. Definitions a commit added (the name absent from
 the old file's top level) are ``new`` cases on a blank line at the end of the file: expected ``insert``.
-Prints the table per placement, the failures with their reasons, and p50 analysis time. Asserts nothing.
+Prints the table per placement, the failures with their reasons, and p50 analysis time (``--json FILE`` also
+writes the figures as JSON). Asserts nothing.
 
 ``--baseline REV`` also runs the Python adapter as it was at ``REV`` (say, before a change to scoping) on every
 case, interleaved with today's (the order alternates per case), and prints both tables and times.
@@ -34,7 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.history import Blobs, Definition, changed_python, collect, definitions, sampled_pairs
+from benchmarks import figures
+from benchmarks.history import Blobs, Definition, changed_python, collect, definitions, sampled_history
 from benchmarks.syntax import pct
 from tether_lsp.handlers.replacement import engine
 from tether_lsp.handlers.replacement.engine import analyze
@@ -204,6 +206,11 @@ class Tally:
             print(f"| {placement} | {n} | {self.passed[placement]} ({share:.1f}%) |")
         print(f"  analysis p50 {pct(self.times, 50):.2f} ms, p99 {pct(self.times, 99):.2f} ms (n={len(self.times)})")
 
+    def figures(self) -> dict[str, object]:
+        placements = {p: {"cases": self.totals[p], "exact": self.passed[p]} for p in (*PLACEMENTS, "new")}
+        times = {"p50": pct(self.times, 50), "p99": pct(self.times, 99), "n": len(self.times)} if self.times else None
+        return {"placements": placements, "analysis_ms": times, "failures": dict(self.failures)}
+
 
 def adapter_at(rev: str) -> Adapter:
     """The Python adapter as it was at ``rev``, loaded beside today's (its relative imports are today's)."""
@@ -225,7 +232,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--baseline", help="also run the Python adapter as it was at this revision, interleaved")
     baseline_rev = parser.parse_known_args()[0].baseline
-    repo, name, sample = sampled_pairs(__doc__ or "", COMMITS, SEED)
+    history = sampled_history(__doc__ or "", COMMITS, SEED)
+    repo, name, sample = history.source.repository, history.name, history.pairs
     cases = collect(repo, sample, cases_of_commit)
     today, current = Tally.empty(), engine.ADAPTERS["python"]
     baseline, old = (Tally.empty(), adapter_at(baseline_rev)) if baseline_rev else (None, None)
@@ -251,6 +259,7 @@ def main() -> None:
         print(f"Failures, {placement} ({len(lines)}):")
         for line in lines[:40]:
             print(f"  {line}")
+    figures.write({"history": history.figures(), "cases": len(cases), "not_cases": dict(SKIPPED), **today.figures()})
 
 
 if __name__ == "__main__":

@@ -1,14 +1,18 @@
 """`make bench` without the click bundle: the history benchmarks run on this checkout's own git history and
-say which history they use, instead of stopping."""
+say which history they use, instead of stopping. What they used is read from the JSON a benchmark writes beside
+its report (``--json``) and from :func:`benchmarks.history.source`, not from their sentences."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from benchmarks.history import Source
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,11 +26,14 @@ def bench(module: str, *args: str, bundle: Path) -> subprocess.CompletedProcess[
 
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs the checkout's git history")
 def test_without_the_bundle_the_history_benchmark_runs_on_the_checkouts_history(tmp_path: Path) -> None:
-    out = bench("benchmarks.replacement_history", "--commits", "3", bundle=tmp_path / "absent.bundle")
+    absent, written = tmp_path / "absent.bundle", tmp_path / "figures.json"
+    out = bench("benchmarks.replacement_history", "--commits", "3", "--json", str(written), bundle=absent)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    assert f"history: this checkout's own git history ({ROOT})" in out.stdout
-    assert "absent.bundle is missing" in out.stdout
-    assert "Replacement analysis on " in out.stdout
+    figures = json.loads(written.read_text())
+    assert figures["history"]["source"] == {"kind": "checkout", "repository": str(ROOT), "bundle": str(absent)}
+    assert figures["history"]["commit_pairs"] == 3
+    assert figures["cases"] == sum(p["cases"] for p in figures["placements"].values())  # the analysis ran
+    assert Source("checkout", ROOT, absent).said() in out.stdout.splitlines()  # and the report says so
 
 
 def test_a_given_bundle_is_cloned_and_named(tmp_path: Path) -> None:
@@ -40,14 +47,14 @@ def test_a_given_bundle_is_cloned_and_named(tmp_path: Path) -> None:
         subprocess.run([*git, "commit", "-q", "-m", f"c{n}"], check=True)
     bundle = tmp_path / "tiny.bundle"
     subprocess.run([*git, "bundle", "create", "-q", str(bundle), "--all"], check=True)
-    probe = "from benchmarks.history import clone; print(clone())"
+    probe = "import json; from benchmarks.history import clone, source; clone(); print(json.dumps(source().figures()))"
     env = {**os.environ, "TETHER_BENCH_BUNDLE": str(bundle), "TETHER_BENCH_CACHE": str(tmp_path / "cache")}
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
-    assert lines[0] == f"history: the bundle {bundle}"
-    clone = Path(lines[-1])
-    assert clone.parent == tmp_path / "cache"
+    *said, found = out.stdout.splitlines()
+    clone = tmp_path / "cache" / "tiny"
+    assert json.loads(found) == {"kind": "bundle", "repository": str(clone), "bundle": str(bundle)}
+    assert said == [Source("bundle", clone, bundle).said()]  # clone() says which history it uses
     assert (
         subprocess.run(
             ["git", "-C", str(clone), "rev-list", "--count", "HEAD"], capture_output=True, text=True
