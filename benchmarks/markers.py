@@ -29,7 +29,8 @@ from benchmarks import markers_reference
 from benchmarks.corpus import python_file
 from benchmarks.syntax import pct, row
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
-from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore, StoredLocation
+from tether_lsp.handlers.markers.location_store import StoredLocation
+from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
 from tether_lsp.server.lspclient import make_client, raw_request
 from tether_lsp.server.storage import Database
 

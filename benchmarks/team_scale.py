@@ -193,8 +193,9 @@ def bulk_load(url: str, clone: Path, origin: Origin, count: int) -> dict[str, li
     returns the marker ids per file."""
     from tether_lsp.handlers.markers.calculator import Location, block_of, split_lines
     from tether_lsp.handlers.markers.git import Git
+    from tether_lsp.handlers.markers.location_store import StoredLocation
     from tether_lsp.handlers.markers.places import Places
-    from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore, StoredLocation
+    from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
     from tether_lsp.server.storage import Database
 
     db = Database(url)

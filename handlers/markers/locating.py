@@ -20,11 +20,13 @@ from .clones import in_clone
 from .git import FileInRepo, Git
 
 if TYPE_CHECKING:
-    from . import service, store, tracking
+    from . import service, tracking
     from .calculator import Location
-    from .store import LocationStore, MarkerRecord, MarkerStore, UncommittedStore
+    from .location_store import LocationStore, StoredLocation
+    from .store import MarkerRecord, MarkerStore
+    from .uncommitted_store import UncommittedStore
 else:  # loaded on first use: they bring SQLAlchemy
-    service, store, tracking = (lazy_module(f"{__package__}.{name}") for name in ("service", "store", "tracking"))
+    service, tracking = (lazy_module(f"{__package__}.{name}") for name in ("service", "tracking"))
 
 
 class Stores(Protocol):
@@ -59,7 +61,7 @@ def _located(
     text: str | None,
     repo: git.FileInRepo | None,
     view: git.GitView | None,
-    stored: dict[str, store.StoredLocation],
+    stored: dict[str, StoredLocation],
 ) -> list[service.Located]:
     if not records:
         return []
@@ -93,7 +95,7 @@ def _located(
 
 def in_file_at_head(
     stores: Stores, uri: str, view: git.GitView, records: list[MarkerRecord], markers: MarkerStore
-) -> tuple[list[MarkerRecord], dict[str, store.StoredLocation]]:
+) -> tuple[list[MarkerRecord], dict[str, StoredLocation]]:
     """The markers in ``uri`` at ``view.head``, with their locations there: its own ones, and those whose
     location stored at that HEAD is in it (a checkout back before a rename, a rename undone), minus those
     whose location there is in another file. Locations not stored at that HEAD yet are computed now, so the
@@ -114,7 +116,7 @@ def in_file_at_head(
     return inside, result.stored
 
 
-def committed_reference(view: git.GitView | None, stored: store.StoredLocation | None) -> service.Reference | str:
+def committed_reference(view: git.GitView | None, stored: StoredLocation | None) -> service.Reference | str:
     """A committed marker's reference: the committed text of the file its location at HEAD is in, and that
     location; else why it is missing."""
     if view is None:

@@ -45,10 +45,14 @@ from .team import TeamChannel
 if TYPE_CHECKING:
     from tether_lsp.server.storage import Database
 
-    from . import service, store, tracking
-    from .store import MarkerRecord, MarkerStore, UncommittedStore
+    from . import location_store, service, store, tracking, uncommitted_store
+    from .store import MarkerRecord, MarkerStore
+    from .uncommitted_store import UncommittedStore
 else:  # loaded on first use: they bring SQLAlchemy, which start-up does not need
-    service, store, tracking = (lazy_module(f"{__package__}.{name}") for name in ("service", "store", "tracking"))
+    location_store, service, store, tracking, uncommitted_store = (
+        lazy_module(f"{__package__}.{name}")
+        for name in ("location_store", "service", "store", "tracking", "uncommitted_store")
+    )
 
 log = logging.getLogger(__name__)
 
@@ -97,15 +101,15 @@ class MarkersState:
         db = self.server.database()
         return stores(db, self.team.announce if db.dialect == "postgresql" else None, places=self.clones.places)
 
-    def locations(self) -> store.LocationStore:
-        stores = store.LocationStore
+    def locations(self) -> location_store.LocationStore:
+        stores = location_store.LocationStore
         settings = self.server.settings.named("markers")  # None in a front without the markers settings
         wait = settings.computeWaitSeconds if settings is not None else None
         return stores(self.server.database(), self.clones.places, wait)
 
     def local(self) -> UncommittedStore:
         """Uncommitted locations: the shared database on SQLite, a local SQLite file in team mode."""
-        stores = store.UncommittedStore
+        stores = uncommitted_store.UncommittedStore
         db = self.server.database()
         if db.dialect == "sqlite":
             return stores(db)

@@ -23,17 +23,12 @@ from tether_lsp.server.syntax import GrammarLimits
 
 from .calculator import Calculated, Location, block_of, find_elsewhere, split_lines
 from .git import Git, GitView
+from .location_store import LocationStore, StoredLocation
 from .service import follow_renames
-from .store import (
-    ALGORITHM_VERSION,
-    LocationStore,
-    MarkerRecord,
-    MarkerStore,
-    StoredLocation,
-    Uncommitted,
-    UncommittedStore,
-)
+from .store import MarkerRecord, MarkerStore
 from .structure import follow, language_of
+from .tables import ALGORITHM_VERSION
+from .uncommitted_store import Uncommitted, UncommittedStore
 
 log = logging.getLogger(__name__)
 

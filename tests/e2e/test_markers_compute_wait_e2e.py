@@ -22,8 +22,9 @@ from tests.e2e.test_markers_team_storm_e2e import module, synced_at
 from tests.helpers import capabilities, commit_all, git, server_config
 from tether_lsp.handlers.markers.calculator import Location, block_of
 from tether_lsp.handlers.markers.git import Git
+from tether_lsp.handlers.markers.location_store import StoredLocation, _file_lock
 from tether_lsp.handlers.markers.places import Places
-from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore, StoredLocation, _file_lock
+from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
 from tether_lsp.handlers.markers.tracking import SHARE_FROM
 from tether_lsp.server.storage import Database
 

@@ -18,8 +18,9 @@ from tests.e2e.test_markers_e2e import listed
 from tests.helpers import commit_all, git
 from tether_lsp.handlers.markers.calculator import Location, block_of
 from tether_lsp.handlers.markers.git import Git
+from tether_lsp.handlers.markers.location_store import StoredLocation
 from tether_lsp.handlers.markers.places import Places
-from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore, StoredLocation
+from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
 from tether_lsp.server.storage import Database
 
 FILES = 60
@@ -116,7 +117,7 @@ def test_a_location_another_server_is_storing_at_the_same_moment_is_stored_not_r
 
     from sqlalchemy import create_engine, text
 
-    from tether_lsp.handlers.markers.store import LocationStore
+    from tether_lsp.handlers.markers.location_store import LocationStore
 
     db = Database(postgres_url)
     db.migrate({"markers": MIGRATIONS})
@@ -178,7 +179,7 @@ def test_a_location_stored_while_its_marker_is_deleted_does_not_outlive_it(tmp_p
 
     from sqlalchemy import create_engine, text
 
-    from tether_lsp.handlers.markers.store import LocationStore
+    from tether_lsp.handlers.markers.location_store import LocationStore
 
     db = Database(postgres_url)
     db.migrate({"markers": MIGRATIONS})

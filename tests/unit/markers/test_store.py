@@ -60,7 +60,8 @@ def test_round_trip_update_delete(store: MarkerStore) -> None:
 
 
 def test_stored_locations_per_commit(store: MarkerStore) -> None:
-    from tether_lsp.handlers.markers.store import ALGORITHM_VERSION, LocationStore, StoredLocation
+    from tether_lsp.handlers.markers.location_store import LocationStore, StoredLocation
+    from tether_lsp.handlers.markers.store import ALGORITHM_VERSION
 
     store.insert(record(1), StoredLocation("id-1", "c0", "file:///repo/a%20b.py", Location(1, 1, 2, 9), None, "c0"))
     locations = LocationStore(store.db)
@@ -78,7 +79,7 @@ def test_stored_locations_per_commit(store: MarkerStore) -> None:
 
 
 def test_uncommitted_locations(store: MarkerStore) -> None:
-    from tether_lsp.handlers.markers.store import Uncommitted, UncommittedStore
+    from tether_lsp.handlers.markers.uncommitted_store import Uncommitted, UncommittedStore
 
     local = UncommittedStore(store.db)
     entry = Uncommitted("id-9", "file:///repo/new.py", "x = 1\n# café 🚀\n", Location(2, 1, 2, 9))

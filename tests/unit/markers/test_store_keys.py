@@ -15,8 +15,9 @@ from tests.helpers import commit_all, git, git_move
 from tether_lsp.handlers.markers.calculator import Location
 from tether_lsp.handlers.markers.clones import Clones
 from tether_lsp.handlers.markers.git import Git
+from tether_lsp.handlers.markers.location_store import LocationStore, StoredLocation
 from tether_lsp.handlers.markers.places import FileKey, Places
-from tether_lsp.handlers.markers.store import MIGRATIONS, LocationStore, MarkerRecord, MarkerStore, StoredLocation
+from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
 from tether_lsp.handlers.markers.team import payload_files
 from tether_lsp.server.storage import Database
 

@@ -1,0 +1,233 @@
+"""Stored committed locations: each marker's location per commit, shared by every clone and every server.
+
+Kept apart from the markers' rows (:mod:`.store`) because this is the part servers share work through: a
+location one server computed at a commit is read by all the others, and on PostgreSQL a server claims the files
+it computes (:meth:`LocationStore.claim`) so that teammates reaching the same commit wait for it
+(:meth:`LocationStore.wait_for`) instead of computing them too.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select
+from sqlalchemy import text as sql_text
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from tether_lsp.server.storage import Database, StorageError
+
+from .calculator import Location
+from .keys import Keys, key_columns
+from .places import FileKey, Places
+from .settings import MarkersSettings
+from .tables import ALGORITHM_VERSION, locations_table, markers_table
+
+log = logging.getLogger(__name__)
+
+#: How long a server waits for another one computing the same file at a commit before computing it itself:
+#: ``tether.markers.computeWaitSeconds``, its default where no settings are given.
+COMPUTE_WAIT_S = MarkersSettings().computeWaitSeconds
+
+
+@dataclass(frozen=True)
+class StoredLocation:
+    """A marker's committed location at ``commit`` (``location`` None: missing there, ``missing_reason`` why)."""
+
+    marker_id: str
+    commit: str
+    uri: str
+    location: Location | None
+    missing_reason: str | None = None
+    derived_from: str | None = None
+    algorithm_version: int = ALGORITHM_VERSION
+
+
+def _stored(row: object, uri: str) -> StoredLocation:
+    r = row._mapping  # type: ignore[attr-defined]
+    loc = None if r["line_start"] is None else Location(r["line_start"], r["col_start"], r["line_end"], r["col_end"])
+    return StoredLocation(
+        r["marker_id"], r["commit_hash"], uri, loc, r["missing_reason"], r["derived_from"], r["algorithm_version"]
+    )
+
+
+def location_row(s: StoredLocation, key: FileKey | None) -> dict[str, object]:
+    """A row of the locations table (the markers' store writes one too: a marker's place at its creation)."""
+    return {
+        "marker_id": s.marker_id,
+        "commit_hash": s.commit,
+        "uri": s.uri,
+        **location_columns(s.location),
+        "missing_reason": s.missing_reason,
+        "derived_from": s.derived_from,
+        "algorithm_version": s.algorithm_version,
+        **key_columns(key),
+    }
+
+
+def location_columns(loc: Location | None) -> dict[str, int | None]:
+    """A location's four columns, as both location tables have them (all None: missing)."""
+    if loc is None:
+        return {"line_start": None, "col_start": None, "line_end": None, "col_end": None}
+    return {"line_start": loc.line_start, "col_start": loc.col_start, "line_end": loc.line_end, "col_end": loc.col_end}
+
+
+class LocationStore:
+    """Stored committed locations. Writes are idempotent: two servers computing the same location agree.
+
+    A location is stored by (marker, commit) with its file as (repository, path), so a location one clone
+    computed is used by every other clone at that commit. ``near`` (a uri in one of this server's clones)
+    says which clone to name the files in when this server works in several clones of one repository.
+    """
+
+    def __init__(self, db: Database, places: Places | None = None, compute_wait_s: float | None = None) -> None:
+        self.db = db
+        self.keys = Keys(places)
+        #: How long :meth:`wait_for` waits (``tether.markers.computeWaitSeconds``).
+        self.compute_wait_s = COMPUTE_WAIT_S if compute_wait_s is None else compute_wait_s
+
+    def at(self, commit: str, marker_ids: list[str], near: str | None = None) -> dict[str, StoredLocation]:
+        """The current-algorithm locations stored at ``commit`` for these markers."""
+        found: dict[str, StoredLocation] = {}
+        t = locations_table
+        with self.db.transaction() as conn:
+            for k in range(0, len(marker_ids), 500):
+                rows = conn.execute(
+                    select(t).where(
+                        t.c.commit_hash == commit,
+                        t.c.marker_id.in_(marker_ids[k : k + 500]),
+                        t.c.algorithm_version == ALGORITHM_VERSION,
+                    )
+                ).all()
+                found.update((s.marker_id, s) for s in (_stored(r, self.keys.uri(r._mapping, near)) for r in rows))
+        return found
+
+    def ids_in_files(self, commit: str, uris: list[str]) -> list[str]:
+        """Markers whose current-algorithm location at ``commit`` is in one file (``uris``: its spellings)."""
+        t = locations_table
+        with self.db.transaction() as conn:
+            rows = conn.execute(
+                select(t.c.marker_id).where(
+                    t.c.commit_hash == commit, self.keys.file(t, uris), t.c.algorithm_version == ALGORITHM_VERSION
+                )
+            )
+            return [row[0] for row in rows]
+
+    def files_under(self, commit: str, uri_prefix: str) -> list[str]:
+        """The distinct files under a folder that hold a location stored at ``commit``."""
+        t = locations_table
+        where, covered = self.keys.folder(t, uri_prefix)
+        with self.db.transaction() as conn:
+            rows = conn.execute(select(t.c.uri, t.c.repo, t.c.path).distinct().where(t.c.commit_hash == commit, where))
+            return sorted({u for row in rows if (u := self.keys.in_folder(row._mapping, covered)) is not None})
+
+    def origin(
+        self, marker_ids: list[str], commits: dict[str, str], near: str | None = None
+    ) -> dict[str, StoredLocation]:
+        """Each marker's location at the commit given for it (its creation commit), whatever the algorithm."""
+        found: dict[str, StoredLocation] = {}
+        t = locations_table
+        with self.db.transaction() as conn:
+            for k in range(0, len(marker_ids), 500):
+                rows = conn.execute(select(t).where(t.c.marker_id.in_(marker_ids[k : k + 500]))).all()
+                for row in rows:
+                    if commits.get(row.marker_id) == row.commit_hash:
+                        found[row.marker_id] = _stored(row, self.keys.uri(row._mapping, near))
+        return found
+
+    def put(self, items: list[StoredLocation]) -> None:
+        """Store (or replace) locations, all in one transaction.
+
+        On PostgreSQL an upsert: another server storing the same location at the same moment (teammates who
+        reach a commit together) makes this write wait for its transaction and replace its row, instead of
+        failing on the duplicate with the whole batch. Rows go in a fixed order, so two such writers take
+        their row locks in the same order and never deadlock. A location of a marker deleted meanwhile is
+        not stored (it would outlive its marker).
+        """
+        if not items:
+            return
+        keys = self.keys.of_many(s.uri for s in items)  # before the transaction: git may be asked
+        t = locations_table
+        unique = sorted({(s.commit, s.marker_id): s for s in items}.values(), key=lambda s: (s.commit, s.marker_id))
+        with self.db.transaction(write_lock=True) as conn:
+            for k in range(0, len(unique), 500):
+                chunk = unique[k : k + 500]
+                rows = [location_row(s, keys[s.uri]) for s in chunk]
+                if conn.dialect.name == "postgresql":
+                    # only for markers that exist, and they stay until this commits: a teammate deleting one
+                    # meanwhile waits for this write and deletes its locations after it (or it went first,
+                    # and its marker is skipped here)
+                    ids = sorted({s.marker_id for s in chunk})
+                    m = markers_table
+                    alive = set(
+                        conn.execute(select(m.c.id).where(m.c.id.in_(ids)).with_for_update(key_share=True)).scalars()
+                    )
+                    rows = [r for r in rows if r["marker_id"] in alive]
+                    if not rows:
+                        continue
+                    upsert = pg_insert(t)
+                    replaced = {c.name: upsert.excluded[c.name] for c in t.columns if not c.primary_key}
+                    conn.execute(upsert.on_conflict_do_update(index_elements=list(t.primary_key), set_=replaced), rows)
+                    continue
+                for commit in {s.commit for s in chunk}:
+                    ids = [s.marker_id for s in chunk if s.commit == commit]
+                    conn.execute(delete(t).where(t.c.commit_hash == commit, t.c.marker_id.in_(ids)))
+                conn.execute(t.insert(), rows)
+
+    @property
+    def shared(self) -> bool:
+        """Whether other servers may compute locations in this database at the same moment (PostgreSQL)."""
+        return self.db.dialect == "postgresql"
+
+    @contextmanager
+    def claim(self, commit: str, files: list[str]) -> Iterator[set[str]]:
+        """Of ``files`` (named alike in every clone), those this server computes at ``commit`` now.
+
+        On PostgreSQL, the ones no other server is computing: each gets a transaction-scoped advisory lock,
+        held until the block ends (after the block has stored them) or the server's connection dies. Elsewhere,
+        or when the database fails, all of them.
+        """
+        if not self.shared:
+            yield set(files)
+            return
+        held = done = False
+        try:
+            with self.db.transaction() as conn:
+                take = sql_text("SELECT pg_try_advisory_xact_lock(:space, :key)")
+                mine = {f for f in files if conn.execute(take, _file_lock(commit, f)).scalar()}
+                held = True
+                yield mine
+                done = True
+        except StorageError as exc:
+            if done:  # the work is stored; only letting go of the locks failed (they go with the connection)
+                return
+            if held:
+                raise
+            log.info("markers: computing at %s without telling other servers (%s)", commit[:12], exc)
+            yield set(files)
+
+    def wait_for(self, commit: str, file: str) -> bool:
+        """Until no other server computes ``file`` at ``commit``; False when that did not end within
+        ``compute_wait_s`` (at once for 0) or the database failed (then this server computes it itself)."""
+        if not self.shared:
+            return True
+        wait_ms = round(self.compute_wait_s * 1000)
+        if wait_ms <= 0:  # lock_timeout 0 would wait for ever
+            return False
+        try:
+            with self.db.transaction() as conn:
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{wait_ms}ms'")
+                conn.execute(sql_text("SELECT pg_advisory_xact_lock_shared(:space, :key)"), _file_lock(commit, file))
+            return True
+        except StorageError as exc:
+            log.info("markers: stopped waiting for another server computing %s at %s (%s)", file, commit[:12], exc)
+            return False
+
+
+def _file_lock(commit: str, file: str) -> dict[str, int]:
+    """The advisory lock of computing ``file`` at ``commit``: the commit's first 32 bits and the file name's
+    CRC-32 (a two-key lock: never the schema's one-key lock)."""
+    return {"space": int(commit[:8], 16) - 2**31, "key": zlib.crc32(file.encode()) - 2**31}
