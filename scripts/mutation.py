@@ -44,6 +44,16 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/markers/test_calculator.py",
         "tests/unit/markers/test_structure.py",
     ],
+    "handlers/markers/line_map.py": [
+        "tests/unit/markers/test_calculator_parts.py",
+        "tests/unit/markers/test_calculator.py",
+        "tests/unit/markers/test_structure.py",
+    ],
+    "handlers/markers/line_similarity.py": [
+        "tests/unit/markers/test_calculator_parts.py",
+        "tests/unit/markers/test_calculator.py",
+        "tests/unit/markers/test_structure.py",
+    ],
     "handlers/markers/columns.py": [
         "tests/unit/markers/test_columns.py",
         "tests/unit/markers/test_calculator_parts.py",

@@ -16,7 +16,8 @@ from urllib.parse import unquote, urlparse
 
 from tether_lsp.server.offloop import assert_off_loop
 
-from .calculator import Target, added_lines, similar_lines
+from .calculator import Target, added_lines
+from .line_similarity import similar_lines
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,8 @@ from tether_lsp.server.errors import RequestFailed
 from tether_lsp.server.positions import point_at
 from tether_lsp.server.syntax import GrammarLimits, language_for, parse_text
 
-from .calculator import Calculated, Location, block_of_lines, calculate, normalise, split_lines
+from .calculator import Calculated, Location, block_of_lines, calculate, split_lines
+from .line_similarity import normalise
 
 #: Python statements whose body a marker can cover as a block (named by their header line).
 PY_BLOCKS = frozenset(

@@ -8,17 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tether_lsp.handlers.markers.calculator import (
-    Calculated,
-    Location,
-    block_of,
-    calculate,
-    line_diff,
-    similar_lines,
-    similarity,
-    split_lines,
-)
+from tether_lsp.handlers.markers.calculator import Calculated, Location, block_of, calculate, split_lines
 from tether_lsp.handlers.markers.columns import map_column
+from tether_lsp.handlers.markers.line_map import line_diff
+from tether_lsp.handlers.markers.line_similarity import similar_lines, similarity
 
 FUNC = """import os
 

@@ -8,7 +8,6 @@ import pytest
 
 from tether_lsp.handlers.markers.calculator import (
     Calculated,
-    LineMap,
     Location,
     Target,
     added_lines,
@@ -17,11 +16,10 @@ from tether_lsp.handlers.markers.calculator import (
     clamp_to,
     find_code,
     find_elsewhere,
-    line_diff,
-    normalised_similarity,
-    similar_lines,
 )
 from tether_lsp.handlers.markers.columns import map_column
+from tether_lsp.handlers.markers.line_map import LineMap, line_diff
+from tether_lsp.handlers.markers.line_similarity import normalised_similarity, similar_lines
 
 L = Location
 
