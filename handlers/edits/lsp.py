@@ -1,14 +1,13 @@
 """LSP edge of inline edits (docs/protocol.md, "Inline edits"): ``tether/edits/resolve`` and the streaming
 ``tether/edits/begin`` / ``update`` / ``end`` with ``workspace/applyEdit`` and ``tether/edits/didUpdate``.
 
-The streams themselves are the :class:`.streamer.Streamer` service; this module turns wire params into its
-plain arguments and its byte spans into ranges (:class:`LspFront`).
+Edits are placed by the :class:`.service.Batch` service and streamed by the :class:`.streamer.Streamer`
+service, which writes into the editor over LSP (:class:`.lsp_editor.LspEditor`); this module turns wire params
+into their plain arguments and their byte spans into ranges.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -18,11 +17,12 @@ from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.hooks import DocumentEvent
 from tether_lsp.server.methods import Feature, Method, Notice
 from tether_lsp.server.positions import lsp_range
-from tether_lsp.server.settings import setting
 
 from . import lsp_tasks
-from .resolve import EditRequest, Options, check_overlaps, resolve_all
-from .streamer import Streamer, StreamState
+from .lsp_editor import LspEditor
+from .service import Batch, Options, Target
+from .settings import EditSettings
+from .streamer import Streamer
 from .wire import (
     BeginParams,
     BeginResult,
@@ -41,8 +41,6 @@ from .wire import (
 
 if TYPE_CHECKING:
     from tether_lsp.server.app import TetherServer
-
-log = logging.getLogger(__name__)
 
 
 def open_document(ls: TetherServer, uri: str) -> Document:
@@ -92,10 +90,10 @@ def resolve(context: Edits, params: ResolveParams) -> ResolveResult:
     for k, item in enumerate(params.edits):
         if not item.old_text and base.text:
             raise InvalidParams(f"edits[{k}].oldText", "empty, but the base document is not (where would it go?)")
-    requests = [EditRequest(item.id or str(k), item.old_text, item.new_text) for k, item in enumerate(params.edits)]
-    edits = list(doc.edits_since(base.version) or [])
-    results = resolve_all(base.text, doc.current.text, edits, requests, options)
-    check_overlaps(results)
+    batch = Batch(base.text, doc.current.text, list(doc.edits_since(base.version) or []), options)
+    for k, item in enumerate(params.edits):
+        batch.place(Target(item.id or str(k), item.new_text, item.old_text))
+    results = batch.placed(together=False)
     index, encoding = doc.current.index, ls.encoding
 
     def rng(span: tuple[int, int]) -> types.Range:
@@ -118,80 +116,22 @@ def resolve(context: Edits, params: ResolveParams) -> ResolveResult:
     return ResolveResult(doc.client_version, out)
 
 
-@dataclass(frozen=True)
-class EditSettings:
-    """``tether.edits``: how long a streaming edit may wait for its next update."""
-
-    streamIdleSeconds: float = setting(
-        300.0,
-        "A stream begun with `tether/edits/begin` and not updated or ended for this long is ended (its base "
-        "version is released; what it wrote stays). Closing the document ends its streams too.",
-        minimum=1,
-    )
-
-
-class LspFront:
-    """The streamer's front over LSP: it writes through ``workspace/applyEdit`` and tells the client with
-    ``tether/edits/didUpdate``; stream spans become ranges here."""
-
-    def __init__(self, server: TetherServer) -> None:
-        self.ls = server
-
-    def document(self, uri: str) -> Document | None:
-        return self.ls.document(uri)
-
-    def idle_seconds(self) -> float:
-        return self.ls.settings.section(EditSettings).streamIdleSeconds
-
-    def range(self, state: StreamState) -> types.Range | None:
-        """The stream's span as a range of its document's current version (call it before any wait)."""
-        doc = self.ls.document(state.uri)
-        if doc is None or state.span is None:
-            return None
-        return lsp_range(doc.current.index, *state.span, self.ls.encoding)
-
-    def status(self, state: StreamState) -> StreamStatus:
-        return StreamStatus(state.status, self.range(state))
-
-    def changed(self, state: StreamState) -> None:
-        self.ls.protocol.notify("tether/edits/didUpdate", DidUpdate(state.edit_id, state.status, self.range(state)))
-
-    async def write(self, doc: Document, start: int, end: int, text: str) -> bool:
-        edit = types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.client_version),
-            edits=[types.TextEdit(range=lsp_range(doc.current.index, start, end, self.ls.encoding), new_text=text)],
-        )
-        try:
-            result = await self.ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(
-                    edit=types.WorkspaceEdit(document_changes=[edit]), label="Tether: model edit"
-                )
-            )
-        except Exception as exc:
-            log.warning("inline edit: the client failed to apply an edit: %s", exc)
-            return False
-        if not result.applied:
-            log.info("inline edit: the client refused an edit (%s); it is retried with the next update", result)
-            return False
-        return True
-
-
 class Edits:
-    """The edits feature's context: one :class:`Streamer` writing through the LSP front, and the tasks that
+    """The edits feature's context: one :class:`Streamer` writing into the editor over LSP, and the tasks that
     stream into it."""
 
     def __init__(self, server: TetherServer) -> None:
         server.register_settings("edits", EditSettings)
         self.server = server
-        self.front = front = LspFront(server)
-        self.streamer = streamer = Streamer(front)
+        self.editor = editor = LspEditor(server)
+        self.streamer = streamer = Streamer(server, editor)
 
         def on_document(event: DocumentEvent) -> None:
             if event.kind == "close":
                 streamer.closed(event.uri)
 
         server.on_document(on_document)
-        self.tasks = lsp_tasks.tasks_over(server, streamer)
+        self.tasks = lsp_tasks.tasks_over(server, editor, streamer)
 
     def begin(self, params: BeginParams) -> BeginResult:
         """Start streaming an edit made on `baseVersion` (the base version is kept until the stream ends)."""
@@ -203,13 +143,13 @@ class Edits:
         state = await self.streamer.update(
             params.edit_id, params.old_text, params.old_text_final, params.new_text, params.new_text_final
         )
-        return self.front.status(state)
+        return self.editor.status(state)
 
     async def end(self, params: EndParams) -> StreamStatus:
         """End a stream: keep what was written, or revert to the original text."""
         if params.action not in ("keep", "revert"):
             raise InvalidParams("action", f"expected keep or revert, got {params.action!r}")
-        return self.front.status(await self.streamer.end(params.edit_id, params.action))
+        return self.editor.status(await self.streamer.end(params.edit_id, params.action))
 
     async def run_task(self, params: RunParams) -> RunResult:
         """Run the `@run <instruction>` task on this line: the model's changes stream into the files."""

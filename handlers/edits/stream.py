@@ -13,6 +13,17 @@ from tether_lsp.server.documents import ByteEdit, TextVersion
 
 
 @dataclass(frozen=True)
+class StreamState:
+    """A stream's status and, while it is placed on the current version of ``uri``, where its text is (byte
+    offsets of that version's text; None otherwise)."""
+
+    edit_id: str
+    uri: str
+    status: str
+    span: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
 class Write:
     """Replace bytes ``[start, end)`` of the current version with ``text``."""
 

@@ -1,9 +1,10 @@
 """Streaming edits as a service: a model's change is written into an open document while the model still
 writes it (begin, then cumulative updates, then end), in plain Python values.
 
-What it needs from the front it serves (the LSP glue writes through ``workspace/applyEdit`` and sends
-``tether/edits/didUpdate``; another front may write and tell in its own way) is the small :class:`Front`.
-Spans are byte offsets of the document's current text; the front turns them into its own positions.
+It runs on the process's :class:`~tether_lsp.server.host.Host` (settings, the loop) and writes into an
+:class:`~.editor.Editor` (the LSP glue writes through ``workspace/applyEdit`` and sends
+``tether/edits/didUpdate``). Spans are byte offsets of the document's current text; the editor turns them into
+its own positions. A stream's target is placed like every model edit (:class:`.service.Batch`).
 """
 
 from __future__ import annotations
@@ -11,14 +12,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-from tether_lsp.server.documents import Document
 from tether_lsp.server.errors import InvalidParams
 
-from .resolve import EditRequest, Options, Text, resolve_one
-from .stream import Stream, Write
+from .service import Batch, Options, Target
+from .settings import EditSettings
+from .stream import Stream, StreamState, Write
+
+if TYPE_CHECKING:
+    from tether_lsp.server.documents import Document
+    from tether_lsp.server.host import Host
+
+    from .editor import Editor
+
+__all__ = ["FINAL", "StreamState", "Streamer"]
 
 log = logging.getLogger(__name__)
 
@@ -26,43 +34,18 @@ log = logging.getLogger(__name__)
 FINAL = ("conflict", "notFound", "ambiguous", "deleted", "done", "reverted")
 
 
-@dataclass(frozen=True)
-class StreamState:
-    """A stream's status and, while it is placed on the current version of ``uri``, where its text is (byte
-    offsets of that version's text; None otherwise)."""
-
-    edit_id: str
-    uri: str
-    status: str
-    span: tuple[int, int] | None = None
-
-
-class Front(Protocol):
-    """What the streamer needs from the front it serves."""
-
-    def document(self, uri: str) -> Document | None:
-        """The open document ``uri`` (None when it is not open)."""
-
-    def idle_seconds(self) -> float:
-        """How long a stream may wait for its next update before it is dropped."""
-
-    async def write(self, doc: Document, start: int, end: int, text: str) -> bool:
-        """Have the editor replace bytes ``start:end`` of ``doc``'s current text with ``text`` (its current
-        version is taken before the first wait); False when the edit was refused or failed."""
-
-    def changed(self, state: StreamState) -> None:
-        """A stream's status or place changed (for the editor's decorations)."""
-
-
 class Streamer:
     """The streaming edits of one server: begin / update / end.
 
-    A stream that is abandoned (its document closed, or no update for the front's ``idle_seconds``) is
-    dropped: its pinned base version is released and the front is told ``conflict`` if it had not finished.
+    A stream that is abandoned (its document closed, or no update for ``tether.edits.streamIdleSeconds``) is
+    dropped: its pinned base version is released and the editor is told ``conflict`` if it had not finished.
     """
 
-    def __init__(self, front: Front) -> None:
-        self.front = front
+    #: The label of the streams' writes (the editor's undo entry).
+    LABEL = "Tether: model edit"
+
+    def __init__(self, host: Host, editor: Editor) -> None:
+        self.host, self.editor = host, editor
         self.streams: dict[str, tuple[Stream, asyncio.Lock]] = {}
         self._idle: dict[str, asyncio.TimerHandle] = {}
 
@@ -70,7 +53,7 @@ class Streamer:
         """Loop: (re)start the stream's idle timer."""
         if (timer := self._idle.pop(edit_id, None)) is not None:
             timer.cancel()
-        seconds = self.front.idle_seconds()
+        seconds = self.host.settings.section(EditSettings).streamIdleSeconds
         self._idle[edit_id] = asyncio.get_running_loop().call_later(seconds, self.drop, edit_id, "idle")
 
     def drop(self, edit_id: str, why: str) -> None:
@@ -83,11 +66,11 @@ class Streamer:
         stream, _lock = found
         if stream.status not in FINAL:
             stream.status = "conflict"
-        doc = self.front.document(stream.uri)
+        doc = self.editor.document(stream.uri)
         if doc is not None:
             doc.unpin(stream.base_version)
         log.info("inline edit %s ended: %s", edit_id, why)
-        self.front.changed(StreamState(edit_id, stream.uri, stream.status))
+        self.editor.changed(StreamState(edit_id, stream.uri, stream.status))
 
     def closed(self, uri: str) -> None:
         """The document ``uri`` was closed: its streams end."""
@@ -103,19 +86,29 @@ class Streamer:
 
     def state(self, edit_id: str, stream: Stream) -> StreamState:
         """The stream as it stands, with its span only while it is placed on the current version."""
-        doc = self.front.document(stream.uri)
+        doc = self.editor.document(stream.uri)
         placed = doc is not None and stream.resolved and stream.synced == doc.version
         span = (stream.start, stream.end) if placed else None
         return StreamState(edit_id, stream.uri, stream.status, span)
 
     def report(self, edit_id: str, stream: Stream) -> StreamState:
         state = self.state(edit_id, stream)
-        self.front.changed(state)
+        self.editor.changed(state)
         return state
 
     async def write(self, stream: Stream, doc: Document, change: Write) -> bool:
         stream.pending.append(change)
-        if not await self.front.write(doc, change.start, change.end, change.text.decode("utf-8")):
+        # the document's version and index are taken now, before the wait
+        written = self.editor.write(
+            doc.uri,
+            doc.client_version,
+            doc.current.index,
+            change.start,
+            change.end,
+            change.text.decode("utf-8"),
+            self.LABEL,
+        )
+        if not await written:
             stream.pending.remove(change)
             return False
         stream.follow(doc.versions())
@@ -123,7 +116,7 @@ class Streamer:
 
     def begin(self, uri: str, base_version: int) -> str:
         """Start a stream on ``base_version``, in the server's order of versions (not the client's numbers)."""
-        doc = self.front.document(uri)
+        doc = self.editor.document(uri)
         if doc is None:
             raise InvalidParams("textDocument.uri", f"{uri} is not open", kind="unknownDocument")
         if not doc.pin(base_version):
@@ -147,7 +140,7 @@ class Streamer:
         async with lock:
             if stream.status in FINAL:
                 return self.state(edit_id, stream)
-            doc = self.front.document(stream.uri)
+            doc = self.editor.document(stream.uri)
             if doc is None:
                 stream.status = "conflict"
                 return self.report(edit_id, stream)
@@ -169,8 +162,7 @@ class Streamer:
         base = doc.get(stream.base_version)
         assert base is not None  # pinned
         edits = list(doc.edits_since(stream.base_version) or [])
-        request = EditRequest("s", old_text, "")
-        found = resolve_one(Text(base.text), Text(doc.current.text), edits, request, Options())
+        found = Batch(base.text, doc.current.text, edits, Options()).place(Target("s", new_text="", old_text=old_text))
         if found.status != "resolved" or found.span is None:
             stream.status = found.status
             return False
@@ -184,7 +176,7 @@ class Streamer:
         """End a stream: ``keep`` what was written, or ``revert`` to the original text."""
         stream, lock = self.lookup(edit_id)
         async with lock:
-            doc = self.front.document(stream.uri)
+            doc = self.editor.document(stream.uri)
             if action == "revert" and doc is not None and stream.resolved and stream.status != "conflict":
                 stream.follow(doc.versions())
                 if stream.status != "conflict":

@@ -1,23 +1,14 @@
 """``edit``: replacements named by node id, ``old_text`` or range in ``base_version``, placed on the file as it is
-now by the edits engine (``handlers/edits/resolve.py``: locate, carry, three-way merge) and written all or none,
-in one atomic write."""
+now and written all or none, in one atomic write, by the edits service (``handlers/edits/service.py``: locate,
+carry, three-way merge, apply, and place again when the file moved on). This adapter turns the arguments into
+its targets and its results into the answer."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from tether_lsp.handlers.edits.resolve import (
-    EditRequest,
-    Options,
-    Resolution,
-    Text,
-    check_overlaps,
-    resolve_one,
-    resolve_span,
-)
-from tether_lsp.server.documents import ByteEdit, make_edit
+from tether_lsp.handlers.edits.service import Batch, Change, Options, Resolution, Target, write_all
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import LineIndex
 
@@ -35,97 +26,99 @@ RETRIES = 3
 TARGETS = ("node_id", "old_text", "range")
 
 
-def _resolve(context: Context, file: FileText, base_version: str, edits: list[Any]) -> list[Resolution]:
-    """Each edit placed on the file's current text (or refused with the argument that is wrong)."""
-    if base_version == file.version:
-        base_text = file.text
-    else:
-        kept = context.history.text(file.path, base_version)
-        if kept is None:
-            raise InvalidParams(
-                "base_version",
-                f"{base_version} is not a version of {file.shown} handed out by this server, or no longer kept "
-                f"(the current version is {file.version}): read the file again and edit what you read",
-                kind="unknownVersion",
-            )
-        base_text = kept
-    moved = context.history.edits(file.path, base_version, base_text, file.version, file.text)
-    base, current = Text(base_text), Text(file.text)
-    base_file = FileText(file.path, file.shown, base_text, base_version)
-    base_lines = context.lines(base_file)
-    limit = context.limits.maxFileBytes
-    out = []
-    for k, item in enumerate(edits):
-        field = f"edits[{k}]"
-        e = obj(item, field)
-        only(e, ("new_text", *TARGETS, "line"), f"{field}.")
-        new_text = bounded(string(e, "new_text", where=f"{field}.") or "", f"{field}.new_text", limit, "maxFileBytes")
-        named = [key for key in TARGETS if e.get(key) is not None]
-        if len(named) != 1:
-            raise InvalidParams(field, "name the target with exactly one of node_id, old_text, range")
-        if e.get("line") is not None and named != ["old_text"]:
-            raise InvalidParams(f"{field}.line", "only with old_text (where in base_version it was seen)")
-        if named == ["node_id"]:
-            target = node_span(context, base_file, e["node_id"], f"{field}.node_id")
-            out.append(resolve_span(base, current, moved, str(k), target, new_text, OPTIONS))
-        elif named == ["range"]:
-            target = span(base_lines, e["range"], f"{field}.range")
-            out.append(resolve_span(base, current, moved, str(k), target, new_text, OPTIONS))
+class _Edits:
+    """The edits of one call, placed on ``path`` as it is now and written through the context's source (the
+    service's :class:`~tether_lsp.handlers.edits.service.Rewritable`)."""
+
+    def __init__(self, context: Context, path: str, base_version: str, edits: list[Any]) -> None:
+        self.context, self.path, self.base_version, self.edits = context, path, base_version, edits
+
+    def read(self) -> FileText:
+        return self.context.load(self.path)
+
+    def index(self, file: FileText) -> LineIndex:
+        return self.context.lines(file)
+
+    def place(self, file: FileText) -> Batch:
+        """Each edit placed on the file's current text (or refused with the argument that is wrong)."""
+        context, base_version, edits = self.context, self.base_version, self.edits
+        if base_version == file.version:
+            base_text = file.text
         else:
-            old = bounded(string(e, "old_text", where=f"{field}.") or "", f"{field}.old_text", limit, "maxFileBytes")
-            if not old:
-                raise InvalidParams(f"{field}.old_text", "empty: to insert, give a range whose start is its end")
-            line = integer(e["line"], f"{field}.line", 1) - 1 if e.get("line") is not None else None
-            found = resolve_one(base, current, moved, EditRequest(str(k), old, new_text, line), OPTIONS)
-            if found.status == "notFound":
+            kept = context.history.text(file.path, base_version)
+            if kept is None:
                 raise InvalidParams(
-                    f"{field}.old_text",
-                    f"not found in version {base_version} of {file.shown} (not even ignoring indentation or "
-                    "trailing spaces): quote the text as read",
-                    kind="notFound",
+                    "base_version",
+                    f"{base_version} is not a version of {file.shown} handed out by this server, or no longer kept "
+                    f"(the current version is {file.version}): read the file again and edit what you read",
+                    kind="unknownVersion",
                 )
-            out.append(found)
-    if context.history.last_note is not None:  # the exact history did not reach the base
-        for r in out:
-            r.notes.append(context.history.last_note)
-    check_overlaps(out)
-    _overlapping_now(out)
-    return out
+            base_text = kept
+        moved = context.history.edits(file.path, base_version, base_text, file.version, file.text)
+        batch = Batch(base_text, file.text, moved, OPTIONS)
+        base_file = FileText(file.path, file.shown, base_text, base_version)
+        base_lines = context.lines(base_file)
+        limit = context.limits.maxFileBytes
+        for k, item in enumerate(edits):
+            field = f"edits[{k}]"
+            e = obj(item, field)
+            only(e, ("new_text", *TARGETS, "line"), f"{field}.")
+            new_text = bounded(
+                string(e, "new_text", where=f"{field}.") or "", f"{field}.new_text", limit, "maxFileBytes"
+            )
+            named = [key for key in TARGETS if e.get(key) is not None]
+            if len(named) != 1:
+                raise InvalidParams(field, "name the target with exactly one of node_id, old_text, range")
+            if e.get("line") is not None and named != ["old_text"]:
+                raise InvalidParams(f"{field}.line", "only with old_text (where in base_version it was seen)")
+            if named == ["node_id"]:
+                target = node_span(context, base_file, e["node_id"], f"{field}.node_id")
+                batch.place(Target(str(k), new_text, span=target))
+            elif named == ["range"]:
+                target = span(base_lines, e["range"], f"{field}.range")
+                batch.place(Target(str(k), new_text, span=target))
+            else:
+                old = bounded(
+                    string(e, "old_text", where=f"{field}.") or "", f"{field}.old_text", limit, "maxFileBytes"
+                )
+                if not old:
+                    raise InvalidParams(f"{field}.old_text", "empty: to insert, give a range whose start is its end")
+                line = integer(e["line"], f"{field}.line", 1) - 1 if e.get("line") is not None else None
+                found = batch.place(Target(str(k), new_text, old, line))
+                if found.status == "notFound":
+                    raise InvalidParams(
+                        f"{field}.old_text",
+                        f"not found in version {base_version} of {file.shown} (not even ignoring indentation or "
+                        "trailing spaces): quote the text as read",
+                        kind="notFound",
+                    )
+        if context.history.last_note is not None:  # the exact history did not reach the base
+            for r in batch.results:
+                r.notes.append(context.history.last_note)
+        return batch
 
-
-def _overlapping_now(results: list[Resolution]) -> None:
-    """Two edits carried onto the same text now (the file moved on around both): the later one conflicts."""
-    placed = sorted((r.span, k) for k, r in enumerate(results) if r.status == "resolved" and r.span is not None)
-    for (a, _), (b, j) in itertools.pairwise(placed):
-        if b[0] < a[1]:
-            results[j].status = "conflict"
-            results[j].notes.append("carried onto the same text as another edit")
+    def write(self, file: FileText, change: Change) -> FileText | None:
+        """The change written over ``file``; None when it moved on (on disk, or in the editor's buffer)."""
+        context = self.context
+        if len(change.text) > context.limits.maxFileBytes:
+            raise InvalidParams(
+                "edits",
+                f"the file would have {len(change.text)} bytes, over maxFileBytes ({context.limits.maxFileBytes})",
+            )
+        if context.load(self.path).version != file.version:
+            return None  # changed on disk while the edits were placed: place them again on what is there now
+        written = context.files.write(file, (file.data[:3] if file.bom else b"") + change.text, change.edits)
+        if written is None:
+            return None  # the editor's buffer moved on before the edit reached it: place them again
+        context.history.wrote(written.path, file.version, written.version, written.text, change.edits)
+        context.trees.written(file, written, change.edits)
+        return written
 
 
 def _status(resolution: Resolution, same: bool) -> str:
     if resolution.status == "resolved":
         return "applied" if same else "rebased"
     return "ambiguous" if resolution.status == "ambiguous" else "conflict"
-
-
-def _apply(
-    text: bytes, index: LineIndex, results: list[Resolution]
-) -> tuple[bytes, tuple[ByteEdit, ...], dict[int, tuple[int, int]]]:
-    """The new text, its edits (last first, as :func:`diff_edits` gives them) and each edit's span in it."""
-    order = sorted(range(len(results)), key=lambda k: results[k].span or (0, 0))
-    edits: list[ByteEdit] = []
-    spans: dict[int, tuple[int, int]] = {}
-    shift = 0
-    for k in order:
-        start, end = results[k].span or (0, 0)
-        inserted = (results[k].new_text or "").encode("utf-8")
-        spans[k] = (start + shift, start + shift + len(inserted))
-        shift += len(inserted) - (end - start)
-        edits.append(make_edit(index, start, end, inserted))
-    new = text
-    for edit in reversed(edits):
-        new = edit.apply(new)
-    return new, tuple(reversed(edits)), spans
 
 
 def edit(context: Context, arguments: Mapping[str, Any]) -> Answer:
@@ -135,28 +128,13 @@ def edit(context: Context, arguments: Mapping[str, Any]) -> Answer:
     edits = array(arguments.get("edits"), "edits")
     if not edits or len(edits) > MAX_EDITS:
         raise InvalidParams("edits", f"expected 1 to {MAX_EDITS} edits, got {len(edits)}")
-    for _attempt in range(RETRIES):
-        file = context.load(path)
-        results = _resolve(context, file, base_version, edits)
-        same = base_version == file.version
-        if any(r.status != "resolved" for r in results):
-            return _answer(context, file, results, same, None)
-        new_text, byte_edits, spans = _apply(file.text, context.lines(file), results)
-        if len(new_text) > context.limits.maxFileBytes:
-            raise InvalidParams(
-                "edits", f"the file would have {len(new_text)} bytes, over maxFileBytes ({context.limits.maxFileBytes})"
-            )
-        if new_text == file.text:  # the file already reads so: nothing to write
-            return _answer(context, file, results, same, (file, spans))
-        if context.load(path).version != file.version:
-            continue  # changed on disk while the edits were placed: place them again on what is there now
-        written = context.files.write(file, (file.data[:3] if file.bom else b"") + new_text, byte_edits)
-        if written is None:
-            continue  # the editor's buffer moved on before the edit reached it: place them again
-        context.history.wrote(written.path, file.version, written.version, written.text, byte_edits)
-        context.trees.written(file, written, byte_edits)
-        return _answer(context, written, results, same, (file, spans))
-    raise InvalidParams("path", f"{path} kept changing while the edits were placed; try again")
+    done = write_all(_Edits(context, path, base_version, edits), RETRIES)
+    if done is None:
+        raise InvalidParams("path", f"{path} kept changing while the edits were placed; try again")
+    same = base_version == done.read.version
+    if done.change is None or done.wrote is None:
+        return _answer(context, done.read, done.results, same, None)
+    return _answer(context, done.wrote, done.results, same, (done.read, done.change.spans))
 
 
 def _answer(

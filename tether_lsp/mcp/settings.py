@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether_lsp.handlers.edits.tasks import TaskSettings
+from tether_lsp.handlers.edits.settings import TaskSettings
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
 from tether_lsp.handlers.selectors.settings import SelectorSettings
 from tether_lsp.server.settings import Settings, SettingsSchema, setting

@@ -1,25 +1,30 @@
 """tasks.py, the inline tasks service without LSP: a real model server on 127.0.0.1 streams its answer, the
 changes stream into open documents through a real :class:`Streamer`, files that are not open are changed
-and created when their change is complete, and the session is written down. The host stands in for the
-editor only: it applies what it is asked to, to documents in memory or to files on disk."""
+and created when their change is complete, and the session is written down. The host is a real
+:class:`ThreadHost` (its progress recorded); the editor is a stand-in: it applies what it is asked to, to
+documents in memory or to files on disk."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakemodel import Answer, FakeModel, RunningModel
+from tether_lsp.handlers.edits.editor import Editor as EditorProtocol
+from tether_lsp.handlers.edits.settings import EditSettings, TaskSettings
 from tether_lsp.handlers.edits.streamer import Streamer, StreamState
-from tether_lsp.handlers.edits.tasks import Host, TaskOutcome, TaskRequest, Tasks, TaskSettings
+from tether_lsp.handlers.edits.tasks import TaskOutcome, TaskRequest, Tasks
 from tether_lsp.server.documents import ContentChange, Document, DocumentStore
 from tether_lsp.server.errors import InvalidParams, RequestFailed
+from tether_lsp.server.host import Host
 from tether_lsp.server.positions import Encoding, LineIndex, Pos
-from tether_lsp.server.settings import Settings, SettingsSchema
+from tether_lsp.server.settings import SettingsSchema
 from tether_lsp.server.syntax import Snapshot, SyntaxCache
-from tether_lsp.server.workers import Workers
+from tether_lsp.server.thread_host import ThreadHost
 
 CALC = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n# @run use sum() @file:util.py\n"
 RUN_LINE = 6
@@ -45,6 +50,8 @@ def tokens(text: str, size: int = 4) -> list[str]:
 
 
 class Reporter:
+    minimum = 0
+
     def __init__(self, title: str, token: str | int | None) -> None:
         self.title, self.token = title, token
         self.reports: list[str | None] = []
@@ -57,25 +64,47 @@ class Reporter:
         self.ended = message
 
 
-class Editor:
-    """The host, and the streamer's front: an editor with documents in memory (each write comes back as a
-    change, as a client's didChange would) and other files on disk, with a real worker pool."""
+class RecordingHost(ThreadHost):
+    """The host of a process with no language server, whose progress is recorded."""
 
-    def __init__(self, root: Path, encoding: Encoding = Encoding.UTF16, **tasks: Any) -> None:
-        self.workspace_root: Path | None = root
-        self.encoding = encoding
+    def __init__(self, root: Path, tasks: dict[str, Any], progress: list[Reporter]) -> None:
         schema = SettingsSchema()
         schema.register("tasks", TaskSettings)
-        self.settings: Settings = schema.parse({"tasks": tasks})[0]
+        schema.register("edits", EditSettings)
+        super().__init__(schema.parse({"tasks": tasks, "edits": {"streamIdleSeconds": 60}})[0], root, {})
+        self.progress = progress
+
+    async def start_progress(self, title: str, client_token: str | int | None = None) -> Reporter:  # type: ignore[override]
+        self.progress.append(Reporter(title, client_token))
+        return self.progress[-1]
+
+
+HOSTS: list[ThreadHost] = []
+
+
+@pytest.fixture(autouse=True)
+def _hosts_closed() -> Iterator[None]:
+    yield
+    while HOSTS:
+        HOSTS.pop().close()
+
+
+class Editor:
+    """The editor: documents in memory (each write comes back as a change, as a client's didChange would) and
+    other files on disk; it runs on a real host (``host``)."""
+
+    def __init__(self, root: Path, encoding: Encoding = Encoding.UTF16, **tasks: Any) -> None:
+        self.encoding = encoding
         self.docs = DocumentStore()
         self.syntax = SyntaxCache()
-        self.workers = Workers(lambda: 2)
         self.progress: list[Reporter] = []
+        self.host = RecordingHost(root, tasks, self.progress)
+        HOSTS.append(self.host)
         self.suggested: list[str] = []
         self.refuse = False
         self.wrote = asyncio.Event()
 
-    # --- the host -----------------------------------------------------------------------------------
+    # --- the editor ---------------------------------------------------------------------------------
 
     def document(self, uri: str) -> Document | None:
         return self.docs.get(uri)
@@ -86,13 +115,6 @@ class Editor:
     def snapshot(self, uri: str) -> Snapshot | None:
         return self.syntax.get(uri)
 
-    async def run_blocking(self, fn: Any, *args: Any) -> Any:
-        return await self.workers.run_blocking(fn, *args)
-
-    async def start_progress(self, title: str, token: str | int | None) -> Reporter:
-        self.progress.append(Reporter(title, token))
-        return self.progress[-1]
-
     def suggest(self, command: str) -> None:
         self.suggested.append(command)
 
@@ -102,30 +124,24 @@ class Editor:
         path.write_text(text, encoding="utf-8")
         return not self.refuse
 
-    async def replace(self, uri: str, version: int | None, start: Pos, end: Pos, text: str) -> bool:
+    async def write(
+        self, uri: str, version: int | None, index: LineIndex, start: int, end: int, text: str, label: str
+    ) -> bool:
+        """Positions as the editor's encoding counts them, as an editor is handed them."""
         if self.refuse:
             return False
+        a, b = index.position_of(start, self.encoding), index.position_of(end, self.encoding)
         doc = self.docs.get(uri)
         if doc is not None:
             if version != doc.client_version:
                 return False
-            self._change(doc, start, end, text)
+            self._change(doc, a, b, text)
             return True
         path = Path(uri.removeprefix("file://"))
         old = path.read_bytes()
-        index = LineIndex(old)
-        a, b = index.offset_of(start, self.encoding), index.offset_of(end, self.encoding)
-        path.write_bytes(old[:a] + text.encode() + old[b:])
-        return True
-
-    # --- the streamer's front -----------------------------------------------------------------------
-
-    def idle_seconds(self) -> float:
-        return 60.0
-
-    async def write(self, doc: Document, start: int, end: int, text: str) -> bool:
-        index = doc.current.index
-        self._change(doc, index.position_of(start, self.encoding), index.position_of(end, self.encoding), text)
+        on_disk = LineIndex(old)
+        x, y = on_disk.offset_of(a, self.encoding), on_disk.offset_of(b, self.encoding)
+        path.write_bytes(old[:x] + text.encode() + old[y:])
         return True
 
     def changed(self, state: StreamState) -> None:
@@ -146,8 +162,9 @@ class Editor:
 
 
 def service(editor: Editor) -> Tasks:
-    host: Host = editor  # the editor offers everything a task needs of its host
-    return Tasks(host, Streamer(editor))
+    host: Host = editor.host
+    front: EditorProtocol = editor  # the stand-in offers everything a task needs of its editor
+    return Tasks(host, front, Streamer(host, front))
 
 
 async def run(editor: Editor, uri: str, line: int = RUN_LINE, token: str | int | None = None) -> TaskOutcome:

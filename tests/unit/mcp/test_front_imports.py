@@ -28,7 +28,7 @@ def test_the_front_imports_engines_and_services_only() -> None:
         assert not [target for target in module.imports if is_wire_module(target)], name
         if name not in SDK_GLUE:
             assert not module.libraries & {"mcp", "mcp_types"}, name
-    assert f"{PACKAGE}.handlers.edits.resolve" in graph[f"{FRONT}.edit"].imports
+    assert f"{PACKAGE}.handlers.edits.service" in graph[f"{FRONT}.edit"].imports
     assert f"{PACKAGE}.handlers.selectors.engine" in graph[f"{FRONT}.select"].imports
 
 
