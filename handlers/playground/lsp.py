@@ -1,7 +1,8 @@
 """LSP edge of the prompt playground (docs/protocol.md, "Prompt playground"): editor notifications, state
 requests, pin, settings, ``workspace/didRenameFiles`` and ``tether/playground/didChangeState``.
 
-The playground itself is the :class:`.session.Session` service; this module turns wire params into its plain
+The playground itself is the :class:`.session.Session` service (prompt ids in the server's database through
+:class:`.identity.PromptIds`, as the agents' front finds them); this module turns wire params into its plain
 values and its states (byte spans) into ``PlaygroundState`` (ranges), and registers the methods.
 """
 
@@ -12,12 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.hooks import DocumentEvent
 from tether_lsp.server.methods import Feature, Method, Notice
 from tether_lsp.server.positions import LineIndex, Pos, lsp_range
 
-from . import lsp_run
+from . import identity, lsp_run
 from .engine import Item, State
 from .session import Session
 from .settings import PlaygroundSettings
@@ -108,7 +108,7 @@ class Playground:
         def tell(state: State) -> None:
             server.protocol.notify("tether/playground/didChangeState", wire(state))
 
-        self.session = session = Session(server, tell)
+        self.session = session = Session(server, tell, ids=identity.PromptIds(server))
 
         def on_document(event: DocumentEvent) -> None:
             if event.kind in ("open", "change", "save"):
@@ -120,86 +120,39 @@ class Playground:
         server.on_settings(lambda settings: session.settings_changed(settings.section(PlaygroundSettings)))
         self.runs = lsp_run.Runs(server, session)
 
-    def known_prompt(self, prompt_id: str) -> None:
-        for entry in self.session.engine.pmap.files.values():
-            if any(p.id == prompt_id for p in entry.prompts):
-                return
-        raise InvalidParams("promptId", f"no prompt with id {prompt_id!r}", kind="unknownPrompt")
-
     async def active_editor(self, params: ActiveEditorParams) -> None:
         """The editor the user looks at changed (null: none)."""
-        await self.session.caught_up()
         uri = params.text_document.uri if params.text_document else None
-        self.session.engine.active = uri
-        if uri is not None and params.position is not None:
-            self.session.positions[uri] = Pos(params.position.line, params.position.character)
-        if self.session.engine.pin is None:
-            self.session.emit()
+        position = params.position
+        await self.session.active_editor(uri, Pos(position.line, position.character) if position else None)
 
     async def cursor(self, params: CursorParams) -> None:
         """The cursor moved (clients debounce)."""
-        await self.session.caught_up()
-        self.session.positions[params.text_document.uri] = Pos(params.position.line, params.position.character)
-        if self.session.engine.pin is None:
-            self.session.emit()
+        await self.session.cursor(params.text_document.uri, Pos(params.position.line, params.position.character))
 
     async def get_state(self, params: Empty) -> PlaygroundState:
         """What the playground shows now: the file, its prompts, the selected prompt and why."""
-        await self.session.caught_up()
-        engine = self.session.engine
-        if engine.sent is None or engine.pin is None:
-            self.session.refresh_cursors()
-            engine.sent = engine.state()
-        return self.wire(engine.sent)
+        return self.wire(await self.session.state())
 
     async def pin(self, params: PinParams) -> PlaygroundState:
         """Keep showing this prompt whatever the cursor does."""
-        await self.session.caught_up()
-        engine = self.session.engine
-        if not any(f.id == params.file_id for f in engine.pmap.files.values()):
-            raise InvalidParams("fileId", f"no file with id {params.file_id!r}", kind="unknownPrompt")
-        if engine.find(params.file_id, params.prompt_id) is None:
-            raise InvalidParams("promptId", f"no prompt {params.prompt_id!r} in that file", kind="unknownPrompt")
-        engine.pin = (params.file_id, params.prompt_id)
-        self.session.emit()
-        return self.wire(engine.state())
+        return self.wire(await self.session.pin(params.file_id, params.prompt_id))
 
     async def unpin(self, params: Empty) -> PlaygroundState:
         """Follow the active editor and cursor again."""
-        await self.session.caught_up()
-        self.session.engine.pin = None
-        self.session.emit()
-        return self.wire(self.session.engine.state())
+        return self.wire(await self.session.unpin())
 
     async def set_settings(self, params: SetSettingsParams) -> None:
         """Store a playground's inputs for a prompt (kept with the prompt's identity)."""
-        await self.session.caught_up()
-        if not isinstance(params.settings, dict):
-            raise InvalidParams("settings", f"expected a JSON object, got {type(params.settings).__name__}")
-        self.known_prompt(params.prompt_id)
-        settings = params.settings
-
-        def store_them() -> None:
-            self.session.store().set_settings(params.prompt_id, settings)
-
-        await self.server.run_blocking(store_them)
+        await self.session.set_saved_inputs(params.prompt_id, params.settings)
 
     async def get_settings(self, params: GetSettingsParams) -> dict[str, Any] | None:
         """The inputs stored for a prompt, or null."""
-        await self.session.caught_up()
-        self.known_prompt(params.prompt_id)
-
-        def read_them() -> dict[str, Any] | None:
-            return self.session.store().settings(params.prompt_id)
-
-        return await self.server.run_blocking(read_them)
+        return await self.session.saved_inputs(params.prompt_id)
 
     async def renamed(self, params: types.RenameFilesParams) -> None:
         """Files were renamed: their prompts keep their ids."""
-        await self.session.caught_up()
-        for change in params.files:
-            self.session.renamed(change.old_uri, change.new_uri)
-        self.session.emit()
+        await self.session.files_renamed((change.old_uri, change.new_uri) for change in params.files)
 
     async def run(self, params: PlaygroundRunParams) -> PlaygroundRunResult:
         """Send a prompt to the model with its variables; the answer streams as `didRunOutput` first."""

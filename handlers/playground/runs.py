@@ -7,8 +7,10 @@ the prompt across edits, renames and restarts. Cancelling :meth:`Runner.run` can
 is closed); a cancelled or failed run is not stored. The API key is read from the environment for each run
 and never logged or stored.
 
-What it needs from the front it serves (the language server, or another) is the small :class:`Host`; where
-it finds prompts and their storage is the playground's :class:`~.session.Session` (any :class:`Prompts`).
+What it needs of the process it runs in is the :class:`~tether_lsp.server.host.Host` (the settings and the
+workers); where it finds the prompt and keeps its history is any :class:`Prompts`: an editor's session
+(:class:`~.session.Session`), or one prompt found as its file reads now (:class:`~.identity.OnePrompt`). Both
+fronts run a prompt through :meth:`Runner.run`.
 """
 
 from __future__ import annotations
@@ -21,25 +23,26 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tether_lsp.server import chat, http
 from tether_lsp.server.errors import InvalidParams, RequestFailed, StorageError
-from tether_lsp.server.settings import LimitSettings, Settings
+from tether_lsp.server.settings import LimitSettings
 
 from . import run as compose
-from .model import Prompt
 from .settings import PlaygroundSettings
+from .stored_run import Message as Message
+from .stored_run import StoredRun as StoredRun
+from .stored_run import Usage as Usage
 from .text import shown
-from .text import variables as variables_of
 
 if TYPE_CHECKING:
-    from .engine import Playground
+    from tether_lsp.server.host import Host
+
+    from .model import Prompt
     from .store import PlaygroundStore
 
 log = logging.getLogger(__name__)
-
-R = TypeVar("R")
 
 #: :meth:`Runner.stored_runs` returns at most this many runs when no ``limit`` is given, and never more than
 #: ``MAX_LIMIT``.
@@ -47,23 +50,14 @@ DEFAULT_LIMIT = 20
 MAX_LIMIT = 500
 
 
-class Host(Protocol):
-    """What runs need of the server they run in: the settings and the workers."""
-
-    @property
-    def settings(self) -> Settings: ...
-
-    async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R: ...
-
-
 class Prompts(Protocol):
-    """Where runs find prompts and keep their history: the playground's session."""
-
-    @property
-    def engine(self) -> Playground: ...
+    """Where runs find prompts and keep their history."""
 
     async def caught_up(self) -> None:
         """Wait until the document events that arrived before the request are processed."""
+
+    def prompt(self, prompt_id: str) -> Prompt:
+        """The prompt as it is now; InvalidParams (``unknownPrompt``) when there is no such prompt."""
 
     def store(self) -> PlaygroundStore:
         """The playground's tables (workers only); StorageError when the database cannot be opened."""
@@ -86,12 +80,6 @@ class RunRequest:
 
 
 @dataclass(frozen=True)
-class Usage:
-    prompt_tokens: int
-    completion_tokens: int
-
-
-@dataclass(frozen=True)
 class RunOutcome:
     """A run's answer, once the model finished."""
 
@@ -102,93 +90,6 @@ class RunOutcome:
     finish_reason: str | None
     duration_ms: int
     usage: Usage | None = None
-
-
-@dataclass(frozen=True)
-class Message:
-    role: str
-    content: str
-
-
-@dataclass(frozen=True)
-class StoredRun:
-    """A run as stored: what was sent (the prompt text, its variables, the messages, the options), to which
-    model, the answer. In the database it is the JSON object :meth:`to_json` makes (camelCase; ``usage``,
-    ``temperature`` and ``maxTokens`` left out when there are none, so a run stored before the options were
-    recorded reads as one sent without them: the model's defaults)."""
-
-    run_id: str
-    prompt_id: str
-    created_at: str  # ISO 8601, UTC, milliseconds: 2025-03-01T09:15:02.123Z
-    model: str
-    prompt: str
-    variables: dict[str, str]
-    messages: tuple[Message, ...]
-    output: str
-    finish_reason: str | None
-    duration_ms: int
-    usage: Usage | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "runId": self.run_id,
-            "promptId": self.prompt_id,
-            "createdAt": self.created_at,
-            "model": self.model,
-            "prompt": self.prompt,
-            "variables": dict(self.variables),
-            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
-            "output": self.output,
-            "finishReason": self.finish_reason,
-            "durationMs": self.duration_ms,
-        }
-        if self.usage is not None:
-            data["usage"] = {"promptTokens": self.usage.prompt_tokens, "completionTokens": self.usage.completion_tokens}
-        if self.temperature is not None:
-            data["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            data["maxTokens"] = self.max_tokens
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> StoredRun:
-        """A run as the database holds it; ValueError when the object is not one."""
-        variables = _typed(data, "variables", dict)
-        messages = _typed(data, "messages", list)
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in variables.items()):
-            raise ValueError("stored run: variables must map strings to strings")
-        usage = data.get("usage")
-        return cls(
-            _typed(data, "runId", str),
-            _typed(data, "promptId", str),
-            _typed(data, "createdAt", str),
-            _typed(data, "model", str),
-            _typed(data, "prompt", str),
-            dict(variables),
-            tuple(Message(_typed(m, "role", str), _typed(m, "content", str)) for m in messages),
-            _typed(data, "output", str),
-            None if data.get("finishReason") is None else _typed(data, "finishReason", str),
-            _typed(data, "durationMs", int),
-            None
-            if usage is None
-            else Usage(_typed(usage, "promptTokens", int), _typed(usage, "completionTokens", int)),
-            None if data.get("temperature") is None else float(_typed(data, "temperature", (int, float))),
-            None if data.get("maxTokens") is None else _typed(data, "maxTokens", int),
-        )
-
-
-def _typed(data: Any, key: str, kind: type[R] | tuple[type[R], ...]) -> R:
-    if not isinstance(data, Mapping):
-        raise ValueError(f"stored run: expected an object holding {key}, got {type(data).__name__}")
-    value = data.get(key)
-    if value is None and key not in data:
-        raise ValueError(f"stored run: {key} is missing")
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        raise ValueError(f"stored run: {key} is a {type(value).__name__}, not a {names}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -246,24 +147,11 @@ def _new_run_id() -> str:
 
 
 class Runner:
-    """The playground's runs over one host and one playground session."""
+    """The playground's runs over one host and one place that finds prompts (:class:`Prompts`)."""
 
     def __init__(self, host: Host, prompts: Prompts) -> None:
         self.host = host
         self.prompts = prompts
-
-    def prompt(self, prompt_id: str) -> Prompt:
-        """The prompt as it is now in an open document, else as the map last saw it."""
-        engine = self.prompts.engine
-        for view in engine.views.values():
-            for found in view.found:
-                if found.prompt_id == prompt_id:
-                    return found.prompt
-        for entry in engine.pmap.files.values():
-            for known in entry.prompts:
-                if known.id == prompt_id:
-                    return Prompt(known.anchor, known.content, (0, 0), tuple(variables_of(known.content)))
-        raise InvalidParams("promptId", f"no prompt with id {prompt_id!r}", kind="unknownPrompt")
 
     def target(self, model: str | None) -> Target:
         settings = self.host.settings
@@ -307,7 +195,7 @@ class Runner:
         """Send a prompt to the model with its variables; each piece of the answer goes to ``on_output`` as it
         arrives, before the outcome is returned."""
         await self.prompts.caught_up()
-        prompt = self.prompt(request.prompt_id)
+        prompt = self.prompts.prompt(request.prompt_id)
         saved = await self.saved(request.prompt_id)
         values = _strings_or_none(saved.get("variables")) | _strings(request.variables, "variables")
         saved_options = saved.get("options")
@@ -396,7 +284,7 @@ class Runner:
         """The prompt's latest runs, newest first (they follow the prompt's id across edits and renames);
         ``limit``: at most that many (``DEFAULT_LIMIT`` when None), from 1 to ``MAX_LIMIT``."""
         await self.prompts.caught_up()
-        self.prompt(prompt_id)
+        self.prompts.prompt(prompt_id)
         count = DEFAULT_LIMIT if limit is None else _count(limit, "limit", 1, MAX_LIMIT)
 
         def read() -> list[dict[str, Any]]:

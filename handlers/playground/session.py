@@ -1,442 +1,117 @@
-"""The prompt playground as a service: the engine, its stored map, and the editor events it follows, in plain
-Python values (the LSP glue, ``lsp.py``, turns them into wire messages).
+"""The prompt playground of an editor's session as a service, in plain Python values: what a front asks (the
+state shown, the editor and cursor it follows, pinning a prompt, a prompt's saved inputs, renames) and what runs
+need (:class:`~.runs.Prompts`). The LSP glue (``lsp.py``) only turns wire params into these values and states
+(byte spans) into wire ones.
 
-Document changes are processed after a short pause (``DEBOUNCE_S``) or before any playground message, their
-prompts found in a worker (a walk over the whole tree: 50-90 ms for 10,000 lines, never on the loop), so
-every message sees every change while typing does not pay for the playground. The engine and the editor
-positions belong to the event loop. The database is only touched in the worker pool: the map is loaded once
-(every playground message waits for it), written ``FLUSH_DELAY_S`` after its last change, one write after the
-other, and at shutdown.
+Each method first waits for the document events that arrived before it (:meth:`~.tracker.Tracker.caught_up`),
+then applies its effect at once. Keeping the engine up to date with the documents is :mod:`.tracker`'s.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import threading
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from tether_lsp.server.arrival import ARRIVAL
-from tether_lsp.server.errors import RequestFailed, StorageError
-from tether_lsp.server.files import uri_to_path
-from tether_lsp.server.lazy import lazy_module
-from tether_lsp.server.positions import Encoding, Pos
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.positions import Pos
 
-from .engine import Detected, Playground, State, scan
-from .model import MapFile, PlaygroundMap
-from .settings import PlaygroundSettings
+from . import identity
+from .tracker import DEBOUNCE_S as DEBOUNCE_S
+from .tracker import MAX_WORKER_ROUNDS as MAX_WORKER_ROUNDS
+from .tracker import SessionHost as SessionHost
+from .tracker import Tracker
 
 if TYPE_CHECKING:
-    from tree_sitter import Tree
-
-    from tether_lsp.server.documents import Document
-    from tether_lsp.server.settings import Settings
-    from tether_lsp.server.storage import Database
-    from tether_lsp.server.syntax import Snapshot
-
-    from . import store
+    from .engine import State
+    from .model import Prompt
     from .store import PlaygroundStore
-else:  # loaded on first use (it brings SQLAlchemy)
-    store = lazy_module(f"{__package__}.store")
-
-log = logging.getLogger(__name__)
-
-R = TypeVar("R")
-
-#: The map is written this long after its last change (and at shutdown): not on every keystroke.
-FLUSH_DELAY_S = 0.5
-#: Document changes are processed this long after the last one (typing does not pay for the playground),
-#: and before any playground request or notification, which sees every change that arrived before it.
-DEBOUNCE_S = 0.1
-#: Worker detections a message waits for before the last round runs on the loop (typing outpaces detection).
-MAX_WORKER_ROUNDS = 3
-#: Source bytes of the documents one detection job takes: bounds the trees held for workers and the parsing
-#: that handing them over may cost the loop (about one 10,000-line file).
-DETECTION_BATCH_BYTES = 256 * 1024
 
 
-class Host(Protocol):
-    """What a session needs from the server it runs in: documents, trees, settings, the database, workers."""
-
-    @property
-    def encoding(self) -> Encoding: ...
-
-    @property
-    def settings(self) -> Settings: ...
-
-    def snapshot(self, uri: str, version: int | None = None) -> Snapshot | None: ...
-
-    def document(self, uri: str) -> Document | None: ...
-
-    def database(self) -> Database: ...
-
-    async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R: ...
-
-    def spawn(self, work: Awaitable[Any], what: str) -> None: ...
-
-
-async def unless_shutting_down(work: Awaitable[Any], what: str) -> None:
-    """Background work, where the server refusing it because it is shutting down is an orderly end, not a
-    failure to tell the client about."""
-    try:
-        await work
-    except RequestFailed as exc:
-        if exc.data.get("kind") != "shuttingDown":
-            raise
-        log.debug("%s: stopped by the shutdown", what)
-
-
-class Session:
-    """The server's playground: the engine, its storage, and the editor positions as the client sent them.
-
-    ``on_state`` is told each state that differs from the last one told (None: nobody shows the playground).
-    """
-
-    def __init__(
-        self,
-        server: Host,
-        on_state: Callable[[State], None] | None = None,
-        *,
-        debounce_s: float = DEBOUNCE_S,
-        stored_map: PlaygroundMap | None = None,
-    ) -> None:
-        """``debounce_s``: the pause in typing after which changes are processed; ``stored_map``: a map to start
-        from instead of the database's (a session with no database)."""
-        self.server = server
-        self.on_state = on_state
-        self.debounce_s = debounce_s
-        self._engine: Playground | None = None
-        self._store: PlaygroundStore | None = None
-        #: The cursor of each document as the client sent it (line, character in the server's encoding).
-        self.positions: dict[str, Pos] = {}
-        self._dirty: dict[str, MapFile] = {}
-        self.pending: dict[str, str] = {}  # uri -> "change" | "save", not processed yet
-        self._since: dict[str, int] = {}  # uri -> arrival number of its first event not processed yet
-        self._catch_up_handle: asyncio.TimerHandle | None = None
-        self._detecting: asyncio.Future[None] | None = None  # the newest detection running in a worker
-        self._applied = 0  # documents whose worker-found prompts were applied (how a message sees progress)
-        self._in_order = asyncio.Lock()  # playground messages, one at a time, in arrival order (FIFO)
-        self._flush_handle: asyncio.TimerHandle | None = None
-        self._loading: asyncio.Future[PlaygroundMap] | None = None
-        self._loaded: PlaygroundMap | None = stored_map
-        self._final: list[tuple[int, MapFile, bool]] = []  # what shutdown writes
-        self._taken = 0  # loop only: numbers the batches of map entries handed to workers
-        self._written: dict[str, int] = {}  # file id -> the newest batch written for it (guarded)
-        self._write_lock = threading.Lock()
+class Session(Tracker):
+    """The server's playground: the engine following the editor's documents, and what the fronts ask of it."""
 
     def store(self) -> PlaygroundStore:
         """The playground's tables in the server's database of the moment (worker threads only: opening the
         database may migrate it). Raises StorageError when it cannot be opened: the server warns about that
-        once, the requests that need the store answer it, the rest of the playground works without. Two
-        workers racing here make two equivalent stores over the same database; one is kept."""
-        stores = store.PlaygroundStore  # loads the store (its tables' migrations) before the database opens
-        database = self.server.database()
-        current = self._store
-        if current is None or current.db is not database:
-            current = self._store = stores(database)
-        return current
+        once, the requests that need the store answer it, the rest of the playground works without."""
+        return self.ids.store()
 
-    def _load(self) -> PlaygroundMap:
-        try:
-            return self.store().load()
-        except StorageError as exc:  # already in the log, where it happened
-            log.debug("playground: no stored map (%s); prompt ids last for this session only", exc)
-        except Exception as exc:
-            log.warning("playground: could not load the map (%s)", exc)
-        return PlaygroundMap()
+    def prompt(self, prompt_id: str) -> Prompt:
+        """The prompt as it is now in an open document, else as the map last saw it (``unknownPrompt`` else)."""
+        return identity.prompt_of(self.engine, prompt_id)
 
-    async def ready(self) -> None:
-        """Wait until the stored map is loaded (once per session, in a worker)."""
-        if self._loaded is not None:
-            return
-        if self._loading is None:
-            self._loading = asyncio.ensure_future(self.server.run_blocking(self._load))
-        self._loaded = await self._loading
+    def known(self, prompt_id: str) -> None:
+        """Refuse a prompt id the map does not know (``unknownPrompt``)."""
+        identity.known(self.engine.pmap, prompt_id)
 
-    @property
-    def engine(self) -> Playground:
-        if self._engine is None:
-            pmap = self._loaded if self._loaded is not None else PlaygroundMap()
-            settings = self.server.settings.section(PlaygroundSettings)
-            self._engine = Playground(
-                pmap,
-                exists=_exists,
-                on_map_change=self.saved,
-                keywords=settings.keywords or None,
-                yaml_keys=settings.yamlKeys or None,
-            )
-            self._engine.limits = settings.thresholds()
-        return self._engine
+    async def active_editor(self, uri: str | None, position: Pos | None) -> None:
+        """The editor the user looks at changed (None: none), its cursor at ``position`` when given."""
+        await self.caught_up()
+        self.engine.active = uri
+        if uri is not None and position is not None:
+            self.positions[uri] = position
+        if self.engine.pin is None:
+            self.emit()
 
-    def settings_changed(self, section: PlaygroundSettings) -> None:
-        """New settings: the engine (once made) detects and resolves with them."""
-        if self._engine is not None:
-            self._engine.keywords = section.keywords or None
-            self._engine.yaml_keys = section.yamlKeys or None
-            self._engine.limits = section.thresholds()
+    async def cursor(self, uri: str, position: Pos) -> None:
+        """The cursor moved in ``uri``."""
+        await self.caught_up()
+        self.positions[uri] = position
+        if self.engine.pin is None:
+            self.emit()
 
-    def saved(self, entry: MapFile) -> None:
-        """A file's entry changed: write it after typing pauses (pushed back by each change), and at shutdown."""
-        self._dirty[entry.id] = entry
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-        try:
-            self._flush_handle = asyncio.get_running_loop().call_later(FLUSH_DELAY_S, self.flush)
-        except RuntimeError:  # no loop (shutting down): shutdown writes it
-            self._flush_handle = None
-
-    def _take_dirty(self) -> list[tuple[int, MapFile, bool]]:
-        """Loop: the entries to write, numbered in the order they were taken, each with whether it is still in
-        the map (else it is forgotten)."""
-        dirty, self._dirty = self._dirty, {}
-        files = self._engine.pmap.files if self._engine is not None else {}
-        self._taken += 1
-        return [(self._taken, entry, entry.id in files) for entry in dirty.values()]
-
-    def _write(self, items: list[tuple[int, MapFile, bool]]) -> None:
-        """Worker: write map entries; an entry older than one already written for its file is skipped, so
-        writes that overtake each other in the pool never bring back an older map."""
-        try:
-            store = self.store()
-        except StorageError as exc:  # already in the log, where it happened
-            log.debug("playground: the map is not saved (%s)", exc)
-            return
-        with self._write_lock:
-            for taken, entry, keep in items:
-                if self._written.get(entry.id, 0) > taken:
-                    continue
-                try:
-                    if keep:
-                        store.save_file(entry)
-                    else:
-                        store.forget_file(entry.id)
-                    self._written[entry.id] = taken
-                except Exception as exc:
-                    log.warning("playground: could not save the map of %s (%s)", entry.uri, exc)
-
-    def background(self, work: Awaitable[Any], what: str) -> None:
-        """Loop: run ``work`` in the background; a refusal because the server is shutting down is not logged as
-        a failure."""
-        self.server.spawn(unless_shutting_down(work, what), what)
-
-    def flush(self) -> None:
-        """Loop: hand the dirty entries to a worker."""
-        self._flush_handle = None
-        items = self._take_dirty()
-        if items:
-            self.background(self.server.run_blocking(self._write, items), "playground: writing the map")
-
-    def prepare_shutdown(self) -> None:
-        """Loop (or no loop at all): process what is pending and set aside what shutdown must write."""
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        if self._engine is not None:
-            self.catch_up()
-        self._final = self._take_dirty()
-
-    def write_at_shutdown(self) -> None:
-        """Worker (or no loop): the last write, after any write still in flight."""
-        self._write(self._final)
-        self._final = []
-
-    def update(self, uri: str, detected: Detected | None = None) -> bool:
-        """Re-read an open document's prompts (``detected``: already found by a worker for its current version);
-        False when it is not one Tether parses."""
-        snapshot = self.server.snapshot(uri)
-        doc = self.server.document(uri)
-        tree = snapshot.tree if snapshot is not None else None
-        if snapshot is None or doc is None or tree is None or snapshot.language is None:
-            return False
-
-        def edits_since(version: int) -> list[Any] | None:
-            found = doc.edits_since(version)
-            return None if found is None else list(found)
-
-        self.engine.update(
-            uri,
-            doc.language_id,
-            snapshot.language,
-            snapshot.version,
-            snapshot.text,
-            tree,
-            edits_since,
-            detected=detected,
-        )
-        return True
-
-    def refresh_cursors(self) -> None:
+    async def state(self) -> State:
+        """What the playground shows now: the file, its prompts, the selected prompt and why (the last state
+        told, while pinned)."""
+        await self.caught_up()
         engine = self.engine
-        engine.cursors.clear()
-        for uri, position in self.positions.items():
-            snapshot = self.server.snapshot(uri)
-            if snapshot is not None and uri in engine.views:
-                engine.cursors[uri] = snapshot.index.offset_of(position, self.server.encoding)
+        if engine.sent is None or engine.pin is None:
+            self.refresh_cursors()
+            engine.sent = engine.state()
+        return engine.sent
 
-    def emit(self) -> None:
-        """Tell ``on_state`` when what the client shows changed."""
-        self.refresh_cursors()
-        state = self.engine.changed_state()
-        if state is not None and self.on_state is not None:
-            self.on_state(state)
+    async def pin(self, file_id: str, prompt_id: str) -> State:
+        """Keep showing this prompt whatever the cursor does."""
+        await self.caught_up()
+        engine = self.engine
+        identity.check_pin(engine, file_id, prompt_id)
+        engine.pin = (file_id, prompt_id)
+        self.emit()
+        return engine.state()
 
-    def renamed(self, old_uri: str, new_uri: str) -> None:
-        """A file was renamed: its prompts keep their ids, its cursor goes with it."""
-        self.engine.renamed(old_uri, new_uri)
-        if old_uri in self.positions:
-            self.positions[new_uri] = self.positions.pop(old_uri)
+    async def unpin(self) -> State:
+        """Follow the active editor and cursor again."""
+        await self.caught_up()
+        self.engine.pin = None
+        self.emit()
+        return self.engine.state()
 
-    def later(self, uri: str, kind: str) -> None:
-        """Note a document event; it is processed once typing pauses for ``DEBOUNCE_S`` (each change pushes the
-        timer back), or before any playground message."""
-        previous = self.pending.pop(uri, None)
-        self.pending[uri] = "change" if "change" in (kind, previous) or "open" in (kind, previous) else kind
-        if previous is None:
-            self._since[uri] = ARRIVAL.get()
-        if self._catch_up_handle is not None:
-            self._catch_up_handle.cancel()
-        try:
-            self._catch_up_handle = asyncio.get_running_loop().call_later(self.debounce_s, self.catch_up_in_background)
-        except RuntimeError:
-            self._catch_up_handle = None
-            self.catch_up()
+    async def set_saved_inputs(self, prompt_id: str, settings: Any) -> None:
+        """Store a playground's inputs for a prompt (a JSON object, kept with the prompt's identity)."""
+        await self.caught_up()
+        if not isinstance(settings, dict):
+            raise InvalidParams("settings", f"expected a JSON object, got {type(settings).__name__}")
+        self.known(prompt_id)
+        saved = settings
 
-    def catch_up_in_background(self) -> None:
-        """Typing paused: find the changed documents' prompts in a worker (a walk over the whole tree, 50-90 ms
-        for 10,000 lines, that must not hold the loop), then apply them on the loop."""
-        self._catch_up_handle = None
-        if self._loaded is None and self._engine is None:
-            self._start_loading_then_catch_up()
-            return
-        if self._start_detection() is None:
-            self.catch_up()
+        def store_them() -> None:
+            self.store().set_settings(prompt_id, saved)
 
-    async def caught_up(self) -> None:
-        """Messages: wait until the document events that arrived before the message are processed, their
-        prompts found in a worker. Events that arrived after it wait for after it (a rename, then the renamed
-        file's ``didOpen``: the file must be read as renamed).
+        await self.server.run_blocking(store_them)
 
-        Messages take turns in the order they arrived, and each applies its own effect as soon as this returns
-        (with no wait in between), so a message never sees a state that an earlier one has yet to change.
-        A message waits for a detection already running rather than starting another. A change that arrives
-        meanwhile makes that answer stale (it is dropped) and takes one more round; after
-        ``MAX_WORKER_ROUNDS`` rounds that found nothing current (typing faster than detection), what is left
-        runs on the loop so that the message is answered.
-        """
-        upto = ARRIVAL.get()  # this message's arrival number, kept by its task however late it runs
-        async with self._in_order:
-            await self.ready()
-            stale = 0
-            while stale < MAX_WORKER_ROUNDS and any(self._before(upto, "change")):
-                running = self._detecting if self._detecting is not None else self._start_detection(upto)
-                if running is None:
-                    break
-                applied = self._applied
-                await asyncio.shield(running)  # a cancelled message must not cancel the others' detection
-                stale += self._applied == applied
-            self.catch_up(upto)  # what is left is cheap: saves, documents without a tree (rarely, a last round)
+    async def saved_inputs(self, prompt_id: str) -> dict[str, Any] | None:
+        """The inputs stored for a prompt, or None."""
+        await self.caught_up()
+        self.known(prompt_id)
 
-    def _before(self, upto: int | None, kind: str | None = None) -> list[str]:
-        """Pending documents (of ``kind``) whose first unprocessed event arrived no later than ``upto`` (None:
-        all of them), in the order of their latest events."""
-        return [
-            uri
-            for uri, pending_kind in self.pending.items()
-            if (kind is None or pending_kind == kind) and (upto is None or self._since.get(uri, 0) <= upto)
-        ]
+        def read_them() -> dict[str, Any] | None:
+            return self.store().settings(prompt_id)
 
-    def _processed(self, uri: str) -> None:
-        del self.pending[uri]
-        self._since.pop(uri, None)
+        return await self.server.run_blocking(read_them)
 
-    def _start_detection(self, upto: int | None = None) -> asyncio.Future[None] | None:
-        """Loop: hand pending changes' trees (those arrived by ``upto``) to a worker, about
-        ``DETECTION_BATCH_BYTES`` of documents at a time (their trees are parsed here if they must be, and
-        held until the worker is done); None when no such change has a tree. The next batch starts when this
-        one is applied."""
-        jobs: list[tuple[str, int, str, bytes, Tree]] = []
-        size = 0
-        for uri in self._before(upto, "change"):
-            snapshot = self.server.snapshot(uri)
-            if snapshot is None or snapshot.language is None:
-                continue
-            if jobs and size + len(snapshot.text) > DETECTION_BATCH_BYTES:
-                break
-            tree = snapshot.tree
-            if tree is not None:
-                jobs.append((uri, snapshot.version, snapshot.language, snapshot.text, tree.copy()))  # its own copy
-                size += len(snapshot.text)
-        if not jobs:
-            return None
-        keywords, yaml_keys = self.engine.keywords, self.engine.yaml_keys
-
-        def detect_all() -> list[tuple[str, int, Detected]]:
-            return [(uri, v, scan(language, tree, text, keywords, yaml_keys)) for uri, v, language, text, tree in jobs]
-
-        async def detect_then_apply() -> None:
-            try:
-                results = await self.server.run_blocking(detect_all)
-            finally:
-                if self._detecting is running:
-                    self._detecting = None
-            self.apply_detected(results)
-
-        running = self._detecting = asyncio.ensure_future(detect_then_apply())
-        self.background(running, "playground: finding prompts")
-        return running
-
-    def apply_detected(self, results: list[tuple[str, int, Detected]]) -> None:
-        """Loop: a worker's prompts for the versions still current and still pending (older ones are dropped:
-        the change that replaced them scheduled another catch-up); then the next batch, or the other pending
-        events."""
-        applied = self._applied
-        for uri, version, detected in results:
-            snapshot = self.server.snapshot(uri)
-            if self.pending.get(uri) != "change" or snapshot is None or snapshot.version != version:
-                continue
-            self._processed(uri)
-            self._applied += 1
-            if self.update(uri, detected) and (self.engine.pin is None or self.pinned_uri() == uri):
-                self.emit()
-        if self._applied > applied and self._detecting is None and self._start_detection() is not None:
-            return  # the next batch (not after a stale answer: the change that made it stale set a timer)
-        if self.pending and "change" not in self.pending.values():
-            self.catch_up()
-
-    def _start_loading_then_catch_up(self) -> None:
-        """The map is not loaded yet: load it in a worker, then process what is pending."""
-
-        async def load_then_catch_up() -> None:
-            await self.ready()
-            if self._start_detection() is None:
-                self.catch_up()
-
-        if self._loading is None or self._loading.done():
-            self.background(load_then_catch_up(), "playground: loading the map")
-
-    def catch_up(self, upto: int | None = None) -> None:
-        """Process the pending document events (those arrived by ``upto``; None: all), in order (the map follows
-        every change, pinned or not)."""
-        if self._catch_up_handle is not None and upto is None:
-            self._catch_up_handle.cancel()
-            self._catch_up_handle = None
-        if self._loaded is None and self._engine is None:
-            self._start_loading_then_catch_up()
-            return
-        for uri in self._before(upto):
-            kind = self.pending[uri]
-            self._processed(uri)
-            updated = self.update(uri) if kind == "change" else True
-            if updated and (self.engine.pin is None or self.pinned_uri() == uri):
-                self.emit()
-
-    def pinned_uri(self) -> str | None:
-        pin = self.engine.pin
-        hit = self.engine.find(*pin) if pin else None
-        return hit[0].uri if hit else None
-
-
-def _exists(uri: str) -> bool:
-    path = uri_to_path(uri)
-    return True if path is None else path.exists()
+    async def files_renamed(self, renames: Iterable[tuple[str, str]]) -> None:
+        """Files were renamed (``(old uri, new uri)`` each): their prompts keep their ids."""
+        await self.caught_up()
+        for old_uri, new_uri in renames:
+            self.renamed(old_uri, new_uri)
+        self.emit()

@@ -73,11 +73,6 @@ _FRONT = AGENTS_FRONT_IMPORTS_INTERNALS
 _MCP, _H = f"{PACKAGE}.mcp.", f"{PACKAGE}.handlers."
 KNOWN: dict[tuple[str, str, str], str] = {
     (_FRONT, _MCP + "notes", _H + "markers.calculator"): "the notes adapter still reads calculator results itself",
-    (_FRONT, _MCP + "prompt_ids", _H + "playground.model"): "prompt identity still orchestrated in the front",
-    (_FRONT, _MCP + "prompt_ids", _H + "playground.resolver"): "prompt identity still orchestrated in the front",
-    (_FRONT, _MCP + "prompts", _H + "playground.run"): "the prompts adapter renders a prompt itself",
-    (_FRONT, _MCP + "prompts", _H + "playground.text"): "the prompts adapter renders a prompt itself",
-    (_FRONT, _MCP + "run_prompt", _H + "playground.model"): "runs still build an engine in the front",
     (_FRONT, _MCP + "trees", _H + "selectors.index"): "the front keeps its own tree cache",
 }
 

@@ -72,10 +72,10 @@ class Context:
         self.files: Source = source if source is not None else Files(Roots(roots), limits.maxFileBytes)
         self.history = History(mcp.historyBytes, mcp.historyFiles)
         self.trees = Trees(GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting))
-        self.prompt_maps = PromptMaps(self.settings, self.files.roots)
         #: The standalone front's hosts: one per database the roots use (built when a root first needs one), shared by
         #: the notes and the playground so that one process opens each database once.
         self.hosts = ThreadHosts(self.settings, COMPONENTS)
+        self.prompt_maps = PromptMaps(self.hosts, self.files.roots)
         self.lock = threading.Lock()
         self._lines: OrderedDict[str, LineIndex] = OrderedDict()
         self._notes: NotesBackend | None = None

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tether_lsp.handlers.playground.run import conversation
-from tether_lsp.handlers.playground.text import shown
 from tether_lsp.server.positions import LineIndex
 
 from .args import Json, only, range_of, string
@@ -25,8 +23,8 @@ def prompt_json(lines: LineIndex, found: FoundPrompt) -> Json:
         "prompt_id": found.prompt_id,
         "name": p.anchor,
         "range": range_of(lines, *p.span),
-        "text": shown(p.content),
-        "variables": list(conversation(p).variables),
+        "text": found.text,
+        "variables": list(found.variables),
         "role": p.role,
     }
 

@@ -3,7 +3,9 @@ variables by the playground's runs service (``handlers/playground/runs.py`` ``Ru
 same endpoint settings (``tether.playground.*``, else ``tether.tasks.*``), the same inputs an editor saved for
 the prompt, and the run stored in the prompt's history where the editors' playground lists it.
 
-The prompt is taken from its file as it is now (read again, its ids resolved as :mod:`.prompt_ids` does); a
+The prompt is taken from its file as it is now (read again, its ids resolved as :mod:`.prompt_ids` does; a
+file gone from disk: as the map last saw it, as the editors' playground runs it) and run on the host of its
+database, by the same :meth:`~tether_lsp.handlers.playground.runs.Runner.run` an editor's run goes through; a
 prompt of a file outside the roots is refused. The answer streams nothing: each piece of it is told to
 ``progress`` (MCP progress notifications, when the client asked for them) and the whole answer comes at the end.
 The model call holds no lock: other tools answer while it runs.
@@ -13,69 +15,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-from tether_lsp.handlers.playground.engine import FileView, Found, Playground
-from tether_lsp.handlers.playground.model import PlaygroundMap
+from tether_lsp.handlers.playground.identity import OnePrompt, prompt_now
 from tether_lsp.handlers.playground.runs import Runner, RunOutcome, RunRequest
-from tether_lsp.handlers.playground.settings import PlaygroundSettings
-from tether_lsp.server.errors import InvalidParams, StorageError
-from tether_lsp.server.files import file_exists, uri_to_path
-from tether_lsp.server.settings import Settings
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.files import uri_to_path
 
 from .args import Json, obj, only, string
 from .context import Answer, Context
-
-if TYPE_CHECKING:
-    from tether_lsp.handlers.playground.store import PlaygroundStore
-
-R = TypeVar("R")
 
 #: Told how many characters of the answer arrived so far, and the newest piece.
 Progress = Callable[[float, str], Awaitable[None]]
 
 
-class Host:
-    """What the runs service needs of this front: its settings, and worker threads for the database."""
-
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-
-    @property
-    def settings(self) -> Settings:
-        return self._settings
-
-    async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R:
-        return await asyncio.to_thread(fn, *args)
-
-
-class FoundIn:
-    """The playground as a run sees it (the runs service's ``Prompts``): the prompt's file as it is now and the
-    database that keeps its saved inputs and runs."""
-
-    def __init__(self, engine: Playground, store: PlaygroundStore | None) -> None:
-        self._engine = engine
-        self._store = store
-
-    @property
-    def engine(self) -> Playground:
-        return self._engine
-
-    async def caught_up(self) -> None:
-        """Nothing to wait for: the file was read when the prompt was found."""
-
-    def store(self) -> PlaygroundStore:
-        if self._store is None:
-            raise StorageError("no database could be opened for this prompt's root")
-        return self._store
-
-
-def find(context: Context, prompt_id: str) -> FoundIn:
+def find(context: Context, prompt_id: str) -> OnePrompt:
     """The prompt named ``prompt_id``, in its file as it is now (worker thread, under the context's lock)."""
-    settings = context.settings.section(PlaygroundSettings)
-    for _root, pmap, store in context.prompt_maps.maps():
-        entry = next((e for e in pmap.files.values() if any(p.id == prompt_id for p in e.prompts)), None)
+    for ids in context.prompt_maps.each():
+        entry = ids.holding(prompt_id)
         if entry is None:
             continue
         path = uri_to_path(entry.uri)
@@ -88,31 +45,22 @@ def find(context: Context, prompt_id: str) -> FoundIn:
                 f"({context.files.roots.describe()}): refused",
                 kind="outsideRoots",
             ) from None
-        engine = Playground(
-            PlaygroundMap({entry.id: entry}),
-            exists=file_exists,
-            on_map_change=lambda _entry: None,
-            keywords=settings.keywords or None,
-            yaml_keys=settings.yamlKeys or None,
-        )
+        found = None
+        shown = str(real)
         if real.exists():
             file = context.load(str(real), "prompt_id")
-            parsed = context.trees.parsed(file, "prompt_id")
-            found = context.prompt_maps.found(file, parsed)
+            found = context.prompt_maps.found(file, context.trees.parsed(file, "prompt_id"))
             context.shown(file)
-            if not any(f.prompt_id == prompt_id for f in found):
-                raise InvalidParams(
-                    "prompt_id",
-                    f"{file.shown} no longer holds prompt {prompt_id} (its text changed past recognition or it "
-                    "was removed): list its prompts again",
-                    kind="unknownPrompt",
-                )
-            uri = Path(real).as_uri()
-            engine.views[uri] = FileView(
-                uri, parsed.language, 0, file.text, [Found(entry.id, f.prompt_id, f.prompt) for f in found], None
+            shown = file.shown
+        prompt = prompt_now(entry, prompt_id, found)
+        if prompt is None:
+            raise InvalidParams(
+                "prompt_id",
+                f"{shown} no longer holds prompt {prompt_id} (its text changed past recognition or it "
+                "was removed): list its prompts again",
+                kind="unknownPrompt",
             )
-        # a file gone from disk: the prompt as the map last saw it (as the editors' playground runs it)
-        return FoundIn(engine, store)
+        return OnePrompt(prompt_id, prompt, ids)
     raise InvalidParams(
         "prompt_id", f"no prompt with id {prompt_id!r} (prompts or outline give the ids)", kind="unknownPrompt"
     )
@@ -136,7 +84,7 @@ async def run_prompt(context: Context, arguments: Mapping[str, Any], progress: P
         obj(variables, "variables")
     model = string(arguments, "model", required=False)
 
-    def locked() -> FoundIn:
+    def locked() -> OnePrompt:
         with context.lock:
             return find(context, prompt_id)
 
@@ -152,7 +100,7 @@ async def run_prompt(context: Context, arguments: Mapping[str, Any], progress: P
 
     teller = asyncio.ensure_future(tell())
     try:
-        outcome = await Runner(Host(context.settings), found).run(
+        outcome = await Runner(found.ids.host, found).run(
             RunRequest(prompt_id, variables, model), lambda _run_id, piece: pieces.put_nowait(piece)
         )
     except InvalidParams as exc:

@@ -1,6 +1,6 @@
 """Playground runs as a service, with no language server: a real engine over an open file, a real SQLite store,
-a real model server on 127.0.0.1 (tests/fakemodel.py), and a host that only offers the settings and the
-workers (``run_blocking``). The last test holds the stored shape to the one the protocol answers."""
+a real model server on 127.0.0.1 (tests/fakemodel.py), and the host of a process with no language server (its
+workers counted). The last test holds the stored shape to the one the protocol answers."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 import pytest
 
 from tests.fakemodel import Answer, FakeModel, RunningModel
-from tether_lsp.handlers.playground import lsp_run, wire
+from tether_lsp.handlers.playground import identity, lsp_run, wire
 from tether_lsp.handlers.playground.engine import Playground
-from tether_lsp.handlers.playground.model import MapFile, MapPrompt, PlaygroundMap
+from tether_lsp.handlers.playground.model import MapFile, MapPrompt, PlaygroundMap, Prompt
 from tether_lsp.handlers.playground.runs import (
     MAX_LIMIT,
     Message,
@@ -35,6 +35,7 @@ from tether_lsp.server.protocol import make_converter
 from tether_lsp.server.settings import CORE_SECTIONS, Settings
 from tether_lsp.server.storage import Database
 from tether_lsp.server.syntax import parse_text
+from tether_lsp.server.thread_host import ThreadHost
 
 R = TypeVar("R")
 
@@ -81,16 +82,28 @@ class TasksSettings:
     apiKeyEnv: str | None = None
 
 
-class Host:
-    """The settings, and workers that are real threads (each job counted)."""
+#: The hosts made by the test running, closed after it.
+HOSTS: list[ThreadHost] = []
+
+
+class Host(ThreadHost):
+    """The host of a process with no language server, whose workers (real threads) count each job."""
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+        super().__init__(settings, Path("/project"), {})
+        HOSTS.append(self)
         self.jobs = 0
 
     async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R:
         self.jobs += 1
-        return await asyncio.to_thread(fn, *args)
+        return await super().run_blocking(fn, *args)
+
+
+@pytest.fixture(autouse=True)
+def _close_hosts() -> Iterator[None]:
+    yield
+    while HOSTS:
+        HOSTS.pop().close()
 
 
 class Library:
@@ -105,6 +118,9 @@ class Library:
 
     async def caught_up(self) -> None:
         self.waits += 1
+
+    def prompt(self, prompt_id: str) -> Prompt:
+        return identity.prompt_of(self.engine, prompt_id)
 
     def store(self) -> PlaygroundStore:
         self.store_threads.append(threading.get_ident())
