@@ -40,9 +40,10 @@ from benchmarks import figures
 from benchmarks.agent_latency import latency, start_up
 from benchmarks.history import Blobs, changed_python, collect, sampled_history
 from tether_lsp.mcp.context import Context
-from tether_lsp.mcp.edit import edit
-from tether_lsp.mcp.read import read
+from tether_lsp.mcp.tools import table
 from tether_lsp.server.errors import TetherError
+
+edit, read = table()["edit"].answer, table()["read"].answer  # as the front calls them: arguments checked first
 
 SEED = 31
 COMMITS = 300

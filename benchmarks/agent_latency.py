@@ -18,12 +18,13 @@ from typing import Any
 from benchmarks.syntax import pct
 from tether_lsp.handlers.selectors.engine import resolve, run, validate
 from tether_lsp.mcp.context import Context
-from tether_lsp.mcp.edit import edit
-from tether_lsp.mcp.read import read
-from tether_lsp.mcp.select import select
 from tether_lsp.mcp.select import steps as select_steps
+from tether_lsp.mcp.tools import table
 from tether_lsp.mcp.trees import Parsed
 from tether_lsp.server.positions import Encoding, LineIndex, Pos
+
+#: The tools as the front calls them: arguments checked first.
+edit, read, select = (table()[name].answer for name in ("edit", "read", "select"))
 
 
 def big_file(lines: int) -> str:

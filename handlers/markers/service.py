@@ -17,12 +17,11 @@ from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.syntax import GrammarLimits
 
 from .calculator import Location, block_of, block_of_lines, calculate, find_code, split_lines
+from .kinds import KINDS
 from .location_store import StoredLocation
 from .store import MarkerRecord, MarkerStore
 from .structure import follow, language_of
 from .uncommitted_store import Uncommitted, UncommittedStore
-
-KINDS = ("comment", "question", "issue", "bookmark")
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,15 @@ from __future__ import annotations
 import attrs
 from lsprotocol import types
 
+from .kinds import DEFAULT_KIND
+
 
 @attrs.define
 class CreateParams:
     text_document: types.TextDocumentIdentifier
     range: types.Range
     note: str
-    kind: str = "comment"
+    kind: str = DEFAULT_KIND
 
 
 @attrs.define

@@ -5,14 +5,13 @@ its targets and its results into the answer."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from tether_lsp.handlers.edits.service import Batch, Change, Options, Resolution, Target, write_all
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import LineIndex
 
-from .args import Json, array, bounded, integer, obj, only, range_of, span, string
+from .args import Json, bounded, integer, obj, only, range_of, span, string
 from .context import Answer, Context
 from .files import FileText
 from .read import node_span
@@ -121,11 +120,7 @@ def _status(resolution: Resolution, same: bool) -> str:
     return "ambiguous" if resolution.status == "ambiguous" else "conflict"
 
 
-def edit(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("path", "base_version", "edits"))
-    path = string(arguments, "path") or ""
-    base_version = string(arguments, "base_version") or ""
-    edits = array(arguments.get("edits"), "edits")
+def edit(context: Context, *, path: str, base_version: str, edits: list[Any]) -> Answer:
     if not edits or len(edits) > MAX_EDITS:
         raise InvalidParams("edits", f"expected 1 to {MAX_EDITS} edits, got {len(edits)}")
     done = write_all(_Edits(context, path, base_version, edits), RETRIES)

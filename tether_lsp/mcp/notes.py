@@ -20,20 +20,20 @@ The markers' service and store bring SQLAlchemy: they load on the first notes ca
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether_lsp.handlers.markers.kinds import DEFAULT_KIND
 from tether_lsp.server.errors import InvalidParams, RequestFailed
 from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding, Pos
 from tether_lsp.server.span_carry import carry
 
-from .args import Json, bounded, kind_of, only, range_of, span, string
+from .args import Json, range_of, span
 from .context import Answer, Context
 from .files import FileText
 from .read import node_span
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from tether_lsp.handlers.markers.state import MarkersState
     from tether_lsp.handlers.markers.store import MarkerRecord
 else:  # loaded on the first notes call (the service brings SQLAlchemy)
-    service = lazy_module("tether_lsp.handlers.markers.service")
     markers_state = lazy_module("tether_lsp.handlers.markers.state")
 
 #: The reason given for the notes of a file that is gone.
@@ -162,10 +161,7 @@ def _render(notes: list[Json]) -> list[str]:
     return lines
 
 
-def notes(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("path", "under"))
-    path = string(arguments, "path", required=False)
-    under = string(arguments, "under", required=False)
+def notes(context: Context, *, path: str | None = None, under: str | None = None) -> Answer:
     if path is not None and under is not None:
         raise InvalidParams("under", "give path (one file) or under (a folder), not both")
     if path is not None:
@@ -184,26 +180,9 @@ def notes(context: Context, arguments: Mapping[str, Any]) -> Answer:
     return Answer({"notes": out}, "\n".join(text))
 
 
-def _kind(arguments: Mapping[str, Any]) -> str | None:
-    kind = string(arguments, "kind", required=False)
-    return None if kind is None else service.check_kind(kind)
-
-
-def _note_text(context: Context, arguments: Mapping[str, Any], required: bool) -> str | None:
-    text = string(arguments, "text", required=required)
-    return None if text is None else bounded(text, "text", context.limits.maxFileBytes, "maxFileBytes")
-
-
-def _json(text: str) -> Any:
-    """A node id or a range given as JSON text (``"12"``, ``'{"start": ...}'``); the text itself when it is neither."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    return value if isinstance(value, (int, dict)) and not isinstance(value, bool) else text
-
-
-def _target(context: Context, file: FileText, target: Any, base_version: str | None) -> tuple[int, int]:
+def _target(
+    context: Context, file: FileText, target: float | Mapping[str, Any], base_version: str | None
+) -> tuple[int, int]:
     """The bytes of ``file``'s current text the target names (given in ``base_version`` coordinates)."""
     base = file
     if base_version is not None and base_version != file.version:
@@ -216,14 +195,10 @@ def _target(context: Context, file: FileText, target: Any, base_version: str | N
                 kind="unknownVersion",
             )
         base = FileText(file.path, file.shown, kept, base_version)
-    if isinstance(target, str):  # its JSON text: clients that type arguments by their schema's `type` send that
-        target = _json(target)
-    if isinstance(target, dict):
+    if isinstance(target, Mapping):
         start, end = span(context.lines(base), target, "target")
-    elif isinstance(target, (int, float)) and not isinstance(target, bool):
-        start, end = node_span(context, base, target, "target")
     else:
-        raise InvalidParams("target", f"expected a node id or a range, got {kind_of(target)}")
+        start, end = node_span(context, base, target, "target")
     if base is file:
         return start, end
     edits = context.history.edits(file.path, base.version, base.text, file.version, file.text)
@@ -253,16 +228,17 @@ def _answer(note: Json, verb: str) -> Answer:
     return Answer(note, "\n".join([f"note {verb}", *_render([note])]))
 
 
-def note_add(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("path", "target", "text", "kind", "base_version"))
-    path = string(arguments, "path") or ""
-    text = _note_text(context, arguments, required=True) or ""
-    kind = _kind(arguments) or "comment"
-    base_version = string(arguments, "base_version", required=False)
-    if arguments.get("target") is None:
-        raise InvalidParams("target", "missing (a node id, or a range {start, end})")
+def note_add(
+    context: Context,
+    *,
+    path: str,
+    target: float | Mapping[str, Any],
+    text: str,
+    kind: str = DEFAULT_KIND,
+    base_version: str | None = None,
+) -> Answer:
     file = context.load(path)
-    start, end = _target(context, file, arguments["target"], base_version)
+    start, end = _target(context, file, target, base_version)
     where = range_of(context.lines(file), start, end)
     span_at = (
         Pos(where["start"]["line"] - 1, where["start"]["column"] - 1),
@@ -273,13 +249,6 @@ def note_add(context: Context, arguments: Mapping[str, Any]) -> Answer:
     placing = markers_state.MarkersState.Placing(uri, file.text.decode("utf-8"), span_at, Encoding.UTF32, "target")
     created, _on = state.create(placing, text, kind, context.notes.author, tell=True)
     return _answer(_one(context, state, created.record.id, uri), "added")
-
-
-def _note_id(arguments: Mapping[str, Any]) -> str:
-    note_id = string(arguments, "id") or ""
-    if not note_id.strip():
-        raise InvalidParams("id", "empty (notes gives each note's id)")
-    return note_id
 
 
 def _find(context: Context, note_id: str) -> tuple[MarkersState, MarkerRecord]:
@@ -305,11 +274,8 @@ def _find(context: Context, note_id: str) -> tuple[MarkersState, MarkerRecord]:
     raise InvalidParams("id", f"no note with id {note_id!r} (notes lists them)", kind="unknownMarker")
 
 
-def note_update(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("id", "text", "kind"))
-    note_id = _note_id(arguments)
-    text = _note_text(context, arguments, required=False)
-    kind = _kind(arguments)
+def note_update(context: Context, *, id: str, text: str | None = None, kind: str | None = None) -> Answer:
+    note_id = id
     if text is None and kind is None:
         raise InvalidParams("text", "nothing to change: give text, kind or both")
     state, _record = _find(context, note_id)
@@ -317,9 +283,8 @@ def note_update(context: Context, arguments: Mapping[str, Any]) -> Answer:
     return _answer(_one(context, state, note_id, after.uri), "updated")
 
 
-def note_delete(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("id",))
-    note_id = _note_id(arguments)
+def note_delete(context: Context, *, id: str) -> Answer:
+    note_id = id
     state, _record = _find(context, note_id)
     state.delete(note_id, tell=True)
     return Answer({"deleted": True}, f"note {note_id} deleted")

@@ -5,13 +5,10 @@ items of kind ``prompt`` with their ``prompt_id`` (:mod:`.prompt_ids`), where th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tether_lsp.handlers.selectors.engine import run, validate
 from tether_lsp.server.positions import Encoding, LineIndex, Pos
 
-from .args import Json, only, range_of, string
+from .args import Json, range_of
 from .context import Answer, Context
 from .prompt_ids import FoundPrompt
 from .trees import Parsed
@@ -106,9 +103,8 @@ def render(items: list[Json], depth: int = 0) -> list[str]:
     return lines
 
 
-def outline(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("path",))
-    file = context.load(string(arguments, "path") or "")
+def outline(context: Context, *, path: str) -> Answer:
+    file = context.load(path)
     parsed = context.trees.parsed(file)
     lines = context.lines(file)
     found = items(parsed, lines, context.prompt_maps.found(file, parsed))

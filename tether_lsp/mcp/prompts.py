@@ -4,12 +4,9 @@ run asks for and its role; ``run_prompt`` takes the id."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from tether_lsp.server.positions import LineIndex
 
-from .args import Json, only, range_of, string
+from .args import Json, range_of
 from .context import Answer, Context
 from .prompt_ids import FoundPrompt
 
@@ -42,9 +39,8 @@ def render(prompt: Json) -> str:
     return f"{head}\n  {first[:PREVIEW]}{more}"
 
 
-def prompts(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("path",))
-    file = context.load(string(arguments, "path") or "")
+def prompts(context: Context, *, path: str) -> Answer:
+    file = context.load(path)
     parsed = context.trees.parsed(file)
     lines = context.lines(file)
     found = [prompt_json(lines, f) for f in context.prompt_maps.found(file, parsed)]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from tether_lsp.server.errors import InvalidParams
 
-from .args import Json, array, integer, only, range_of, span, string
+from .args import Json, integer, range_of, span
 from .context import Answer, Context
 from .files import FileText
 from .trees import Parsed
@@ -30,11 +29,9 @@ def node_span(context: Context, file: FileText, node_id: Any, field: str) -> tup
     return parsed.index.span(row)
 
 
-def read(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("path", "targets"))
-    file = context.load(string(arguments, "path") or "")
+def read(context: Context, *, path: str, targets: list[Any] | None = None) -> Answer:
+    file = context.load(path)
     lines = context.lines(file)
-    targets = array(arguments["targets"], "targets") if arguments.get("targets") is not None else None
     if targets is not None and len(targets) > MAX_TARGETS:
         raise InvalidParams("targets", f"{len(targets)} targets, more than {MAX_TARGETS} in one call")
     parts: list[Json] = []

@@ -22,7 +22,7 @@ from tether_lsp.handlers.playground.runs import Runner, RunOutcome, RunRequest
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.files import uri_to_path
 
-from .args import Json, obj, only, string
+from .args import Json
 from .context import Answer, Context
 
 #: Told how many characters of the answer arrived so far, and the newest piece.
@@ -76,13 +76,14 @@ def answer(outcome: RunOutcome) -> Answer:
     return Answer(structured, f"{outcome.output}\n{tail})")
 
 
-async def run_prompt(context: Context, arguments: Mapping[str, Any], progress: Progress | None = None) -> Answer:
-    only(arguments, ("prompt_id", "variables", "model"))
-    prompt_id = string(arguments, "prompt_id") or ""
-    variables = arguments.get("variables")
-    if variables is not None:
-        obj(variables, "variables")
-    model = string(arguments, "model", required=False)
+async def run_prompt(
+    context: Context,
+    progress: Progress | None,
+    *,
+    prompt_id: str,
+    variables: Mapping[str, Any] | None = None,
+    model: str | None = None,
+) -> Answer:
 
     def locked() -> OnePrompt:
         with context.lock:

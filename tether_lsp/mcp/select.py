@@ -5,7 +5,6 @@ take 1-based lines and columns like everything else here."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
 from typing import Any
 
 from tether_lsp.handlers.selectors.engine import resolve, run, validate
@@ -13,7 +12,7 @@ from tether_lsp.handlers.selectors.vocabulary import SELECTORS
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import Encoding, Pos
 
-from .args import Json, array, integer, kind_of, only, range_of, string
+from .args import Json, integer, kind_of, range_of
 from .context import Answer, Context
 
 #: Selectors whose integer arguments are positions: 1-based here, 0-based for the engine.
@@ -22,9 +21,8 @@ ONE_BASED = ("selectAt", "selectRange")
 MAX_STEPS = 100
 
 
-def steps(value: Any) -> list[tuple[str, list[Any]]]:
+def steps(chain: list[Any]) -> list[tuple[str, list[Any]]]:
     """``selectors`` as (name, arguments) pairs: each a name, or an array of the name and its arguments."""
-    chain = array(value, "selectors")
     if not chain:
         raise InvalidParams("selectors", 'empty (name at least one selector, e.g. "selectFunctions")')
     if len(chain) > MAX_STEPS:
@@ -48,17 +46,16 @@ def steps(value: Any) -> list[tuple[str, list[Any]]]:
     return out
 
 
-def select(context: Context, arguments: Mapping[str, Any]) -> Answer:
-    only(arguments, ("path", "selectors", "from"))
-    file = context.load(string(arguments, "path") or "")
-    chain = steps(arguments.get("selectors"))
+def select(context: Context, *, path: str, selectors: list[Any], from_: list[Any] | None = None) -> Answer:
+    file = context.load(path)
+    chain = steps(selectors)
     validated = []
     for k, (name, args) in enumerate(chain):
         try:
             validated.append(validate(name, args, context.regex_limits))
         except InvalidParams as exc:
             raise InvalidParams(f"selectors[{k}]", exc.message) from None
-    start = [integer(v, f"from[{k}]", 0) for k, v in enumerate(array(arguments.get("from", []), "from"))]
+    start = [integer(v, f"from[{k}]", 0) for k, v in enumerate(from_ or [])]
     parsed = context.trees.parsed(file)
     lines = context.lines(file)
     cursors = resolve(parsed.ids, start)

@@ -1,13 +1,14 @@
-"""The MCP SDK glue (the only module that imports ``mcp``): ``tools/list`` from the tool table, ``tools/call`` run
-in a worker thread, one call at a time (``run_prompt`` on the event loop, its model call holding no lock, the
-answer's pieces as progress notifications when the client asked for them), its answer as structured content
-with a short text, every refusal as ``isError: true`` with the message naming the argument and why."""
+"""The MCP SDK glue (the only module that imports ``mcp``): ``tools/list`` from the tool table, ``tools/call``
+checked against the tool's declared arguments and run where its row says: in a worker thread, one call at a
+time, or on the event loop (``run_prompt``: its model call holds no lock, the answer's pieces go out as
+progress notifications when the client asked for them). The answer is structured content with a short text,
+every refusal ``isError: true`` with the message naming the argument and why."""
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -41,43 +42,36 @@ def error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
 
-def call(context: Context, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
-    """Run one tool call to its end (in a worker thread: tools read and write files)."""
-    tool = table().get(name)
-    if tool is None or tool.run is None:
-        return unknown(name)
-    run = tool.run
-    return result(context, name, lambda: run(context, arguments or {}))
+def call(context: Context, tool: Tool, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
+    """Run a worker tool's call to its end (in a worker thread, holding the context's lock)."""
+    try:
+        answer = tool.answer(context, arguments or {})
+    except Exception as exc:
+        return failed(tool, exc)
+    return sized(context, answer)
+
+
+async def call_on_loop(
+    context: Context, tool: Tool, arguments: Mapping[str, Any] | None, progress: Progress | None
+) -> types.CallToolResult:
+    """Run a loop tool's call (its adapter takes the context's lock itself for its work on files)."""
+    try:
+        answer = await tool.run(context, progress, **tool.arguments(arguments or {}, context.limits))
+    except Exception as exc:
+        return failed(tool, exc)
+    return sized(context, answer)
 
 
 def unknown(name: str) -> types.CallToolResult:
     return error(f"name: unknown tool {name!r} (tools: {', '.join(t.name for t in TOOLS)})")
 
 
-def result(context: Context, name: str, run: Callable[[], Answer]) -> types.CallToolResult:
-    try:
-        answer = run()
-    except TetherError as exc:
+def failed(tool: Tool, exc: Exception) -> types.CallToolResult:
+    """A refusal (the message names the argument), or an internal error logged with its traceback."""
+    if isinstance(exc, TetherError):
         return error(exc.message)
-    except Exception:
-        log.exception("tool %s failed", name)
-        return error(f"{name} failed with an internal error (the server's log has the details)")
-    return sized(context, answer)
-
-
-async def call_async(
-    context: Context, tool: Tool, arguments: Mapping[str, Any] | None, progress: Progress | None
-) -> types.CallToolResult:
-    """Run a tool whose adapter is a coroutine (it takes the context's lock itself for its work on files)."""
-    assert tool.run_async is not None
-    try:
-        answer = await tool.run_async(context, arguments or {}, progress)
-    except TetherError as exc:
-        return error(exc.message)
-    except Exception:
-        log.exception("tool %s failed", tool.name)
-        return error(f"{tool.name} failed with an internal error (the server's log has the details)")
-    return sized(context, answer)
+    log.error("tool %s failed", tool.name, exc_info=exc)
+    return error(f"{tool.name} failed with an internal error (the server's log has the details)")
 
 
 def sized(context: Context, answer: Answer) -> types.CallToolResult:
@@ -118,16 +112,18 @@ def build(context: Context) -> Server[Any]:
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = table().get(params.name)
-        if tool is not None and tool.run_async is not None:
+        if tool is None:
+            return unknown(params.name)
+        if tool.runs == "loop":
 
             async def progress(done: float, message: str) -> None:
                 await ctx.session.report_progress(done, None, message)
 
-            return await call_async(context, tool, params.arguments, progress)
+            return await call_on_loop(context, tool, params.arguments, progress)
 
         def work() -> types.CallToolResult:
             with context.lock:
-                return call(context, params.name, params.arguments)
+                return call(context, tool, params.arguments)
 
         return await anyio.to_thread.run_sync(work)
 

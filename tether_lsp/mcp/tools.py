@@ -1,44 +1,57 @@
 """The tool table: every tool the agents' front serves is one row — its name, description (at most 300
-characters), argument schema, result shape and adapter. ``tools/list`` and the generated tool list of
-``docs/agents.md`` both read it; a later tool (notes) is one more row and one more adapter. An adapter is a plain
-function run in a worker thread, or (``run_async``: ``run_prompt``, which waits on a model) a coroutine run on the
-server's event loop that takes the context's lock itself for its work on files."""
+characters), arguments, result shape, adapter and where the adapter runs. ``tools/list`` and the generated tool
+list of ``docs/agents.md`` both read it; a later tool is one more row and one more adapter.
+
+Each argument is declared once (:class:`~.args.Arg`): the input schema agents see is made from the declarations,
+and the table checks what an agent sends against them before the adapter runs, so an adapter is called with
+``(context, **arguments)`` of the declared types (see :func:`~.args.checked`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from tether_lsp.handlers.markers.kinds import DEFAULT_KIND, KINDS
+from tether_lsp.server.settings import LimitSettings
+
+from .args import RANGE, Arg, Array, Json, NodeOrRange, Strings, Text, checked, schema
 from .context import Answer, Context
 from .edit import edit
 from .notes import note_add, note_delete, note_update, notes
 from .outline import outline
 from .prompts import prompts
 from .read import read
-from .run_prompt import Progress, run_prompt
+from .run_prompt import run_prompt
 from .select import select
 
 #: Longest tool description: agents read every one before their first call.
 MAX_DESCRIPTION = 300
 
-POSITION = {
+#: Where a tool's adapter runs. ``worker``: a plain function ``run(context, **arguments)``, run whole in a worker
+#: thread holding the context's lock (tools read and write files). ``loop``: a coroutine
+#: ``run(context, progress, **arguments)`` on the server's event loop (``run_prompt``, which waits on a model),
+#: which takes the context's lock itself for its work on files and may report progress.
+Runs = Literal["worker", "loop"]
+
+PATH = Text("relative to a root, or absolute inside one")
+VERSION = Text("the version an earlier answer gave for this file")
+KIND = Text(f"default: {DEFAULT_KIND}", enum=KINDS)
+NOTE_ID = Text("a note's id, from notes", blank="notes gives each note's id")
+NOTE_TEXT = Text(bounded=True)  # kept in the notes' database, shown in editors
+EDIT: Json = {
     "type": "object",
-    "properties": {"line": {"type": "integer", "minimum": 1}, "column": {"type": "integer", "minimum": 1}},
-    "required": ["line", "column"],
+    "properties": {
+        "new_text": {"type": "string"},
+        "node_id": {"type": "integer"},
+        "old_text": {"type": "string"},
+        "line": {"type": "integer", "minimum": 1, "description": "about where old_text is"},
+        "range": RANGE,
+    },
+    "required": ["new_text"],
     "additionalProperties": False,
 }
-RANGE = {
-    "type": "object",
-    "description": "1-based line and column (characters); end exclusive",
-    "properties": {"start": POSITION, "end": POSITION},
-    "required": ["start", "end"],
-    "additionalProperties": False,
-}
-PATH = {"type": "string", "description": "relative to a root, or absolute inside one"}
-VERSION = {"type": "string", "description": "the version an earlier answer gave for this file"}
-KIND = {"type": "string", "enum": ["comment", "question", "issue", "bookmark"], "description": "default: comment"}
-NOTE_ID = {"type": "string", "description": "a note's id, from notes"}
 
 
 @dataclass(frozen=True)
@@ -47,22 +60,53 @@ class Tool:
 
     name: str
     description: str
-    properties: Mapping[str, Any]
-    required: tuple[str, ...]
+    args: tuple[Arg, ...]
     result: str  # the answer's shape, as docs/agents.md shows it (TypeScript notation)
-    run: Callable[[Context, Mapping[str, Any]], Answer] | None
+    run: Callable[..., Any]
+    runs: Runs = "worker"
     writes: bool = False  # changes files, or overwrites or deletes records (MCP's destructive hint)
-    run_async: Callable[[Context, Mapping[str, Any], Progress | None], Awaitable[Answer]] | None = None
     read_only: bool = True  # changes nothing outside Tether's own records (MCP's read-only hint)
     open_world: bool = False  # reaches a service outside the roots (MCP's open-world hint)
 
-    def input_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": dict(self.properties),
-            "required": list(self.required),
-            "additionalProperties": False,
-        }
+    @property
+    def properties(self) -> Mapping[str, Json]:
+        return {arg.name: arg.shape.schema() for arg in self.args}
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(arg.name for arg in self.args if arg.required)
+
+    def input_schema(self) -> Json:
+        return schema(self.args)
+
+    def arguments(self, given: Mapping[str, Any], limits: LimitSettings) -> dict[str, Any]:
+        """The adapter's keyword arguments, checked against the declarations (InvalidParams naming the first
+        argument that is wrong)."""
+        return checked(self.args, given, limits)
+
+    def answer(self, context: Context, given: Mapping[str, Any]) -> Answer:
+        """A worker tool's call, its arguments checked, run in this thread (the front runs it in a worker that
+        holds the context's lock; benchmarks call it directly)."""
+        assert self.runs == "worker", f"{self.name} runs on the loop"
+        answer: Answer = self.run(context, **self.arguments(given, context.limits))
+        return answer
+
+    def problem(self) -> str | None:
+        """Why the row contradicts its adapter (its signature or where it runs), or None."""
+        is_coroutine = inspect.iscoroutinefunction(self.run)
+        if self.runs == "loop" and not is_coroutine:
+            return "runs on the loop but its adapter is not a coroutine function"
+        if self.runs == "worker" and is_coroutine:
+            return "runs in a worker but its adapter is a coroutine function (declare runs='loop')"
+        parameters = list(inspect.signature(self.run).parameters.values())
+        leading = 2 if self.runs == "loop" else 1  # (context) or (context, progress)
+        if len(parameters) < leading or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in parameters[:leading]):
+            return f"its adapter must take {leading} leading positional parameter(s) before the arguments"
+        wanted = {arg.keyword: arg.required for arg in self.args}
+        taken = {p.name: p.default is p.empty for p in parameters[leading:] if p.kind is p.KEYWORD_ONLY}
+        if len(taken) != len(parameters) - leading or taken != wanted:
+            return f"its adapter takes keyword-only {taken} (True: required), the row declares {wanted}"
+        return None
 
 
 TOOLS: tuple[Tool, ...] = (
@@ -70,8 +114,7 @@ TOOLS: tuple[Tool, ...] = (
         "outline",
         "A Python or YAML file's structure: classes, functions and methods (YAML: documents and keys), nested, "
         "each with its node id and range, and the file's version. Start here, then read or edit by node id.",
-        {"path": PATH},
-        ("path",),
+        (Arg("path", PATH, required=True),),
         "{path, version, language, items: {node_id, kind, name, range, children?}[]}",
         outline,
     ),
@@ -80,17 +123,23 @@ TOOLS: tuple[Tool, ...] = (
         'Run a chain of structural selectors (e.g. ["selectClasses", "selectMethods", ["filterText", '
         '"^def get"]]) left to right from the nodes in `from` or the whole file; returns each match\'s node id, '
         "range and text.",
-        {
-            "path": PATH,
-            "selectors": {
-                "type": "array",
-                "description": "selector names, or [name, ...arguments]",
-                "items": {"anyOf": [{"type": "string"}, {"type": "array", "minItems": 1}]},
-                "minItems": 1,
-            },
-            "from": {"type": "array", "items": {"type": "integer"}, "description": "node ids to start from"},
-        },
-        ("path", "selectors"),
+        (
+            Arg("path", PATH, required=True),
+            Arg(
+                "selectors",
+                Array(
+                    {"anyOf": [{"type": "string"}, {"type": "array", "minItems": 1}]},
+                    "selector names, or [name, ...arguments]",
+                    min_items=1,
+                ),
+                required=True,
+            ),
+            Arg(
+                "from",
+                Array({"type": "integer"}, "node ids to start from", order=("type", "items", "description")),
+                null_refused=True,
+            ),
+        ),
         "{path, version, matches: {node_id, range, text}[]}",
         select,
     ),
@@ -98,15 +147,10 @@ TOOLS: tuple[Tool, ...] = (
         "read",
         "Read a file, or parts of it: nodes by id (from outline or select) and ranges (1-based line and "
         "column). Returns the texts and the file's version, which edit takes as base_version.",
-        {
-            "path": PATH,
-            "targets": {
-                "type": "array",
-                "description": "node ids or ranges; none: the whole file",
-                "items": {"anyOf": [{"type": "integer"}, RANGE]},
-            },
-        },
-        ("path",),
+        (
+            Arg("path", PATH, required=True),
+            Arg("targets", Array({"anyOf": [{"type": "integer"}, RANGE]}, "node ids or ranges; none: the whole file")),
+        ),
         "{path, version, parts: {target, range, text}[]}",
         read,
     ),
@@ -114,27 +158,11 @@ TOOLS: tuple[Tool, ...] = (
         "edit",
         "Replace text named by node_id, old_text (+ line if it repeats) or range, as seen in base_version. If the "
         "file changed since, edits are rebased; conflicts or ambiguity write nothing. All or none, one write.",
-        {
-            "path": PATH,
-            "base_version": VERSION,
-            "edits": {
-                "type": "array",
-                "minItems": 1,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "new_text": {"type": "string"},
-                        "node_id": {"type": "integer"},
-                        "old_text": {"type": "string"},
-                        "line": {"type": "integer", "minimum": 1, "description": "about where old_text is"},
-                        "range": RANGE,
-                    },
-                    "required": ["new_text"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-        ("path", "base_version", "edits"),
+        (
+            Arg("path", PATH, required=True),
+            Arg("base_version", VERSION, required=True),
+            Arg("edits", Array(EDIT, min_items=1, order=("type", "minItems", "items")), required=True),
+        ),
         "{path, version, written, unsaved?, results: {status, range?, current_text?, candidates?}[], syntax_errors?}",
         edit,
         writes=True,
@@ -145,8 +173,7 @@ TOOLS: tuple[Tool, ...] = (
         "The notes on a file, or on every file under a folder (none: all roots): the markers people see in their "
         "editors and agents add here. Each with its id, kind, text, author, range now and state: fresh, moved, "
         "changed (its code was edited) or missing.",
-        {"path": PATH, "under": {"type": "string", "description": "a folder relative to a root, or absolute"}},
-        (),
+        (Arg("path", PATH), Arg("under", Text("a folder relative to a root, or absolute"))),
         "{notes: {id, path, kind, text, author, created_at, state, range?, missing_reason?}[]}",
         notes,
     ),
@@ -154,14 +181,13 @@ TOOLS: tuple[Tool, ...] = (
         "note_add",
         "Pin a note to code: a node id (outline, select) or a range, as seen in base_version (default: the file "
         "now). It follows the code as the file changes and shows in the editors' marker lists and gutters.",
-        {
-            "path": PATH,
-            "target": {"anyOf": [{"type": "integer", "description": "a node id"}, RANGE]},
-            "text": {"type": "string"},
-            "kind": KIND,
-            "base_version": VERSION,
-        },
-        ("path", "target", "text"),
+        (
+            Arg("path", PATH, required=True),
+            Arg("target", NodeOrRange(), required=True),
+            Arg("text", NOTE_TEXT, required=True),
+            Arg("kind", KIND),
+            Arg("base_version", VERSION),
+        ),
         "{id, path, kind, text, author, created_at, state, range?, missing_reason?}",
         note_add,
         read_only=False,
@@ -169,8 +195,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "note_update",
         "Change a note's text or kind (a note of yours or a person's, by the id notes gave).",
-        {"id": NOTE_ID, "text": {"type": "string"}, "kind": KIND},
-        ("id",),
+        (Arg("id", NOTE_ID, required=True), Arg("text", NOTE_TEXT), Arg("kind", KIND)),
         "{id, path, kind, text, author, created_at, state, range?, missing_reason?}",
         note_update,
         writes=True,
@@ -179,8 +204,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "note_delete",
         "Delete a note (by the id notes gave): it is gone from the editors' marker lists too.",
-        {"id": NOTE_ID},
-        ("id",),
+        (Arg("id", NOTE_ID, required=True),),
         "{deleted: true}",
         note_delete,
         writes=True,
@@ -190,8 +214,7 @@ TOOLS: tuple[Tool, ...] = (
         "prompts",
         "The LLM prompts in a Python or YAML file, as the editors' prompt playground finds them: each with its "
         "prompt_id (the same id the editors use), name, range, text, the variables a run needs and its role.",
-        {"path": PATH},
-        ("path",),
+        (Arg("path", PATH, required=True),),
         "{path, version, prompts: {prompt_id, name, range, text, variables, role}[]}",
         prompts,
     ),
@@ -199,19 +222,14 @@ TOOLS: tuple[Tool, ...] = (
         "run_prompt",
         "Send a prompt (by prompt_id, from prompts or outline) to the configured chat model with its variables, "
         "as the editors' playground runs it, and return the whole answer. The run is kept in the prompt's history.",
-        {
-            "prompt_id": {"type": "string", "description": "from prompts or outline"},
-            "variables": {
-                "type": "object",
-                "description": "a string value for each variable the prompt uses",
-                "additionalProperties": {"type": "string"},
-            },
-            "model": {"type": "string", "description": "a model name (default: the settings')"},
-        },
-        ("prompt_id",),
+        (
+            Arg("prompt_id", Text("from prompts or outline"), required=True),
+            Arg("variables", Strings("a string value for each variable the prompt uses")),
+            Arg("model", Text("a model name (default: the settings')")),
+        ),
         "{output, model, finish_reason, usage?: {prompt_tokens, completion_tokens}}",
-        None,
-        run_async=run_prompt,
+        run_prompt,
+        runs="loop",
         read_only=False,
         open_world=True,
     ),

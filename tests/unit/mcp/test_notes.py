@@ -15,23 +15,15 @@ import pytest
 
 from tests.helpers import git
 from tests.mcpclient import McpClient
-from tether_lsp.handlers.markers.service import KINDS
 from tether_lsp.handlers.markers.state import MarkersState
 from tether_lsp.mcp.context import COMPONENTS, Context
 from tether_lsp.mcp.notes_backend import LiveNotes, StandaloneNotes
 from tether_lsp.mcp.server import build
 from tether_lsp.mcp.settings import schema
-from tether_lsp.mcp.tools import table
 from tether_lsp.server.datadir import data_folder
 from tether_lsp.server.thread_host import ThreadHost
 
 SOURCE = "def f():\n    return 1\n"
-
-
-def test_the_kinds_offered_are_the_markers_kinds() -> None:
-    tools = table()
-    assert tools["note_add"].properties["kind"]["enum"] == list(KINDS)
-    assert tools["note_update"].properties["kind"]["enum"] == list(KINDS)
 
 
 def test_serving_opens_no_database_until_a_notes_call(tmp_path: Path) -> None:

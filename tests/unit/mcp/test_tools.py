@@ -1,16 +1,27 @@
 """The tool table as agents see it, and ``outline``, ``select`` and ``read`` through the SDK's client: node ids
-shared between tools, 1-based character columns, stale ids, the answer size limit, refusals."""
+shared between tools, 1-based character columns, stale ids, the answer size limit, refusals; the table's rows
+against their adapters, and the arguments checked from their declarations before an adapter runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.helpers import TOOL_NAMES
 from tests.mcpclient import McpClient
 from tests.unit.mcp.conftest import context_with
+from tether_lsp.handlers.markers.kinds import DEFAULT_KIND, KINDS
 from tether_lsp.handlers.selectors.vocabulary import SELECTORS
+from tether_lsp.mcp.args import Arg, Array, NodeOrRange, Text
+from tether_lsp.mcp.context import Answer, Context
 from tether_lsp.mcp.server import build
-from tether_lsp.mcp.tools import MAX_DESCRIPTION, TOOLS
+from tether_lsp.mcp.settings import schema
+from tether_lsp.mcp.tools import MAX_DESCRIPTION, TOOLS, Runs, Tool
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.settings import LimitSettings
 
 SOURCE = '''import functools
 
@@ -133,3 +144,75 @@ def test_unknown_tools_and_arguments_are_refused(client: McpClient, root: Path) 
     assert client.refused("read", {"path": "c.py", "target": [1]}).startswith("target: unknown argument")
     assert client.refused("read", {}) == "path: missing (a string is required)"
     assert client.refused("read", {"path": 3}) == "path: expected a string, got a number"
+
+
+def test_the_note_tools_offer_the_markers_kinds(client: McpClient) -> None:
+    listed = {tool.name: tool for tool in client.tools()}
+    for name in ("note_add", "note_update"):
+        kind = listed[name].input_schema["properties"]["kind"]
+        assert kind["enum"] == list(KINDS) and kind["description"] == f"default: {DEFAULT_KIND}"
+
+
+def test_every_row_agrees_with_its_adapter() -> None:
+    assert {tool.name: tool.problem() for tool in TOOLS} == {tool.name: None for tool in TOOLS}
+    assert [tool.name for tool in TOOLS if tool.runs == "loop"] == ["run_prompt"]
+
+
+def test_a_row_contradicting_its_adapter_is_found() -> None:
+    def plain(context: Context, *, path: str) -> Answer:
+        return Answer({}, path)
+
+    async def coroutine(context: Context, progress: object, *, path: str) -> Answer:
+        return Answer({}, path)
+
+    path = Arg("path", Text(), required=True)
+
+    def problem(run: Callable[..., Any], runs: Runs = "worker", *args: Arg) -> str | None:
+        return Tool("t", "", args or (path,), "", run, runs=runs).problem()
+
+    assert problem(plain) is None and problem(coroutine, "loop") is None
+    assert problem(plain, "loop") == "runs on the loop but its adapter is not a coroutine function"
+    assert problem(coroutine) == "runs in a worker but its adapter is a coroutine function (declare runs='loop')"
+    assert "the row declares {'path': True, 'kind': False}" in str(problem(plain, "worker", path, Arg("kind", Text())))
+    assert "the row declares {'path': False}" in str(problem(plain, "worker", Arg("path", Text())))
+
+
+def test_the_table_checks_the_arguments_before_the_adapter_runs(root: Path) -> None:
+    given: list[dict[str, Any]] = []
+
+    def adapter(context: Context, *, path: str, targets: list[Any] | None = None, from_: Any = "default") -> Answer:
+        given.append({"path": path, "targets": targets, "from_": from_})
+        return Answer({}, "")
+
+    args = (Arg("path", Text(), required=True), Arg("targets", Array({})), Arg("from", Array({}), null_refused=True))
+    tool = Tool("t", "", args, "", adapter)
+    context = Context([root])
+
+    def refused(arguments: dict[str, Any]) -> str:
+        with pytest.raises(InvalidParams) as caught:
+            tool.answer(context, arguments)
+        return caught.value.message
+
+    assert refused({"path": 3}) == "path: expected a string, got a number"
+    assert refused({"path": None}) == "path: missing (a string is required)"
+    assert refused({"path": "a", "pth": 1}) == "pth: unknown argument (expected path, targets, from)"
+    assert refused({"path": "a", "targets": {}}) == "targets: expected an array, got an object"
+    assert refused({"path": "a", "from": None}) == "from: expected an array, got null"  # as select always answered
+    assert given == []  # nothing refused reached the adapter
+    tool.answer(context, {"path": "a", "targets": None})  # null reads as absent: the adapter's default holds
+    tool.answer(context, {"path": "b", "from": [1]})
+    assert given == [
+        {"path": "a", "targets": None, "from_": "default"},
+        {"path": "b", "targets": None, "from_": [1]},
+    ]
+
+
+def test_a_target_is_a_node_id_or_a_range_also_as_json_text() -> None:
+    shape, settings = NodeOrRange(), schema().parse()[0].section(LimitSettings)
+    assert shape.check("12", "target", settings) == 12
+    assert shape.check('{"start": {}}', "target", settings) == {"start": {}}
+    assert shape.check(2.5, "target", settings) == 2.5  # the node lookup refuses it, naming the target
+    for value, kind in (("true", "a string"), ("x", "a string"), (True, "a boolean"), ([1], "an array")):
+        with pytest.raises(InvalidParams) as caught:
+            shape.check(value, "target", settings)
+        assert caught.value.message == f"target: expected a node id or a range, got {kind}"
