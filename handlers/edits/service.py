@@ -26,7 +26,7 @@ from .resolve import EditRequest, Options, Resolution, Text, check_overlaps, res
 
 F = TypeVar("F")
 
-__all__ = ["Batch", "Change", "Options", "Resolution", "Target", "write_all"]
+__all__ = ["Batch", "Change", "Options", "Resolution", "Rewritable", "Target", "Written", "write_all"]
 
 
 @dataclass(frozen=True)

@@ -175,17 +175,11 @@ class TaskRun:
         if result.status != "resolved" or result.span is None or result.new_text is None:
             change.status = result.status
             return
-        (edit,) = batch.change(doc.current.index if doc is not None else None).edits
+        index = doc.current.index if doc is not None else LineIndex(current)
+        (edit,) = batch.change(index).edits
         version = doc.client_version if doc is not None else None
-        applied = await self.editor.write(
-            change.uri,
-            version,
-            LineIndex(current) if doc is None else doc.current.index,
-            edit.start,
-            edit.old_end,
-            edit.new_text.decode("utf-8"),
-            self.LABEL,
-        )
+        text = edit.new_text.decode("utf-8")
+        applied = await self.editor.write(change.uri, version, index, edit.start, edit.old_end, text, self.LABEL)
         change.status = "applied" if applied else "failed"
 
     async def stop_unfinished(self, why: str) -> None:
