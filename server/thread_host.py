@@ -50,6 +50,11 @@ class ThreadHost:
     def settings(self) -> Settings:
         return self._settings
 
+    def configure(self, settings: Settings) -> None:
+        """New settings (the front's changed): the services read them from now on; the database stays the one
+        this host was made for."""
+        self._settings = settings
+
     @property
     def workspace_root(self) -> Path | None:
         return self._root
@@ -115,6 +120,15 @@ class ThreadHosts:
             if found is None:
                 found = self._hosts[key] = ThreadHost(self.settings, root, self.components)
             return found
+
+    def configure(self, settings: Settings) -> None:
+        """New settings: every host's services read them from now on (a root whose database they change gets a
+        host of its own when it next needs one)."""
+        with self._lock:
+            self.settings = settings
+            hosts = list(self._hosts.values())
+        for host in hosts:
+            host.configure(settings)
 
     def close(self) -> None:
         with self._lock:

@@ -110,6 +110,7 @@ class Context:
         self.files.max_bytes = limits.maxFileBytes
         self.history.budget, self.history.files = mcp.historyBytes, mcp.historyFiles
         self.trees.limits = GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting)
+        self.hosts.configure(settings)
 
     def load(self, path: str, field: str = "path") -> FileText:
         """The file's current text; outside changes are noticed here (see :mod:`.files`)."""

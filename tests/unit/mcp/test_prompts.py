@@ -248,6 +248,20 @@ def test_run_prompt_runs_the_prompt_as_the_file_reads_now(repo: Path) -> None:
         assert message.startswith(f"prompt_id: p.py no longer holds prompt {pid}")
 
 
+def test_run_prompt_follows_new_settings(repo: Path) -> None:
+    """Attached mode hands the editor's changed settings to the context: the next run goes where they say."""
+    (repo / "p.py").write_text(PROMPTS)
+    with RunningModel(Answer("first")) as before, RunningModel(Answer("second")) as after:
+        context = runner(repo, before.url("/v1"))
+        with McpClient(build(context)) as client:
+            pid = by_name(client.ok("prompts", {"path": "p.py"}))["SYSTEM_PROMPT"]["prompt_id"]
+            assert client.ok("run_prompt", {"prompt_id": pid})["output"] == "first"
+            context.configure(runner(repo, after.url("/v1"), model="newer").settings)
+            answer = client.ok("run_prompt", {"prompt_id": pid})
+        assert (answer["output"], answer["model"]) == ("second", "newer")
+        assert len(before.requests) == 1 and after.requests[0]["model"] == "newer"
+
+
 def test_run_prompt_falls_back_on_the_tasks_endpoint_and_tells_progress(repo: Path) -> None:
     (repo / "p.py").write_text(PROMPTS)
     pieces = ["one ", "two ", "three"]
