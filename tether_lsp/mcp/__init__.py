@@ -9,12 +9,14 @@
 * :mod:`.prompt_ids` — prompts found by the playground's detection and named by its resolver, in the playground
   map of the database the language server would use for the root, so agents and editors share prompt ids.
 * :mod:`.server` — the MCP SDK glue; :mod:`.cli` — the command line.
-* Attached mode (``tether.mcp.http.enabled``): :mod:`.attached` — what the language server loads at start-up
-  (settings, the switch); :mod:`.http` — the endpoint (streamable HTTP on 127.0.0.1, its own thread and loop);
-  :mod:`.attached_source` — the editor's buffers and ``workspace/applyEdit`` as a :mod:`.source`;
-  :mod:`.discovery` — the session files; :mod:`.bridge` — ``tether-lsp mcp --attach``.
+* Attached mode (``tether.mcp.http.enabled``): :mod:`.attached_lsp` — its glue in the language server (what
+  loads at start-up: settings, the switch; and the link to the editor's buffers and ``workspace/applyEdit``);
+  :mod:`.http` — the endpoint (streamable HTTP on 127.0.0.1, its own thread and loop); :mod:`.attached_source`
+  — the editor's workspace as a :mod:`.source`, through the link; :mod:`.discovery` — the session files;
+  :mod:`.bridge` — ``tether-lsp mcp --attach``.
 
-Only :mod:`.server`, :mod:`.http` and :mod:`.bridge` import the MCP SDK; only attached mode's edge in the language
-server (:mod:`.attached`, :mod:`.attached_source`) imports lsprotocol. The language server imports :mod:`.settings`
-and :mod:`.attached` at start-up, and the rest only when the endpoint is enabled.
+Only :mod:`.server`, :mod:`.http` and :mod:`.bridge` import the MCP SDK; only attached mode's glue in the language
+server (:mod:`.attached_lsp`) imports lsprotocol or the language server, and no other module of the front imports
+it. The language server imports :mod:`.settings` and :mod:`.attached_lsp.attachment` at start-up, and the rest
+only when the endpoint is enabled.
 """

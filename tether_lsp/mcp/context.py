@@ -17,7 +17,7 @@ from tether_lsp.server.syntax import GrammarLimits
 from tether_lsp.server.thread_host import Components, ThreadHosts
 
 from .files import Files, FileText, Roots
-from .history import History
+from .history import ExactEdits, History
 from .prompt_ids import PromptMaps
 from .settings import McpSettings, schema
 from .source import Source
@@ -60,9 +60,16 @@ class Context:
     """The agents' front's state: one per server process, used by one tool call at a time (``lock``: a tool's
     work on files, versions and parses holds it; a model call in ``run_prompt`` does not)."""
 
-    def __init__(self, roots: list[Path], settings: Settings | None = None, source: Source | None = None) -> None:
+    def __init__(
+        self,
+        roots: list[Path],
+        settings: Settings | None = None,
+        source: Source | None = None,
+        exact_edits: ExactEdits | None = None,
+    ) -> None:
         """``source``: where files are read and written (attached mode: the editor's workspace); the disk under
-        ``roots`` when None."""
+        ``roots`` when None. ``exact_edits``: the source's own edits between two versions it handed out (attached
+        mode: the editor's recorded ones), for edits made on an older version; None: a line diff."""
         self.settings = settings if settings is not None else schema().parse()[0]
         limits = self.settings.section(LimitSettings)
         mcp = self.settings.section(McpSettings)
@@ -70,7 +77,7 @@ class Context:
         self.mcp = mcp
         self.regex_limits = self.settings.section(SelectorSettings).limits()
         self.files: Source = source if source is not None else Files(Roots(roots), limits.maxFileBytes)
-        self.history = History(mcp.historyBytes, mcp.historyFiles)
+        self.history = History(mcp.historyBytes, mcp.historyFiles, exact_edits)
         self.trees = Trees(GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting))
         #: The standalone front's hosts: one per database the roots use (built when a root first needs one), shared by
         #: the notes and the playground so that one process opens each database once.

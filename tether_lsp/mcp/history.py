@@ -5,8 +5,8 @@ for its edits); bounded by ``tether.mcp.historyBytes`` and ``historyFiles``.
 Versions are hashes of the content, so a text is found by its version whatever path it was read under (a file
 renamed since keeps its history). For the versions this front wrote itself the exact edits are kept too: between
 a base and the current text made only of such writes, the edits are replayed instead of diffed. Attached to a
-language server, ``exact`` gives the editor's own recorded edits between two versions of a buffer; a diff is
-then the fallback, and ``last_note`` says so.
+language server, the history is given how to ask for the editor's own recorded edits between two versions of a
+buffer (:data:`ExactEdits`); a diff is then the fallback, and ``last_note`` says so.
 """
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ from pathlib import Path
 
 from tether_lsp.server.documents import ByteEdit, diff_edits
 from tether_lsp.server.positions import LineIndex
+
+#: The exact edits between two versions of a file (path, base, its text, current, its text), or None when not
+#: known (attached mode: the editor's document history).
+ExactEdits = Callable[[Path, str, bytes, str, bytes], list[ByteEdit] | None]
 
 
 @dataclass
@@ -33,13 +37,13 @@ class _FileHistory:
 class History:
     """Per file, the texts handed out (newest kept always; older ones within ``budget`` bytes)."""
 
-    def __init__(self, budget: int, files: int) -> None:
+    def __init__(self, budget: int, files: int, exact: ExactEdits | None = None) -> None:
+        """``exact``: where the exact edits between two versions are asked for when this front did not make them
+        all itself (None: a line diff then)."""
         self.budget = budget
         self.files = files
         self._by_path: OrderedDict[Path, _FileHistory] = OrderedDict()
-        #: The exact edits between two versions of a file (path, base, its text, current, its text), or None when
-        #: not known (attached mode: the editor's document history).
-        self.exact: Callable[[Path, str, bytes, str, bytes], list[ByteEdit] | None] | None = None
+        self._exact = exact
         #: Why the last :meth:`edits` fell back to a line diff where exact edits were looked for (else None).
         self.last_note: str | None = None
 
@@ -74,7 +78,7 @@ class History:
 
     def edits(self, path: Path, base: str, base_text: bytes, current: str, current_text: bytes) -> list[ByteEdit]:
         """The edits from ``base`` to ``current``: this front's own writes when they lead from one to the other,
-        else the exact edits ``exact`` knows, else a line diff (each edit in the coordinates of the text the
+        else the exact edits ``exact`` gives, else a line diff (each edit in the coordinates of the text the
         previous ones leave)."""
         self.last_note = None
         entry = self._by_path.get(path)
@@ -87,8 +91,8 @@ class History:
             return [edit for step in reversed(chain) for edit in step]
         if base == current:
             return []
-        if self.exact is not None:
-            found = self.exact(path, base, base_text, current, current_text)
+        if self._exact is not None:
+            found = self._exact(path, base, base_text, current, current_text)
             if found is not None:
                 return found
             self.last_note = (

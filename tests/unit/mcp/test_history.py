@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether_lsp.mcp.history import History
-from tether_lsp.server.documents import make_edit
+from tether_lsp.server.documents import ByteEdit, make_edit
 from tether_lsp.server.positions import LineIndex
 
 
@@ -43,3 +43,25 @@ def test_own_writes_are_replayed_and_anything_else_is_diffed() -> None:
     for step in diffed:
         text = step.apply(text)
     assert text == outside and len(diffed) == 2
+
+
+def test_edits_this_front_did_not_make_are_asked_of_the_exact_edits_it_was_given() -> None:
+    """Attached mode gives the history the editor's recorded edits; when they no longer reach a version, a line
+    diff carries the edit and ``last_note`` says why."""
+    base, now = b"one\ntwo\n", b"one\n2\n"
+    # as the editor recorded them: "two" deleted, then "2" typed (a diff gives one replacement)
+    recorded = [make_edit(LineIndex(base), 4, 7, b""), make_edit(LineIndex(b"one\n\n"), 4, 4, b"2")]
+    asked: list[tuple[str, str]] = []
+
+    def exact(path: Path, old: str, old_text: bytes, current: str, current_text: bytes) -> list[ByteEdit] | None:
+        asked.append((old, current))
+        return recorded if old == "v1" else None
+
+    path = Path("/r/a.py")
+    reached = History(budget=1000, files=4, exact=exact)
+    assert reached.edits(path, "v1", base, "v2", now) == recorded and reached.last_note is None
+    gone = History(budget=1000, files=4, exact=exact)
+    diffed = gone.edits(path, "v0", base, "v2", now)
+    assert asked == [("v1", "v2"), ("v0", "v2")]
+    assert diffed != [] and gone.last_note is not None and "line diff" in gone.last_note
+    assert len(History(budget=1000, files=4).edits(path, "v1", base, "v2", now)) == 1  # none given: a diff

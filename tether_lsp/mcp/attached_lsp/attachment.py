@@ -1,9 +1,10 @@
 """Attached mode: the running language server serves the agents' front itself, over streamable HTTP on 127.0.0.1
 (``tether.mcp.http.*``, off by default), so agents read the editor's unsaved buffers and their edits land in the
-editor (:mod:`.attached_source`); ``tether-lsp mcp --attach`` bridges an agent's stdio to it (:mod:`.bridge`).
+editor (:mod:`..attached_source`, through :mod:`.editor_link`); ``tether-lsp mcp --attach`` bridges an agent's
+stdio to it (:mod:`..bridge`).
 
 This module is what the language server loads at start-up: the settings sections and a settings listener, no
-more. The endpoint (:mod:`.http`: the MCP SDK, Starlette, uvicorn) is imported and started on a thread of its own
+more. The endpoint (:mod:`..http`: the MCP SDK, Starlette, uvicorn) is imported and started on a thread of its own
 when the setting turns true, and stopped when it turns false or the server shuts down; settings changes never
 wait on it on the LSP loop.
 """
@@ -15,17 +16,18 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .settings import McpHttpSettings, McpSettings
+from ..settings import McpHttpSettings, McpSettings
 
 if TYPE_CHECKING:
+    from tether_lsp.handlers.markers.state import MarkersState
     from tether_lsp.server.app import TetherServer
     from tether_lsp.server.settings import Settings
 
-    from .attached_source import EditorLink
-    from .context import Context
-    from .http import Endpoint
+    from ..context import Context
+    from ..http import Endpoint
+    from .editor_link import EditorLink
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ STOP_WAIT = 5.0
 class Attachment:
     """The language server's MCP endpoint: started, restarted and stopped as ``tether.mcp.http`` says."""
 
-    def __init__(self, server: TetherServer, markers: Callable[[], Any] | None = None) -> None:
+    def __init__(self, server: TetherServer, markers: Callable[[], MarkersState] | None = None) -> None:
         server.register_settings("mcp", McpSettings)
         server.register_settings("mcp.http", McpHttpSettings)
         self.server = server
@@ -65,7 +67,7 @@ class Attachment:
         except RuntimeError:  # settings read without a session (the docs generator, tests of settings)
             return
         if wanted is not None and self._link is None:
-            from .attached_source import EditorLink
+            from .editor_link import EditorLink
 
             self._link = EditorLink(
                 self.server, loop, lambda: self.server.settings.section(McpHttpSettings).editTimeout
@@ -90,20 +92,20 @@ class Attachment:
                     log.error("MCP endpoint not started: %s", exc, exc_info=not isinstance(exc, OSError))
 
     def _start(self, wanted: McpHttpSettings, settings: Settings) -> None:
-        from . import discovery
-        from .attached_source import WorkspaceSource
-        from .context import Context
-        from .http import Endpoint
+        from .. import discovery
+        from ..attached_source import WorkspaceSource
+        from ..context import Context
+        from ..http import Endpoint
 
         assert self._link is not None
         link = self._link
         if self.context is None:
             source = WorkspaceSource(link, 0)
-            self.context = Context([], settings, source=source)
-            self.context.history.exact = source.exact_edits  # edits are carried through the editor's history
+            # edits made on an older version are carried through the editor's own history
+            self.context = Context([], settings, source=source, exact_edits=source.exact_edits)
             source.max_bytes = self.context.limits.maxFileBytes
             if self.markers is not None:
-                from .notes_backend import LiveNotes
+                from ..notes_backend import LiveNotes
 
                 self.context.notes = LiveNotes(self.markers(), lambda: self.server.settings.section(McpSettings).author)
 
@@ -136,6 +138,6 @@ def _restart_key(http: McpHttpSettings | None) -> tuple[object, ...] | None:
     return None if http is None else (http.port, http.stateDir, http.maxRequestBytes)
 
 
-def attach(server: TetherServer, markers: Callable[[], Any] | None = None) -> Attachment:
+def attach(server: TetherServer, markers: Callable[[], MarkersState] | None = None) -> Attachment:
     """Give ``server`` its MCP endpoint settings (``tether.mcp.*``); nothing else loads until they enable it."""
     return Attachment(server, markers)
