@@ -22,7 +22,7 @@ from lsprotocol import types
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.syntax import row
-from tether_lsp.handlers.playground.engine import Playground, detect
+from tether_lsp.handlers.playground.engine import PlaygroundEngine, detect
 from tether_lsp.handlers.playground.model import PlaygroundMap
 from tether_lsp.handlers.playground.resolver import resolve_file_prompts
 from tether_lsp.server.documents import ContentChange, Document
@@ -93,7 +93,7 @@ def in_process(count: int, edits: int = 40) -> list[float]:
     doc = Document("file:///bench/prompts.py", "python", 1, text)
     cache = SyntaxCache()
     snapshot = cache.open(doc)
-    engine = Playground(PlaygroundMap(), exists=lambda _u: True, on_map_change=lambda _e: None)
+    engine = PlaygroundEngine(PlaygroundMap(), exists=lambda _u: True, on_map_change=lambda _e: None)
     tree = snapshot.tree
     assert tree is not None
     engine.update(doc.uri, "python", "python", 1, snapshot.text, tree, lambda _v: [])

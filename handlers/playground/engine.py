@@ -111,7 +111,7 @@ def scan(
     keywords: Sequence[str] | None = None,
     yaml_keys: Sequence[str] | None = None,
 ) -> Detected:
-    """The part of :meth:`Playground.update` that walks the whole tree (50-90 ms for 10,000 lines): pure, so a
+    """The part of :meth:`PlaygroundEngine.update` that walks the whole tree (50-90 ms for 10,000 lines): pure, so a
     worker can run it on a tree of its own while the loop goes on."""
     parsed = detect(language, tree, text, keywords, yaml_keys)
     return parsed, first_error(tree.root_node) if tree.root_node.has_error else None
@@ -125,7 +125,7 @@ def shift_span(span: tuple[int, int], edits: Sequence[ByteEdit]) -> tuple[int, i
     return carried.start, carried.end
 
 
-class Playground:
+class PlaygroundEngine:
     """The map, the files' views, the editors, the pin, and the last state sent."""
 
     def __init__(

@@ -27,7 +27,7 @@ from tether_lsp.server.errors import InvalidParams, StorageError
 from tether_lsp.server.files import file_exists, uri_to_path
 from tether_lsp.server.lazy import lazy_module
 
-from .engine import Playground, detect
+from .engine import PlaygroundEngine, detect
 from .model import MapFile, MapPrompt, PlaygroundMap, Prompt
 from .resolver import match_file_by_distance, new_id, resolve_file_prompts
 from .run import conversation
@@ -84,7 +84,7 @@ def known(pmap: PlaygroundMap, prompt_id: str) -> None:
         raise unknown(prompt_id)
 
 
-def check_pin(engine: Playground, file_id: str, prompt_id: str) -> None:
+def check_pin(engine: PlaygroundEngine, file_id: str, prompt_id: str) -> None:
     """Refuse a pin on a file or prompt the editor's session does not show (``unknownPrompt``)."""
     if not any(f.id == file_id for f in engine.pmap.files.values()):
         raise InvalidParams("fileId", f"no file with id {file_id!r}", kind="unknownPrompt")
@@ -97,7 +97,7 @@ def last_seen(known: MapPrompt) -> Prompt:
     return Prompt(known.anchor, known.content, (0, 0), tuple(variables_of(known.content)))
 
 
-def prompt_of(engine: Playground, prompt_id: str) -> Prompt:
+def prompt_of(engine: PlaygroundEngine, prompt_id: str) -> Prompt:
     """The prompt as it is now in an open document, else as the map last saw it; ``unknownPrompt`` else."""
     for view in engine.views.values():
         for found in view.found:

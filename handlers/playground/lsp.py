@@ -95,7 +95,7 @@ RENAME_OPTIONS = types.FileOperationRegistrationOptions(
 )
 
 
-class Playground:
+class PlaygroundFront:
     """The playground's context (one server's :class:`Session`) and its requests and notifications, one method
     each."""
 
@@ -172,25 +172,30 @@ def _migrations() -> Sequence[Migration]:
 
 FEATURE = Feature(
     "playground",
-    setup=Playground,
+    setup=PlaygroundFront,
     methods=[
         Method(
             "tether/editor/didChangeActiveEditor",
-            Playground.active_editor,
+            PlaygroundFront.active_editor,
             ActiveEditorParams,
             runs="async",
             notification=True,
         ),
-        Method("tether/editor/didChangeCursor", Playground.cursor, CursorParams, runs="async", notification=True),
+        Method("tether/editor/didChangeCursor", PlaygroundFront.cursor, CursorParams, runs="async", notification=True),
         Method(
-            "tether/playground/getState", Playground.get_state, Empty, PlaygroundState, runs="async", cancellable=True
+            "tether/playground/getState",
+            PlaygroundFront.get_state,
+            Empty,
+            PlaygroundState,
+            runs="async",
+            cancellable=True,
         ),
-        Method("tether/playground/pin", Playground.pin, PinParams, PlaygroundState, runs="async"),
-        Method("tether/playground/unpin", Playground.unpin, Empty, PlaygroundState, runs="async"),
-        Method("tether/playground/setSettings", Playground.set_settings, SetSettingsParams, None, runs="async"),
+        Method("tether/playground/pin", PlaygroundFront.pin, PinParams, PlaygroundState, runs="async"),
+        Method("tether/playground/unpin", PlaygroundFront.unpin, Empty, PlaygroundState, runs="async"),
+        Method("tether/playground/setSettings", PlaygroundFront.set_settings, SetSettingsParams, None, runs="async"),
         Method(
             "tether/playground/getSettings",
-            Playground.get_settings,
+            PlaygroundFront.get_settings,
             GetSettingsParams,
             dict[str, Any] | None,
             runs="async",
@@ -198,14 +203,14 @@ FEATURE = Feature(
         ),
         Method(
             types.WORKSPACE_DID_RENAME_FILES,
-            Playground.renamed,
+            PlaygroundFront.renamed,
             runs="async",
             notification=True,
             options=RENAME_OPTIONS,
         ),
         Method(
             "tether/playground/run",
-            Playground.run,
+            PlaygroundFront.run,
             PlaygroundRunParams,
             PlaygroundRunResult,
             runs="async",
@@ -213,7 +218,7 @@ FEATURE = Feature(
         ),
         Method(
             "tether/playground/runs",
-            Playground.stored_runs,
+            PlaygroundFront.stored_runs,
             RunsParams,
             list[StoredRun],
             runs="async",

@@ -21,7 +21,7 @@ from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.host import Host
 from tether_lsp.server.positions import Encoding, Pos
 
-from .engine import Detected, Playground, State, scan
+from .engine import Detected, PlaygroundEngine, State, scan
 from .identity import PromptIds
 from .map_writes import MapWrites
 from .model import PlaygroundMap
@@ -83,7 +83,7 @@ class Tracker:
         self.on_state = on_state
         self.debounce_s = debounce_s
         self.ids = ids if ids is not None else PromptIds(server)
-        self._engine: Playground | None = None
+        self._engine: PlaygroundEngine | None = None
         self.writes = MapWrites(server, self.ids, lambda: self._engine.pmap.files if self._engine is not None else {})
         #: The cursor of each document as the client sent it (line, character in the server's encoding).
         self.positions: dict[str, Pos] = {}
@@ -112,11 +112,11 @@ class Tracker:
         self._loaded = await self._loading
 
     @property
-    def engine(self) -> Playground:
+    def engine(self) -> PlaygroundEngine:
         if self._engine is None:
             pmap = self._loaded if self._loaded is not None else PlaygroundMap()
             settings = self.server.settings.section(PlaygroundSettings)
-            self._engine = Playground(
+            self._engine = PlaygroundEngine(
                 pmap,
                 exists=_exists,
                 on_map_change=self.writes.saved,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tether_lsp.handlers.playground.engine import Playground
+from tether_lsp.handlers.playground.engine import PlaygroundEngine
 from tether_lsp.handlers.playground.model import MapFile, PlaygroundMap
 from tether_lsp.server.documents import ByteEdit
 from tether_lsp.server.syntax import parse_text
@@ -20,7 +20,7 @@ class Engine:
 
     def __init__(self) -> None:
         self.changed: list[str] = []
-        self.engine = Playground(PlaygroundMap(), exists=lambda uri: True, on_map_change=self.note)
+        self.engine = PlaygroundEngine(PlaygroundMap(), exists=lambda uri: True, on_map_change=self.note)
 
     def note(self, entry: MapFile) -> None:
         self.changed.append(entry.id)

@@ -17,7 +17,7 @@ import pytest
 
 from tests.fakemodel import Answer, FakeModel, RunningModel
 from tether_lsp.handlers.playground import identity, lsp_run, wire
-from tether_lsp.handlers.playground.engine import Playground
+from tether_lsp.handlers.playground.engine import PlaygroundEngine
 from tether_lsp.handlers.playground.model import MapFile, MapPrompt, PlaygroundMap, Prompt
 from tether_lsp.handlers.playground.runs import (
     MAX_LIMIT,
@@ -111,7 +111,9 @@ class Library:
     (real SQLite), noting the thread each use of the store came from."""
 
     def __init__(self, store: PlaygroundStore | None, pmap: PlaygroundMap | None = None) -> None:
-        self.engine = Playground(pmap or PlaygroundMap(), exists=lambda uri: True, on_map_change=lambda entry: None)
+        self.engine = PlaygroundEngine(
+            pmap or PlaygroundMap(), exists=lambda uri: True, on_map_change=lambda entry: None
+        )
         self._store = store
         self.store_threads: list[int] = []
         self.waits = 0

@@ -120,11 +120,11 @@ def test_without_a_database_ids_last_as_long_as_the_service(root: Path, tmp_path
 @asynccontextmanager
 async def language_server(
     root: Path, **playground: Any
-) -> AsyncIterator[tuple[TetherServer, playground_lsp.Playground, list[Any]]]:
+) -> AsyncIterator[tuple[TetherServer, playground_lsp.PlaygroundFront, list[Any]]]:
     """A language server in this process with the playground feature, on ``root``, the playground settings given;
     what it would send the client is collected instead."""
     server = TetherServer("tether-lsp", "test")
-    glue: playground_lsp.Playground = server.router.install(playground_lsp.FEATURE)
+    glue: playground_lsp.PlaygroundFront = server.router.install(playground_lsp.FEATURE)
     server.workspace_root = root
     server.workers.bind_loop(asyncio.get_running_loop())
     server.settings = server.settings_schema.parse({"playground": playground})[0]
@@ -202,7 +202,7 @@ async def test_an_editors_run_and_an_agents_run_go_through_one_function_into_one
     savers: list[str] = []
     sources: list[str] = []
     engines: list[str] = []
-    add_run, run, init = PlaygroundStore.add_run, runs.Runner.run, engine.Playground.__init__
+    add_run, run, init = PlaygroundStore.add_run, runs.Runner.run, engine.PlaygroundEngine.__init__
 
     def add_run_spy(self: PlaygroundStore, *args: Any, **kwargs: Any) -> None:
         savers.append(sys._getframe(1).f_code.co_qualname)  # add_run <- the function that saves a run
@@ -212,13 +212,13 @@ async def test_an_editors_run_and_an_agents_run_go_through_one_function_into_one
         sources.append(type(self.prompts).__name__)
         return await run(self, *args, **kwargs)
 
-    def init_spy(self: engine.Playground, *args: Any, **kwargs: Any) -> None:
+    def init_spy(self: engine.PlaygroundEngine, *args: Any, **kwargs: Any) -> None:
         engines.append(sys._getframe(1).f_code.co_qualname)
         init(self, *args, **kwargs)
 
     monkeypatch.setattr(PlaygroundStore, "add_run", add_run_spy)
     monkeypatch.setattr(runs.Runner, "run", run_spy)
-    monkeypatch.setattr(engine.Playground, "__init__", init_spy)
+    monkeypatch.setattr(engine.PlaygroundEngine, "__init__", init_spy)
     uri = (root / "prompts.py").as_uri()
     with RunningModel(Answer("Bonjour"), Answer("Salut")) as model:
         endpoint = {"endpoint": model.url("/v1"), "model": "fake-chat"}
