@@ -72,10 +72,6 @@ class ByteEdit:
         """The text before this edit, from the text after it."""
         return text[: self.start] + self.old_text + text[self.new_end :]
 
-    def after(self, offset: int) -> int:
-        """Where an offset at or after ``old_end`` is once the edit is made."""
-        return offset + self.new_end - self.old_end
-
 
 @dataclass(frozen=True, slots=True)
 class ContentChange:

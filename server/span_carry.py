@@ -32,21 +32,31 @@ from tether_lsp.server.documents import ByteEdit
 
 #: A position: a byte offset, or a 0-based (line, character) point. Ordered either way.
 P = TypeVar("P", int, tuple[int, int])
+P_co = TypeVar("P_co", int, tuple[int, int], covariant=True)
 
 
-class Edit(Protocol[P]):
-    """One replacement, in positions of the text before it."""
-
-    @property
-    def start(self) -> P: ...
+class Edit(Protocol[P_co]):
+    """One replacement: ``start``..``old_end`` of the text before it replaced by a text ending at ``new_end``."""
 
     @property
-    def old_end(self) -> P: ...
+    def start(self) -> P_co: ...
 
-    def after(self, position: P) -> P:
-        """Where a position at or after ``old_end`` is once the edit is made (``after(old_end)``: where the new
-        text ends)."""
-        ...
+    @property
+    def old_end(self) -> P_co: ...
+
+    @property
+    def new_end(self) -> P_co: ...
+
+
+def moved(position: P, old_end: P, new_end: P) -> P:
+    """Where a position at or after an edit's ``old_end`` is once the edit is made: shifted by what the edit
+    added; a point on the edit's last line also changes line and column with it."""
+    if isinstance(position, int):
+        return position + new_end - old_end
+    line, char = position
+    if line == old_end[0]:
+        return new_end[0], new_end[1] + char - old_end[1]
+    return line + new_end[0] - old_end[0], char
 
 
 class Overlap(enum.Enum):
@@ -84,14 +94,21 @@ def carry_span(start: P, end: P, edits: Iterable[Edit[P]], policy: Policy) -> Ca
     touched = gone = False
     for edit in edits:
         at, old_end = edit.start, edit.old_end
-        if start < old_end and at < end:  # neither wholly before nor wholly after: it reaches the span
+        if old_end <= start and old_end < end:  # wholly before the span, or inserted exactly at its start
+            new_end = edit.new_end
+            start, end = moved(start, old_end, new_end), moved(end, old_end, new_end)
+            continue
+        if at > start and at >= end:  # wholly after it, or inserted exactly at its end
+            continue
+        # The rules, one boundary at a time (the two cases above are shortcuts: these give the same answer there).
+        if start < old_end and at < end:  # it reaches into the span, or replaces around an empty one
             touched = True
             gone = gone or (start < end and at <= start and end <= old_end)
-            if policy.point_lands_after and start == end and at < start:
-                start = end = edit.after(old_end)
+            if policy.point_lands_after and start == end:  # (strictly inside the replaced text, then)
+                start = end = edit.new_end
                 continue
         if old_end <= start:  # before the start, or inserted exactly at it: outside
-            new_start = edit.after(start)
+            new_start = moved(start, old_end, edit.new_end)
         elif at > start:
             new_start = start
         elif policy.start is Overlap.GIVE_UP:
@@ -101,11 +118,11 @@ def carry_span(start: P, end: P, edits: Iterable[Edit[P]], policy: Policy) -> Ca
         if at >= end:  # after the end, or inserted exactly at it: outside
             new_end = end
         elif old_end < end:
-            new_end = edit.after(end)
+            new_end = moved(end, old_end, edit.new_end)
         elif policy.end is Overlap.GIVE_UP:
             return None
         else:
-            new_end = end if policy.end is Overlap.HOLD else edit.after(old_end)
+            new_end = end if policy.end is Overlap.HOLD else edit.new_end
         start, end = new_start, max(new_start, new_end)
     return Carried(start, end, touched, gone)
 

@@ -9,11 +9,11 @@ insertions. Positions are (line, character) points: the carrying counts characte
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tether_lsp.server.documents import ByteEdit, TextVersion
 from tether_lsp.server.positions import char_point
-from tether_lsp.server.span_carry import GIVE_UP, carry_span
+from tether_lsp.server.span_carry import GIVE_UP, carry_span, moved
 
 from .calculator import Location, split_lines
 
@@ -27,6 +27,13 @@ class CharEdit:
     start: Point
     end: Point
     new_text: str
+    #: Where the new text ends (worked out once: every marker of the file is carried through the same edits).
+    new_end: Point = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        parts = split_lines(self.new_text)
+        end = self.start[0] + len(parts) - 1, (self.start[1] if len(parts) == 1 else 0) + len(parts[-1])
+        object.__setattr__(self, "new_end", end)
 
     @property
     def old_end(self) -> Point:
@@ -34,12 +41,7 @@ class CharEdit:
 
     def after(self, point: Point) -> Point:
         """Where a point at or after ``end`` goes."""
-        parts = split_lines(self.new_text)
-        line, char = point
-        if line == self.end[0]:
-            base = (self.start[1] if len(parts) == 1 else 0) + len(parts[-1])
-            return self.start[0] + len(parts) - 1, base + (char - self.end[1])
-        return line + (len(parts) - 1) - (self.end[0] - self.start[0]), char
+        return moved(point, self.end, self.new_end)
 
 
 def shift(loc: Location, edits: Iterable[CharEdit]) -> Location | None:

@@ -77,6 +77,12 @@ def test_touched_and_gone_last_through_later_edits() -> None:
     assert carry_span(5, 10, [gone, later], WIDEN) == Carried(4, 4, True, True)
 
 
+def test_a_point_that_lands_after_a_replacement_moves_on_with_later_edits() -> None:
+    replaced = edit(3, 8, b"xyz")
+    later = make_edit(LineIndex(replaced.apply(TEXT)), 0, 2, b"")
+    assert carry_span(5, 5, [replaced, later], WIDEN) == Carried(4, 4, True, False)
+
+
 def test_an_end_that_holds_stays_with_the_start_it_cannot_pass() -> None:
     holds = Policy(Overlap.WIDEN, Overlap.HOLD)
     assert carry_span(5, 10, [edit(8, 12, b"")], holds) == Carried(5, 10, True, False)
