@@ -271,14 +271,16 @@ class Blobs:
             proc.stdin.write(f"{commit}:{path}\n".encode())
             proc.stdin.flush()
             header = proc.stdout.readline().split()
-            if len(header) != 3 or header[1] != b"blob":
-                return None  # "<name> missing", or a tree
-            data = proc.stdout.read(int(header[2]) + 1)[:-1]
+            if len(header) != 3:
+                return None  # "<name> missing": nothing follows
+            data = proc.stdout.read(int(header[2]) + 1)[:-1]  # read whatever it is: the next answer starts after it
         except (OSError, ValueError) as exc:
             self.git.warn_once(f"cat-file:{self.root}", f"git cat-file failed in {self.root}: {exc}")
             self.close()
             self._broken = True
             return None
+        if header[1] != b"blob":
+            return None  # a tree: a folder at that commit
         return data.decode("utf-8", errors="replace")
 
     def close(self) -> None:
