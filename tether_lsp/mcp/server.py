@@ -51,10 +51,11 @@ def call(context: Context, tool: Tool, arguments: Mapping[str, Any] | None) -> t
     return sized(context, answer)
 
 
-async def call_on_loop(
+async def call_async(
     context: Context, tool: Tool, arguments: Mapping[str, Any] | None, progress: Progress | None
 ) -> types.CallToolResult:
-    """Run a loop tool's call (its adapter takes the context's lock itself for its work on files)."""
+    """Run an async tool's call on the loop (its adapter takes the context's lock itself for its work on
+    files)."""
     try:
         answer = await tool.run(context, progress, **tool.arguments(arguments or {}, context.limits))
     except Exception as exc:
@@ -114,12 +115,12 @@ def build(context: Context) -> Server[Any]:
         tool = table().get(params.name)
         if tool is None:
             return unknown(params.name)
-        if tool.runs == "loop":
+        if tool.runs == "async":
 
             async def progress(done: float, message: str) -> None:
                 await ctx.session.report_progress(done, None, message)
 
-            return await call_on_loop(context, tool, params.arguments, progress)
+            return await call_async(context, tool, params.arguments, progress)
 
         def work() -> types.CallToolResult:
             with context.lock:

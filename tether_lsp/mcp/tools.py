@@ -29,11 +29,12 @@ from .select import select
 #: Longest tool description: agents read every one before their first call.
 MAX_DESCRIPTION = 300
 
-#: Where a tool's adapter runs. ``worker``: a plain function ``run(context, **arguments)``, run whole in a worker
-#: thread holding the context's lock (tools read and write files). ``loop``: a coroutine
-#: ``run(context, progress, **arguments)`` on the server's event loop (``run_prompt``, which waits on a model),
-#: which takes the context's lock itself for its work on files and may report progress.
-Runs = Literal["worker", "loop"]
+#: Where a tool's adapter runs, named as the LSP method table names it (``server/methods.py``). ``worker``: a
+#: plain function ``run(context, **arguments)``, run whole in a worker thread holding the context's lock (tools
+#: read and write files). ``async``: a coroutine ``run(context, progress, **arguments)`` on the server's event
+#: loop (``run_prompt``, which waits on a model), which takes the context's lock itself for its work on files
+#: and may report progress.
+Runs = Literal["worker", "async"]
 
 PATH = Text("relative to a root, or absolute inside one")
 VERSION = Text("the version an earlier answer gave for this file")
@@ -87,19 +88,19 @@ class Tool:
     def answer(self, context: Context, given: Mapping[str, Any]) -> Answer:
         """A worker tool's call, its arguments checked, run in this thread (the front runs it in a worker that
         holds the context's lock; benchmarks call it directly)."""
-        assert self.runs == "worker", f"{self.name} runs on the loop"
+        assert self.runs == "worker", f"{self.name} is a coroutine: the front awaits it on its loop"
         answer: Answer = self.run(context, **self.arguments(given, context.limits))
         return answer
 
     def problem(self) -> str | None:
         """Why the row contradicts its adapter (its signature or where it runs), or None."""
         is_coroutine = inspect.iscoroutinefunction(self.run)
-        if self.runs == "loop" and not is_coroutine:
-            return "runs on the loop but its adapter is not a coroutine function"
+        if self.runs == "async" and not is_coroutine:
+            return "runs 'async' but its adapter is not a coroutine function"
         if self.runs == "worker" and is_coroutine:
-            return "runs in a worker but its adapter is a coroutine function (declare runs='loop')"
+            return "runs in a worker but its adapter is a coroutine function (declare runs='async')"
         parameters = list(inspect.signature(self.run).parameters.values())
-        leading = 2 if self.runs == "loop" else 1  # (context) or (context, progress)
+        leading = 2 if self.runs == "async" else 1  # (context) or (context, progress)
         if len(parameters) < leading or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in parameters[:leading]):
             return f"its adapter must take {leading} leading positional parameter(s) before the arguments"
         wanted = {arg.keyword: arg.required for arg in self.args}
@@ -229,7 +230,7 @@ TOOLS: tuple[Tool, ...] = (
         ),
         "{output, model, finish_reason, usage?: {prompt_tokens, completion_tokens}}",
         run_prompt,
-        runs="loop",
+        runs="async",
         read_only=False,
         open_world=True,
     ),

@@ -155,7 +155,7 @@ def test_the_note_tools_offer_the_markers_kinds(client: McpClient) -> None:
 
 def test_every_row_agrees_with_its_adapter() -> None:
     assert {tool.name: tool.problem() for tool in TOOLS} == {tool.name: None for tool in TOOLS}
-    assert [tool.name for tool in TOOLS if tool.runs == "loop"] == ["run_prompt"]
+    assert [tool.name for tool in TOOLS if tool.runs == "async"] == ["run_prompt"]
 
 
 def test_a_row_contradicting_its_adapter_is_found() -> None:
@@ -170,9 +170,9 @@ def test_a_row_contradicting_its_adapter_is_found() -> None:
     def problem(run: Callable[..., Any], runs: Runs = "worker", *args: Arg) -> str | None:
         return Tool("t", "", args or (path,), "", run, runs=runs).problem()
 
-    assert problem(plain) is None and problem(coroutine, "loop") is None
-    assert problem(plain, "loop") == "runs on the loop but its adapter is not a coroutine function"
-    assert problem(coroutine) == "runs in a worker but its adapter is a coroutine function (declare runs='loop')"
+    assert problem(plain) is None and problem(coroutine, "async") is None
+    assert problem(plain, "async") == "runs 'async' but its adapter is not a coroutine function"
+    assert problem(coroutine) == "runs in a worker but its adapter is a coroutine function (declare runs='async')"
     assert "the row declares {'path': True, 'kind': False}" in str(problem(plain, "worker", path, Arg("kind", Text())))
     assert "the row declares {'path': False}" in str(problem(plain, "worker", Arg("path", Text())))
 
