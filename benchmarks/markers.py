@@ -6,6 +6,9 @@
 2. Commit-to-commit: 10,000 markers across 200 files, a commit touching every file, over stdio: from the
    watched-files notification to ``tether/markers/didChange`` (target <= 2 s), counting ``$/progress``.
 3. Creation over stdio on a committed 10,000-line file, backtracking included (target p50 <= 15 ms).
+4. A 110 KB line (a prompt of 5,000 concatenations) edited in one place, two markers on it: locating them
+   in-process (line mapping, columns, syntax units), and the first ``tether/markers/list`` after each edit over
+   stdio (target <= 50 ms), once the playground has scanned the edit.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from benchmarks.syntax import pct, row
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
 from tether_lsp.handlers.markers.location_store import StoredLocation
 from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
+from tether_lsp.handlers.markers.structure import follow
 from tether_lsp.server.lspclient import make_client, raw_request
 from tether_lsp.server.storage import Database
 
@@ -235,10 +239,74 @@ async def bench_create() -> None:
     row("tether/markers/create round trip", times[5:])
 
 
+LONG_LINE = "PROMPT = " + " + ".join(['"tell the user hello"'] * 5_000)
+
+
+def long_line_versions(count: int) -> list[str]:
+    """The file with the long line, then ``count`` versions each with one more word of it changed."""
+    texts = [f"import os\n{LONG_LINE}\nprint(PROMPT)\n"]
+    for n in range(count):
+        at = texts[-1].index('"tell', 40 + 22 * n) + 1
+        texts.append(texts[-1][:at] + "say" + texts[-1][at + 4 :])
+    return texts
+
+
+def bench_long_line() -> None:
+    texts = long_line_versions(7)
+    markers = {"line": Location(2, 1, 3, 1), "word": Location(2, 30, 2, 50)}
+    times = []
+    for new in texts[1:]:
+        t = time.perf_counter()
+        found = follow(texts[0], new, markers, "python")
+        times.append((time.perf_counter() - t) * 1000)
+        assert all(r.location is not None and r.location.line_start == 2 for r in found.values()), found
+    print(f"A {len(LONG_LINE) // 1000} KB line edited in one place, {len(markers)} markers on it")
+    row("in-process: line mapping, columns, syntax units", times)
+    asyncio.run(_long_line_over_stdio(texts))
+
+
+async def _long_line_over_stdio(texts: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        git(root, "init", "-q", "-b", "main")
+        client, _ = await start_server(root)
+        uri = (root / "long_prompt.py").as_uri()  # open, never saved
+        doc = {"uri": uri}
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=texts[0])
+            )
+        )
+        whole = {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}
+        word = {"start": {"line": 1, "character": 29}, "end": {"line": 1, "character": 49}}
+        times = []
+        try:
+            for span in (whole, word):
+                await raw_request(client, "tether/markers/create", {"textDocument": doc, "range": span, "note": "n"})
+            for version, text in enumerate(texts[1:], start=2):
+                client.text_document_did_change(
+                    types.DidChangeTextDocumentParams(
+                        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                    )
+                )
+                await raw_request(client, "tether/playground/getState", {})  # the edit scanned for prompts
+                t = time.perf_counter()
+                listed = await raw_request(client, "tether/markers/list", {"textDocument": doc})
+                times.append((time.perf_counter() - t) * 1000)
+                assert [m["range"]["start"]["line"] for m in listed["markers"]] == [1, 1], listed
+        finally:
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+    row("over stdio: first tether/markers/list after an edit", times)
+
+
 def main() -> None:
     bench_buffer()
     asyncio.run(bench_commit_to_commit())
     asyncio.run(bench_create())
+    bench_long_line()
 
 
 if __name__ == "__main__":

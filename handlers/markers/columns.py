@@ -6,6 +6,7 @@ grows with the product of two lines' lengths, so it carries its own bound.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from difflib import SequenceMatcher
 
 #: Lines longer than this product of lengths are aligned on their changed middle only, and a middle still longer
@@ -14,18 +15,37 @@ from difflib import SequenceMatcher
 MAX_ALIGNED_PRODUCT = 250_000
 
 
+def common_ends(a: str, b: str) -> tuple[int, int]:
+    """The lengths of the common prefix and of the common suffix after it (never overlapping the prefix).
+
+    Found by halving, comparing slices: C comparisons over a few times the line's length, where a loop over the
+    characters in Python took 0.2 s on two 110 KB lines.
+    """
+    limit = min(len(a), len(b))
+    head = _common_length(limit, lambda n: a[:n] == b[:n])
+    rest = limit - head
+    tail = _common_length(rest, lambda n: a[len(a) - n :] == b[len(b) - n :])
+    return head, tail
+
+
+def _common_length(limit: int, same: Callable[[int], bool]) -> int:
+    """The largest ``n <= limit`` with ``same(n)`` (``same`` holds up to some length and not past it)."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if same(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 def character_opcodes(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
     """difflib opcodes aligning two lines, bounded in time (see :data:`MAX_ALIGNED_PRODUCT`)."""
     if len(old) * len(new) <= MAX_ALIGNED_PRODUCT:
         matcher = SequenceMatcher(None, old, new, autojunk=False)
         return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
-    limit = min(len(old), len(new))
-    head = 0
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)
     a, b = old[head : len(old) - tail], new[head : len(new) - tail]
     opcodes: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
     if len(a) * len(b) > MAX_ALIGNED_PRODUCT:

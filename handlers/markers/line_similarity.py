@@ -7,23 +7,32 @@ block may have gone to).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from rapidfuzz import process
-from rapidfuzz.distance import Indel
+from rapidfuzz.distance import Indel, LCSseq
+
+from .columns import common_ends
 
 #: Minimum similarity for a changed line to count as the same line (reference: 0.5).
 LINE_THRESHOLD = 0.5
 #: Normalised lines shorter than this only match identically.
 SHORT_LINE = 4
 
-_SPACES = re.compile(r"\s+")
+#: Pairs of lines whose product of lengths is above this are compared one pair at a time, on their changed
+#: middles: rapidfuzz's batch calls compare the whole of both lines (a second for two 110 KB lines differing in
+#: one character).
+BATCH_PRODUCT = 1_000_000
+#: Two lines whose changed middles (their common start and end set aside) have a product of lengths above this
+#: count those middles as rewritten: an edit similarity costs that product (two different 110 KB lines: a second).
+MAX_COMPARED_PRODUCT = 25_000_000
 
 
 def normalise(line: str) -> str:
-    """Whitespace runs as one space, ends trimmed: re-indenting or re-spacing a line keeps it the same line."""
-    return _SPACES.sub(" ", line).strip()
+    """Whitespace runs as one space, ends trimmed: re-indenting or re-spacing a line keeps it the same line.
+
+    ``str.split`` splits on the characters ``\\s`` matches, twenty times faster than a regular expression."""
+    return " ".join(line.split())
 
 
 def similarity(a: str, b: str) -> float:
@@ -36,7 +45,25 @@ def normalised_similarity(na: str, nb: str) -> float:
         return 1.0
     if len(na) < SHORT_LINE or len(nb) < SHORT_LINE:
         return 0.0
+    if len(na) * len(nb) > BATCH_PRODUCT:
+        return long_similarity(na, nb)
     return float(Indel.normalized_similarity(na, nb))
+
+
+def long_similarity(na: str, nb: str) -> float:
+    """The same measure for two long lines, its cost bounded by :data:`MAX_COMPARED_PRODUCT`.
+
+    The common start and end count as kept; the middles between them are compared when small enough, else
+    counted as rewritten (a lower bound of the similarity: long lines edited in two distant places may fall below
+    the threshold).
+    """
+    head, tail = common_ends(na, nb)
+    middle_a, middle_b = na[head : len(na) - tail], nb[head : len(nb) - tail]
+    kept = head + tail
+    if len(middle_a) * len(middle_b) <= MAX_COMPARED_PRODUCT:
+        kept += LCSseq.similarity(middle_a, middle_b)
+    total = len(na) + len(nb)
+    return 1.0 - (total - 2 * kept) / total
 
 
 #: Lines compared per rapidfuzz call. One call holds the GIL throughout; in a worker thread a call over
@@ -52,8 +79,14 @@ def similar_lines(line: str, norms: Sequence[str], *, normalised: bool = False) 
     out: list[int] = []
     for first in range(0, len(norms), SEARCH_SLICE):
         piece = norms[first : first + SEARCH_SLICE]
+        batch = [n if len(n) * len(norm) <= BATCH_PRODUCT else None for n in piece]  # None: skipped by extract
         found = process.extract(
-            norm, piece, scorer=Indel.normalized_similarity, score_cutoff=LINE_THRESHOLD, limit=None
+            norm, batch, scorer=Indel.normalized_similarity, score_cutoff=LINE_THRESHOLD, limit=None
         )
         out += (first + k for n, _, k in found if len(n) >= SHORT_LINE or n == norm)
+        out += (
+            first + k
+            for k, n in enumerate(piece)
+            if batch[k] is None and normalised_similarity(norm, n) >= LINE_THRESHOLD
+        )
     return sorted(out)

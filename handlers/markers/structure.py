@@ -38,6 +38,23 @@ from .line_similarity import normalise
 PY_BLOCKS = frozenset(
     {"if_statement", "for_statement", "while_statement", "with_statement", "try_statement", "match_statement"}
 )
+#: The nodes whose children can be units: statements live in these only (and in what a parse error wraps), so
+#: expressions, however deep or long (a 110 KB concatenation, 20,000 parentheses), are never walked.
+HOLDERS = {
+    "python": frozenset(
+        {
+            *PY_BLOCKS,
+            "module", "block", "decorated_definition", "function_definition", "class_definition", "elif_clause",
+            "else_clause", "except_clause", "except_group_clause", "finally_clause", "case_clause", "ERROR",
+        }
+    ),
+    "yaml": frozenset(
+        {
+            "stream", "document", "block_node", "block_mapping", "block_mapping_pair", "block_sequence",
+            "block_sequence_item", "ERROR",
+        }
+    ),
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +81,14 @@ def units(language: str, text: str, limits: GrammarLimits | None = None) -> list
     except RequestFailed:
         return None
     out: list[Unit] = []
+    holders = HOLDERS[language]
     stack: list[tuple[Node, tuple[str, ...]]] = [(tree.root_node, ())]
     while stack:  # explicit: nesting can be deeper than Python's recursion limit
         node, path = stack.pop()
         children: list[tuple[Node, tuple[str, ...]]] = []
         for child in node.named_children:
+            if child.type not in holders:
+                continue
             unit = _python_unit(child, path, data) if language == "python" else _yaml_unit(child, path, data)
             if unit is not None:
                 out.append(unit)
