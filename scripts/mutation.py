@@ -92,6 +92,14 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/selectors/test_spans.py",
         "tests/unit/selectors/test_engine.py",
     ],
+    "handlers/selectors/index_rows.py": [
+        "tests/unit/selectors/test_index_queries.py",
+        "tests/unit/selectors/test_index_splice.py",
+    ],
+    "handlers/selectors/index_splice.py": [
+        "tests/unit/selectors/test_index_splice.py",
+        "tests/unit/selectors/test_index_reuse.py",
+    ],
 }
 
 #: The operators kept (cosmic-ray names); all others are filtered out before the run.

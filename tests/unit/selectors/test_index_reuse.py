@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from tree_sitter import Node
 
 from tests.unit.selectors.sources import K8S, PY
-from tether_lsp.handlers.selectors.index import COLUMNS, SPLICE_MAX_CHANGED_SHARE, SPLICE_MAX_DEPTH, TreeIndex
+from tether_lsp.handlers.selectors.index import TreeIndex
+from tether_lsp.handlers.selectors.index_rows import COLUMNS
+from tether_lsp.handlers.selectors.index_splice import SPLICE_MAX_CHANGED_SHARE, SPLICE_MAX_DEPTH
 from tether_lsp.server.syntax import parse_text
 
 SOURCES = {"python": PY, "yaml": K8S}

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tether_lsp.handlers.selectors.index import COLUMNS, SPLICE_MAX_CHANGED_SHARE, TreeIndex
+from tether_lsp.handlers.selectors.index import TreeIndex
+from tether_lsp.handlers.selectors.index_rows import COLUMNS
+from tether_lsp.handlers.selectors.index_splice import SPLICE_MAX_CHANGED_SHARE
 from tether_lsp.server.syntax import parse_text
 
 PYTHON = '''import os
