@@ -28,7 +28,7 @@ class CharEdit:
     end: Point
     new_text: str
     #: Where the new text ends (worked out once: every marker of the file is carried through the same edits).
-    new_end: Point = field(init=False, repr=False, compare=False)
+    new_end: Point = field(init=False)
 
     def __post_init__(self) -> None:
         parts = split_lines(self.new_text)

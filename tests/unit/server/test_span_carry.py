@@ -63,6 +63,7 @@ def test_each_policy_at_each_edge(row: Row, policy: str, column: int) -> None:
         ((5, 10), edit(4, 11, b""), True, True),
         ((5, 5), edit(3, 8, b""), True, False),  # an empty span is never gone
         ((5, 5), edit(5, 8, b""), False, False),
+        ((5, 5), edit(3, 5, b"xy"), False, False),  # ending exactly at it: before it
     ],
 )
 def test_touched_and_gone(span: tuple[int, int], the_edit: ByteEdit, touched: bool, gone: bool) -> None:
