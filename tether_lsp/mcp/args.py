@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 import keyword
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import Encoding, LineIndex, Pos, PositionOutOfRange
@@ -151,6 +150,9 @@ def span(lines: LineIndex, value: Any, field: str) -> tuple[int, int]:
 # --- declaring a tool's arguments -----------------------------------------------------------------------
 
 
+# Declarations are named tuples (or plain classes): a dataclass compiles each method it generates, at start-up.
+
+
 class Shape(Protocol):
     """What an argument holds: its JSON Schema, and the check that returns the value an adapter is given."""
 
@@ -164,8 +166,7 @@ class Shape(Protocol):
     def check(self, value: Any, field: str, limits: LimitSettings) -> Any: ...
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):
     """A string. ``enum``: the values allowed; ``bounded``: written into a file, so at most ``maxFileBytes``
     characters of valid Unicode; ``blank``: refused when only spaces, the refusal saying where to find one."""
 
@@ -173,7 +174,10 @@ class Text:
     enum: tuple[str, ...] = ()
     bounded: bool = False
     blank: str | None = None
-    missing: ClassVar[str] = "missing (a string is required)"
+
+    @property
+    def missing(self) -> str:
+        return "missing (a string is required)"
 
     def schema(self) -> Json:
         out: Json = {"type": "string"}
@@ -195,8 +199,7 @@ class Text:
         return value
 
 
-@dataclass(frozen=True)
-class Array:
+class Array(NamedTuple):
     """An array; ``items`` is the items' schema: the adapter reads each item (they name things in the file or an
     engine, and its refusals name the item). ``order``: the schema's keys in the order agents have always been
     shown them, where it is not type, description, items, minItems."""
@@ -205,7 +208,10 @@ class Array:
     description: str | None = None
     min_items: int | None = None
     order: tuple[str, ...] = ()
-    missing: ClassVar[str] = "expected an array, got null"
+
+    @property
+    def missing(self) -> str:
+        return "expected an array, got null"
 
     def schema(self) -> Json:
         out: Json = {"type": "array"}
@@ -220,12 +226,14 @@ class Array:
         return array(value, field)
 
 
-@dataclass(frozen=True)
-class Strings:
+class Strings(NamedTuple):
     """An object of string values, one per name the adapter knows (it checks the values against them)."""
 
     description: str
-    missing: ClassVar[str] = "expected an object, got null"
+
+    @property
+    def missing(self) -> str:
+        return "expected an object, got null"
 
     def schema(self) -> Json:
         return {"type": "object", "description": self.description, "additionalProperties": {"type": "string"}}
@@ -234,12 +242,13 @@ class Strings:
         return obj(value, field)
 
 
-@dataclass(frozen=True)
 class NodeOrRange:
     """A node id (a number) or a range (an object), also as their JSON text: clients that type arguments by their
     schema's ``type`` send that. The adapter finds the node, or reads the range with :func:`span`."""
 
-    missing: ClassVar[str] = "missing (a node id, or a range {start, end})"
+    @property
+    def missing(self) -> str:
+        return "missing (a node id, or a range {start, end})"
 
     def schema(self) -> Json:
         return {"anyOf": [{"type": "integer", "description": "a node id"}, RANGE]}
@@ -261,8 +270,7 @@ def _json(text: str) -> Any:
     return value if isinstance(value, (int, dict)) and not isinstance(value, bool) else text
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """One argument of a tool. Absent and ``null`` are alike (``null_refused``: a ``null`` is checked as a value,
     and so refused, as this argument always has been)."""
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from tether_lsp.handlers.markers.kinds import DEFAULT_KIND, KINDS
 from tether_lsp.server.settings import LimitSettings
@@ -55,9 +54,9 @@ EDIT: Json = {
 }
 
 
-@dataclass(frozen=True)
-class Tool:
-    """One tool: what ``tools/list`` shows and what ``tools/call`` runs."""
+class Tool(NamedTuple):
+    """One tool: what ``tools/list`` shows and what ``tools/call`` runs (a named tuple: a row of the table, cheap to
+    declare at start-up)."""
 
     name: str
     description: str
