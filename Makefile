@@ -69,6 +69,7 @@ bench: venv
 	$(PY) -m benchmarks.markers_history
 	$(PY) -m benchmarks.typing
 	$(PY) -m benchmarks.loop_stall
+	$(PY) -m benchmarks.startup
 	$(PY) -m benchmarks.playground
 	$(PY) -m benchmarks.prompt_detection
 	$(PY) -m benchmarks.edits
