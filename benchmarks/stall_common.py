@@ -33,8 +33,25 @@ ASK_EVERY = 10
 OPEN_LOOP = False
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def this_checkout() -> dict[str, str]:
+    """The environment's PYTHONPATH with this checkout first: a server started from anywhere (an editor's folder, a
+    console script) runs the code being measured, not whichever copy is installed."""
+    rest = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": os.pathsep.join([str(ROOT), rest] if rest else [str(ROOT)])}
+
+
 def stall_env(**extra: str) -> dict[str, str]:
-    return {**os.environ, "TETHER_LOOP_WATCH": "1", "TETHER_TEST_HOOKS": "1", "PYTHONUNBUFFERED": "1", **extra}
+    return {
+        **os.environ,
+        **this_checkout(),
+        "TETHER_LOOP_WATCH": "1",
+        "TETHER_TEST_HOOKS": "1",
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
 
 
 async def start_watched(

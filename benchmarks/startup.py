@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import statistics
 import sys
 import tempfile
@@ -34,6 +35,7 @@ from benchmarks import startup_editors
 from benchmarks.corpus import python_file
 from benchmarks.peers import ensure_peers
 from benchmarks.selectors import open_doc, start, stop
+from benchmarks.stall_common import this_checkout
 from tether_lsp.server.lspclient import raw_request
 
 TETHER = [sys.executable, "-m", "tether_lsp", "--log-level", "warning"]
@@ -82,6 +84,7 @@ async def mcp_initialize(root: Path) -> float:
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, **this_checkout()},
     )
     assert proc.stdin is not None
     assert proc.stdout is not None

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.markers import make_repo
+from benchmarks.stall_common import this_checkout
 from benchmarks.stall_markers import SERVER_GIT, seed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,6 +79,7 @@ def run_editor(command: list[str], template: Path, names: list[str], per_file: i
     env = {
         **os.environ,
         **SERVER_GIT,
+        **this_checkout(),
         "TETHER_PY": sys.executable,
         "TETHER_NVIM": str(ROOT / "clients" / "nvim"),
         "TETHER_EMACS": str(ROOT / "clients" / "emacs"),
