@@ -9,6 +9,7 @@ themselves on import: ``tether_lsp.compose`` builds a ``TetherServer`` and hands
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ from .documents import Document, DocumentStore, HistoryBudget
 from .hooks import DocumentListener, Hooks, SettingsListener, ShutdownHook
 from .loopwatch import LoopWatch
 from .positions import Encoding
+from .processes import WARM_AFTER_S, Processes
 from .progress import Progress
 from .protocol import TetherProtocol, make_converter
 from .reporting import ErrorReporter, log_sender
@@ -68,6 +70,8 @@ class TetherServer(LanguageServer):
         self.init_options: Any = None
         self.hooks: Hooks[TetherServer] = Hooks()
         self.workers = Workers(lambda: self.settings.section(LimitSettings).workers)
+        self.processes = Processes(lambda: self.settings.section(LimitSettings).processes, self.run_blocking)
+        self.on_initialized(self._warm_processes)
         self.databases = Databases(lambda: self.settings.section(DatabaseSettings).url, lambda: self.workspace_root)
         self.errors = ErrorReporter(self.window_show_message)
         #: The settings warnings of the last settings read (each bad value is warned about once).
@@ -108,6 +112,20 @@ class TetherServer(LanguageServer):
     def run_blocking(self, fn: Callable[..., R], *args: Any) -> Coroutine[Any, Any, R]:
         """Await ``fn(*args)`` run in the worker pool (:meth:`Workers.run_blocking`)."""
         return self.workers.run_blocking(fn, *args)
+
+    def run_in_process(self, fn: Callable[..., R], *args: Any) -> Coroutine[Any, Any, R]:
+        """Await ``fn(*args)`` run in a worker process (:meth:`Processes.run`)."""
+        return self.processes.run(fn, *args)
+
+    async def _warm_processes(self, _server: TetherServer) -> None:
+        """After ``initialized``: the worker processes start in the background once the first requests have had
+        the cores to themselves (``WARM_AFTER_S``)."""
+
+        def warm() -> None:
+            if not self.stopping:
+                self.spawn(self.processes.warm(), "starting the worker processes")
+
+        asyncio.get_running_loop().call_later(WARM_AFTER_S, warm)
 
     def spawn(self, work: Awaitable[Any], what: str) -> None:
         """Loop: run ``work`` in the background, a failure logged (:meth:`Workers.spawn`)."""
@@ -174,6 +192,7 @@ class TetherServer(LanguageServer):
         if self.workers.closed:
             return
         self.workers.close()
+        self.processes.close()
         self.hooks.shutdown()
         self.databases.close()
         logs.detach(self.client_log)

@@ -39,6 +39,10 @@ class Host(Protocol):
     async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R:
         """``fn(*args)`` on a worker: file, git and database work never runs on the loop."""
 
+    async def run_in_process(self, fn: Callable[..., R], *args: Any) -> R:
+        """``fn(*args)`` in a worker process (:mod:`.processes`): heavy pure work that must not hold the loop's
+        interpreter. ``fn`` is top level; its arguments and result are plain picklable values."""
+
     def spawn(self, work: Awaitable[Any], what: str) -> None:
         """Loop: run ``work`` in the background, a failure logged as ``what``."""
 

@@ -145,6 +145,15 @@ class LimitSettings:
         minimum=1,
         maximum=32,
     )
+    processes: int = setting(
+        1,
+        "Worker processes for heavy pure work (finding the prompts of large files), so that it never holds the "
+        "interpreter that answers the editor. Each is a Python process of its own (25 MB, and up to 40 MB more for "
+        "the trees it keeps), forked by one more process (20 MB), started in the background after `initialized`. "
+        "0: that work runs in the worker threads instead.",
+        minimum=0,
+        maximum=16,
+    )
     maxResponseBytes: int = setting(
         16 * 1024 * 1024,
         "Largest answer read from a model endpoint (whole body, or all streamed lines together); reading "

@@ -1,6 +1,7 @@
 """The :class:`~tether_lsp.server.host.Host` of a process with no language server: the standalone agents' front.
 
-* Workers are threads (``asyncio.to_thread``); the tool calls themselves already run in worker threads.
+* Workers are threads (``asyncio.to_thread``); the tool calls themselves already run in worker threads. Heavy
+  pure work runs in worker processes (:mod:`.processes`), one set shared by every host of :class:`ThreadHosts`.
 * The loop is a private event loop in a daemon thread of its own, started with the host: services hand it their
   loop-only work (a HEAD sync they schedule, team mode's channel), never a tool call.
 * The databases are the language server's, by the same rule (:func:`~.databases.database_url`), opened and
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .databases import Databases, database_key, database_url
 from .host import Silent
+from .processes import Processes
 from .settings import DatabaseSettings, LimitSettings, Settings
 from .syntax import GrammarLimits
 
@@ -36,8 +38,15 @@ Components = dict[str, Callable[[], Sequence["Migration"]]]
 class ThreadHost:
     """The Host for one database, its workspace being ``root`` (the first root that uses it)."""
 
-    def __init__(self, settings: Settings, root: Path, components: Components) -> None:
+    def __init__(
+        self, settings: Settings, root: Path, components: Components, processes: Processes | None = None
+    ) -> None:
+        """``processes``: worker processes shared with other hosts (this host's own when None)."""
         self._settings = settings
+        self._own_processes = processes is None
+        self.processes = processes or Processes(
+            lambda: self._settings.section(LimitSettings).processes, self.run_blocking
+        )
         self._root = root
         self.databases = Databases(lambda: database_url(settings.section(DatabaseSettings).url), lambda: root)
         for component, migrations in components.items():
@@ -65,6 +74,9 @@ class ThreadHost:
 
     async def run_blocking(self, fn: Callable[..., R], *args: Any) -> R:
         return await asyncio.to_thread(fn, *args)
+
+    async def run_in_process(self, fn: Callable[..., R], *args: Any) -> R:
+        return await self.processes.run(fn, *args)
 
     def spawn(self, work: Awaitable[Any], what: str) -> None:
         async def run() -> None:
@@ -101,6 +113,8 @@ class ThreadHost:
         self._thread.join(timeout=5)
         if not self._thread.is_alive():
             self._loop.close()
+        if self._own_processes:
+            self.processes.close()
         self.databases.close()
 
 
@@ -110,6 +124,8 @@ class ThreadHosts:
     def __init__(self, settings: Settings, components: Components) -> None:
         self.settings = settings
         self.components = components
+        #: One set of worker processes for every host.
+        self.processes = Processes(lambda: self.settings.section(LimitSettings).processes, asyncio.to_thread)
         self._hosts: dict[str, ThreadHost] = {}
         self._lock = threading.Lock()
 
@@ -118,7 +134,7 @@ class ThreadHosts:
         with self._lock:
             found = self._hosts.get(key)
             if found is None:
-                found = self._hosts[key] = ThreadHost(self.settings, root, self.components)
+                found = self._hosts[key] = ThreadHost(self.settings, root, self.components, self.processes)
             return found
 
     def configure(self, settings: Settings) -> None:
@@ -135,3 +151,4 @@ class ThreadHosts:
             hosts, self._hosts = list(self._hosts.values()), {}
         for host in hosts:
             host.close()
+        self.processes.close()

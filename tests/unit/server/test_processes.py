@@ -1,0 +1,135 @@
+"""The worker processes (server/processes.py) with real children: where a call runs, a child that dies, a call
+cancelled before a child took it, the size 0 that runs calls in a thread, and no child left after close.
+
+Children block on a named pipe the test writes to when it wants them to go on: nothing here waits on the clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tether_lsp.server.errors import RequestFailed
+from tether_lsp.server.processes import Processes
+
+
+def pid_and_modules() -> tuple[int, list[str]]:
+    """Child: its process id and what it has imported."""
+    return os.getpid(), sorted(sys.modules)
+
+
+def die_unless(marker: str) -> int:
+    """Child: dies the first time (leaving ``marker``), answers its process id the next."""
+    if not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(3)
+    return os.getpid()
+
+
+def die() -> None:
+    os._exit(3)
+
+
+def wait_on(fifo: str) -> int:
+    """Child: blocks until the test writes to ``fifo``."""
+    with open(fifo) as reading:
+        reading.read()
+    return os.getpid()
+
+
+def leave(marker: str) -> None:
+    Path(marker).touch()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture
+async def processes() -> AsyncIterator[Processes]:
+    pool = Processes(lambda: 1, asyncio.to_thread)
+    yield pool
+    await asyncio.to_thread(pool.close)
+
+
+async def test_a_call_runs_in_a_child_that_imported_only_what_it_needs(processes: Processes) -> None:
+    pid, modules = await processes.run(pid_and_modules)
+    assert pid != os.getpid() and pid in processes.pids()
+    assert "tree_sitter" in modules  # the fork server's preload: the parser is there before the first job
+    heavy = {"sqlalchemy", "numpy", "pygls", "lsprotocol.types", "httpx", "mcp", "tether_lsp.compose"}
+    assert heavy.isdisjoint(modules)
+    assert processes.started_in is not None
+
+
+async def test_size_zero_runs_the_call_in_a_thread_of_this_process() -> None:
+    pool = Processes(lambda: 0, asyncio.to_thread)
+    pid, _modules = await pool.run(pid_and_modules)
+    assert pid == os.getpid() and pool.pids() == []
+
+
+async def test_a_child_that_dies_is_replaced_and_the_call_tried_again(processes: Processes, tmp_path: Path) -> None:
+    first = await processes.run(os.getpid)
+    marker = tmp_path / "died"
+    answered = await processes.run(die_unless, str(marker))
+    assert marker.exists()  # it did die once
+    assert answered != first and processes.pids() == [answered]
+
+
+async def test_a_call_that_kills_every_child_answers_an_error_and_the_next_call_runs(processes: Processes) -> None:
+    with pytest.raises(RequestFailed) as failed:
+        await processes.run(die)
+    assert failed.value.data["kind"] == "workerProcessDied"
+    assert "die" in failed.value.message and "ended unexpectedly" in failed.value.message
+    assert await processes.run(os.getpid) in processes.pids()
+
+
+async def test_a_cancelled_call_no_child_took_never_runs(processes: Processes, tmp_path: Path) -> None:
+    fifo = tmp_path / "go"
+    os.mkfifo(fifo)
+    await processes.warm()
+    blocker = asyncio.ensure_future(processes.run(wait_on, str(fifo)))
+    # the one child holds the blocker and at most two more calls wait in the queue to the children (its size):
+    # the last call is still the pool's own, cancellable
+    markers = [tmp_path / f"call-{i}" for i in range(4)]
+    calls = [asyncio.ensure_future(processes.run(leave, str(m))) for m in markers]
+    await asyncio.sleep(0)  # one turn of the loop: every call handed to the pool (no clock involved)
+    calls[-1].cancel()
+    await asyncio.to_thread(fifo.write_text, "go")
+    assert await blocker in processes.pids()
+    await asyncio.gather(*calls[:-1])
+    with pytest.raises(asyncio.CancelledError):
+        await calls[-1]
+    assert [m.exists() for m in markers] == [True, True, True, False]
+
+
+async def test_close_ends_every_child_and_refuses_new_calls(processes: Processes) -> None:
+    await processes.warm()
+    children = processes.pids()
+    assert children and all(alive(pid) for pid in children)
+    await asyncio.to_thread(processes.close)
+    assert not any(alive(pid) for pid in children)
+    with pytest.raises(RequestFailed) as refused:
+        await processes.run(os.getpid)
+    assert refused.value.data["kind"] == "shuttingDown"
+
+
+async def test_a_new_size_starts_a_new_pool() -> None:
+    size = [1]
+    pool = Processes(lambda: size[0], asyncio.to_thread)
+    try:
+        await pool.warm()
+        assert len(pool.pids()) == 1
+        size[0] = 2
+        await pool.warm()
+        assert len(pool.pids()) == 2
+    finally:
+        await asyncio.to_thread(pool.close)
