@@ -110,6 +110,7 @@ class Roots:
         existing = [c for c in candidates if os.path.lexists(c)]
         candidate = (existing or candidates)[0]
         real = Path(os.path.realpath(candidate))
+        _usable(real, given, field)
         for root in self.folders:
             if real == root or real.is_relative_to(root):
                 if real == root:
@@ -128,6 +129,17 @@ class Roots:
             if os.path.lexists(other / relative):
                 return str(real)
         return relative  # pragma: no cover - root is one of the folders
+
+
+def _usable(real: Path, given: str, field: str) -> None:
+    """Refuse a path the file system cannot look up at all (a name too long, a loop of links), naming it: a
+    file that does not exist yet is fine (the tool says so itself)."""
+    try:
+        os.lstat(real)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise InvalidParams(field, f"{given[:80]!r} cannot be used as a path: {exc.strerror}") from None
 
 
 @dataclass(frozen=True)

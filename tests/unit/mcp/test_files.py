@@ -154,3 +154,11 @@ def test_a_write_that_fails_is_refused_and_leaves_the_file_and_no_temporary(
         files.write(loaded, b"x = 2\n")
     assert (root / "a.py").read_text() == "x = 1\n"
     assert sorted(p.name for p in root.iterdir()) == ["a.py"]
+
+
+@pytest.mark.parametrize("tool", ["read", "notes", "outline"])
+def test_a_path_too_long_for_the_file_system_is_refused_naming_the_path(client: McpClient, tool: str) -> None:
+    name = "a" * 300 + ".py"  # longer than a file name may be (255 bytes on Linux)
+    message = client.refused(tool, {"path": name})
+    assert message.startswith(f"path: {name[:40]!r}") or message.startswith("path: "), message
+    assert "name too long" in message.lower(), message
