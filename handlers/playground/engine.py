@@ -10,15 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from tree_sitter import Node, Tree
+from tree_sitter import Tree
 
 from tether_lsp.server.documents import ByteEdit
 from tether_lsp.server.span_carry import HOLD_START, carry_span
 
-from . import detect_python, detect_yaml
-from .model import DEFAULT_KEYWORDS, YAML_KEYS, MapFile, PlaygroundMap, Prompt
+from .model import MapFile, PlaygroundMap, Prompt
 from .resolver import DEFAULT, Thresholds, resolve_file_prompts
 from .run import conversation
+from .scan import Detected as Detected
+from .scan import detect as detect
+from .scan import first_error as first_error
+from .scan import scan
 from .text import preview, shown
 
 
@@ -72,51 +75,6 @@ class State:
     role: str | None = None  # of the selected prompt
 
 
-def first_error(root: Node) -> str | None:
-    """Where the first syntax error is, for ``parseError``."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if not (node.has_error or node.is_missing):
-            continue
-        if node.type == "ERROR" or node.is_missing:
-            what = f"missing {node.type}" if node.is_missing else "syntax error"
-            return f"{what} at line {node.start_point.row + 1}, column {node.start_point.column + 1}"
-        stack.extend(reversed(node.children))
-    return None
-
-
-def detect(
-    language: str,
-    tree: Tree,
-    text: bytes,
-    keywords: Sequence[str] | None = None,
-    yaml_keys: Sequence[str] | None = None,
-) -> list[Prompt]:
-    if language == "python":
-        return detect_python.detect(tree.root_node, keywords or DEFAULT_KEYWORDS)
-    if language == "yaml":
-        return detect_yaml.detect(tree.root_node, text, yaml_keys or YAML_KEYS)
-    return []
-
-
-#: What an update needs from a whole-tree walk: the version's prompts and its first syntax error.
-Detected = tuple[list[Prompt], str | None]
-
-
-def scan(
-    language: str,
-    tree: Tree,
-    text: bytes,
-    keywords: Sequence[str] | None = None,
-    yaml_keys: Sequence[str] | None = None,
-) -> Detected:
-    """The part of :meth:`PlaygroundEngine.update` that walks the whole tree (50-90 ms for 10,000 lines): pure, so a
-    worker can run it on a tree of its own while the loop goes on."""
-    parsed = detect(language, tree, text, keywords, yaml_keys)
-    return parsed, first_error(tree.root_node) if tree.root_node.has_error else None
-
-
 def shift_span(span: tuple[int, int], edits: Sequence[ByteEdit]) -> tuple[int, int]:
     """A byte span carried through edits (each relative to the text the previous one left); its start holds
     where an edit overlaps it (``span_carry.HOLD_START``)."""
@@ -158,14 +116,18 @@ class PlaygroundEngine:
         language: str,
         version: int,
         text: bytes,
-        tree: Tree,
+        tree: Tree | None,
         edits_since: Callable[[int], Sequence[ByteEdit] | None],
         renamed_from: str | None = None,
         detected: Detected | None = None,
     ) -> None:
         """Parse the prompts of a document version (unless ``detected`` already holds them, :func:`scan` of this
-        version) and resolve their ids in the map."""
-        parsed, error = detected if detected is not None else scan(language, tree, text, self.keywords, self.yaml_keys)
+        version: then ``tree`` may be None) and resolve their ids in the map."""
+        if detected is None:
+            if tree is None:
+                raise ValueError("a tree, or the prompts already found in it")
+            detected = scan(language, tree, text, self.keywords, self.yaml_keys)
+        parsed, error = detected
         previous = self.views.get(uri)
         if not parsed and previous is None and self.pmap.by_uri(uri) is None and renamed_from is None:
             self.views[uri] = FileView(uri, language_id, version, text, [], error)  # no map entry for no prompts

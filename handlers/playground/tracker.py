@@ -1,8 +1,9 @@
 """The playground engine kept up to date with an editor's documents, in plain Python values.
 
 Document changes are processed after a short pause (``DEBOUNCE_S``) or before any playground message, their
-prompts found in a worker (a walk over the whole tree: 50-90 ms for 10,000 lines, never on the loop), so
-every message sees every change while typing does not pay for the playground. The engine and the editor
+prompts found in a worker (a walk over the whole tree: 50-90 ms for 10,000 lines, never on the loop; a large
+document's in a worker process, :mod:`.detection`), so every message sees every change while typing does not pay
+for the playground. The engine and the editor
 positions belong to the event loop. The database is only touched in the worker pool: the map is loaded once
 (every playground message waits for it) and written after its changes (:mod:`.map_writes`).
 
@@ -21,15 +22,15 @@ from tether_lsp.server.files import uri_to_path
 from tether_lsp.server.host import Host
 from tether_lsp.server.positions import Encoding, Pos
 
-from .engine import Detected, PlaygroundEngine, State, scan
+from .detection import Batch, Found, in_process
+from .engine import PlaygroundEngine, State
 from .identity import PromptIds
 from .map_writes import MapWrites
 from .model import PlaygroundMap
+from .scan import Detected, ready
 from .settings import PlaygroundSettings
 
 if TYPE_CHECKING:
-    from tree_sitter import Tree
-
     from tether_lsp.server.documents import Document
     from tether_lsp.server.syntax import Snapshot
 
@@ -95,6 +96,9 @@ class Tracker:
         self._in_order = asyncio.Lock()  # playground messages, one at a time, in arrival order (FIFO)
         self._loading: asyncio.Future[PlaygroundMap] | None = None
         self._loaded: PlaygroundMap | None = stored_map
+        self._warmed = False  # a worker process was asked to import the detectors
+        #: The process that found the prompts last applied (this one: a worker thread): where detection runs.
+        self.detected_in: int | None = None
 
     def _load(self) -> PlaygroundMap:
         try:
@@ -154,8 +158,10 @@ class Tracker:
         False when it is not one Tether parses."""
         snapshot = self.server.snapshot(uri)
         doc = self.server.document(uri)
-        tree = snapshot.tree if snapshot is not None else None
-        if snapshot is None or doc is None or tree is None or snapshot.language is None:
+        if snapshot is None or doc is None or snapshot.language is None:
+            return False
+        tree = snapshot.tree if detected is None else None  # found by a worker: nothing to parse here
+        if detected is None and tree is None:
             return False
 
         def edits_since(version: int) -> list[Any] | None:
@@ -209,6 +215,11 @@ class Tracker:
         except RuntimeError:
             self._catch_up_handle = None
             self.catch_up()
+            return
+        snapshot = self.server.snapshot(uri)
+        if not self._warmed and snapshot is not None and in_process(self.server, len(snapshot.text)):
+            self._warmed = True  # a worker process imports the detectors before its first job
+            self.background(self.server.run_in_process(ready), "playground: preparing a worker process")
 
     def catch_up_in_background(self) -> None:
         """Typing paused: find the changed documents' prompts in a worker (a walk over the whole tree, 50-90 ms
@@ -259,45 +270,44 @@ class Tracker:
         self._since.pop(uri, None)
 
     def _start_detection(self, upto: int | None = None) -> asyncio.Future[None] | None:
-        """Loop: hand pending changes' trees (those arrived by ``upto``) to a worker, about
-        ``DETECTION_BATCH_BYTES`` of documents at a time (their trees are parsed here if they must be, and
-        held until the worker is done); None when no such change has a tree. The next batch starts when this
-        one is applied."""
-        jobs: list[tuple[str, int, str, bytes, Tree]] = []
-        size = 0
+        """Loop: hand pending changes (those arrived by ``upto``) to a worker, about ``DETECTION_BATCH_BYTES`` of
+        documents at a time: a large document's text to a worker process, a small one's tree (parsed here if it
+        must be, and held until the worker is done) to a worker thread (:mod:`.detection`); None when there is
+        no such change. The next batch starts when this one is applied."""
+        batch, size = Batch(self.engine.keywords, self.engine.yaml_keys), 0
         for uri in self._before(upto, "change"):
             snapshot = self.server.snapshot(uri)
             if snapshot is None or snapshot.language is None:
                 continue
-            if jobs and size + len(snapshot.text) > DETECTION_BATCH_BYTES:
+            if batch and size + len(snapshot.text) > DETECTION_BATCH_BYTES:
                 break
-            tree = snapshot.tree
-            if tree is not None:
-                jobs.append((uri, snapshot.version, snapshot.language, snapshot.text, tree.copy()))  # its own copy
+            job = (uri, snapshot.version, snapshot.language, snapshot.text)
+            if in_process(self.server, len(snapshot.text)):
+                batch.processes.append(job)
                 size += len(snapshot.text)
-        if not jobs:
+            elif (tree := snapshot.tree) is not None:
+                batch.threads.append((*job, tree.copy()))  # its own copy
+                size += len(snapshot.text)
+        if not batch:
             return None
-        keywords, yaml_keys = self.engine.keywords, self.engine.yaml_keys
-
-        def detect_all() -> list[tuple[str, int, Detected]]:
-            return [(uri, v, scan(language, tree, text, keywords, yaml_keys)) for uri, v, language, text, tree in jobs]
 
         async def detect_then_apply() -> None:
             try:
-                results = await self.server.run_blocking(detect_all)
+                results = await batch.find(self.server, self.server.snapshot)
             finally:
                 if self._detecting is running:
                     self._detecting = None
+            self.detected_in = batch.found_in
             self.apply_detected(results)
 
         running = self._detecting = asyncio.ensure_future(detect_then_apply())
         self.background(running, "playground: finding prompts")
         return running
 
-    def apply_detected(self, results: list[tuple[str, int, Detected]]) -> None:
+    def apply_detected(self, results: list[Found]) -> None:
         """Loop: a worker's prompts for the versions still current and still pending (older ones are dropped:
-        the change that replaced them scheduled another catch-up); then the next batch, or the other pending
-        events."""
+        the change that replaced them scheduled another catch-up; None: a text too large or deep to parse); then
+        the next batch, or the other pending events."""
         applied = self._applied
         for uri, version, detected in results:
             snapshot = self.server.snapshot(uri)
@@ -305,6 +315,8 @@ class Tracker:
                 continue
             self._processed(uri)
             self._applied += 1
+            if detected is None:
+                continue  # held as text only, as the server's own parse would have found
             if self.update(uri, detected) and (self.engine.pin is None or self.pinned_uri() == uri):
                 self.emit()
         if self._applied > applied and self._detecting is None and self._start_detection() is not None:
