@@ -87,6 +87,7 @@ class Processes:
             raise _shutting_down()
         size = self._size()
         if size <= 0:
+            self._drop_idle()
             return await self._in_thread(fn, *args)  # type: ignore[no-any-return]
         self._modules.setdefault(fn.__module__, None)
         for attempt in range(RETRIES + 1):
@@ -170,6 +171,13 @@ class Processes:
             self.started_in = time.perf_counter() - started
             log.debug("%d worker process(es) ready in %.0f ms", size, self.started_in * 1000)
             return pool
+
+    def _drop_idle(self) -> None:
+        """The size became 0: the children finish what they were given, then end."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
 
     def _replace(self, pool: ProcessPoolExecutor, why: str) -> None:
         """A broken pool is dropped (the next call starts a new one)."""

@@ -21,7 +21,7 @@ from lsprotocol import types
 
 from benchmarks.corpus import python_file
 from benchmarks.prompt_detection import CORPUS
-from tests.unit.server.test_processes import pid_and_modules
+from tests.unit.server.process_probe import pid_and_modules
 from tether_lsp.handlers.playground import lsp as playground_lsp
 from tether_lsp.handlers.playground.detection import PROCESS_MIN_BYTES
 from tether_lsp.handlers.playground.model import Prompt

@@ -7,20 +7,19 @@ Children block on a named pipe the test writes to when it wants them to go on: n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import server_env
+from tests.unit.server.process_probe import pid_and_modules
 from tether_lsp.server.errors import RequestFailed
 from tether_lsp.server.processes import Processes
-
-
-def pid_and_modules() -> tuple[int, list[str]]:
-    """Child: its process id and what it has imported."""
-    return os.getpid(), sorted(sys.modules)
 
 
 def die_unless(marker: str) -> int:
@@ -122,7 +121,7 @@ async def test_close_ends_every_child_and_refuses_new_calls(processes: Processes
     assert refused.value.data["kind"] == "shuttingDown"
 
 
-async def test_a_new_size_starts_a_new_pool() -> None:
+async def test_a_new_size_starts_a_new_pool_and_size_zero_lets_the_children_go() -> None:
     size = [1]
     pool = Processes(lambda: size[0], asyncio.to_thread)
     try:
@@ -130,6 +129,27 @@ async def test_a_new_size_starts_a_new_pool() -> None:
         assert len(pool.pids()) == 1
         size[0] = 2
         await pool.warm()
-        assert len(pool.pids()) == 2
+        children = pool.pids()
+        assert len(children) == 2
+        size[0] = 0
+        assert await pool.run(os.getpid) == os.getpid()
+        assert pool.pids() == []
+        await asyncio.to_thread(ended, children)
     finally:
         await asyncio.to_thread(pool.close)
+
+
+def ended(pids: list[int]) -> None:
+    """Wait for each process (a child of this one) to end."""
+    for pid in pids:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+def test_building_the_server_imports_nothing_of_multiprocessing() -> None:
+    probe = (
+        "import sys; from tether_lsp.compose import create_server; create_server(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('multiprocessing', 'concurrent.futures.process'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=server_env())
+    assert out.stdout.strip() == "[]"
