@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.corpus import python_file
-from benchmarks.stall_common import Typist, open_file, reset_stall, start_watched, stop_server, worst_stall_ms
+from benchmarks.stall_common import Typist, ask, open_file, reset_stall, start_watched, stop_server, worst_stall_ms
 from benchmarks.syntax import pct
-from tether_lsp.server.lspclient import raw_request
 
 SIZE = 143_000
 CALLS = 8
@@ -80,7 +79,7 @@ async def attached_outline(calls: int = CALLS) -> dict[str, Any]:
             url, token = await endpoint(state)
             uri = (root / "big.py").as_uri()
             open_file(client, uri, "python", text)
-            await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
+            await ask(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
             typist = Typist(client, uri, line)
             await reset_stall(client)
             typist.start()

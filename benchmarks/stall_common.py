@@ -78,12 +78,24 @@ async def stop_server(client: LanguageClient) -> None:
     await client.stop()  # type: ignore[no-untyped-call]
 
 
+ANSWER_S = 120
+
+
+async def ask(client: LanguageClient, method: str, params: Any, seconds: float = ANSWER_S) -> Any:
+    """A request's answer; a server that never answers is an error naming the request, not a benchmark that
+    hangs."""
+    try:
+        return await asyncio.wait_for(raw_request(client, method, params), seconds)
+    except TimeoutError:
+        raise TimeoutError(f"{method} unanswered after {seconds:.0f} s") from None
+
+
 async def reset_stall(client: LanguageClient) -> None:
-    await raw_request(client, "tether/debug/loopStats", {"reset": True})
+    await ask(client, "tether/debug/loopStats", {"reset": True})
 
 
 async def worst_stall_ms(client: LanguageClient) -> float:
-    return float((await raw_request(client, "tether/debug/loopStats", {}))["worstStallMs"])
+    return float((await ask(client, "tether/debug/loopStats", {}))["worstStallMs"])
 
 
 def open_file(client: LanguageClient, uri: str, language: str, text: str) -> None:
@@ -143,7 +155,7 @@ class Typist:
         self.column += 1
 
     async def _ask(self, sent: float) -> None:
-        await raw_request(self.client, self.method, {"textDocument": {"uri": self.uri}})
+        await ask(self.client, self.method, {"textDocument": {"uri": self.uri}})
         self.latencies_ms.append((time.perf_counter() - sent) * 1000)
 
     async def _run(self) -> None:

@@ -34,6 +34,7 @@ from pygls.lsp.client import LanguageClient
 from benchmarks.markers import GIT_ENV, change_every_file, git, make_repo, random_blocks
 from benchmarks.stall_common import (
     Typist,
+    ask,
     open_file,
     reset_stall,
     stall_env,
@@ -42,7 +43,7 @@ from benchmarks.stall_common import (
     worst_stall_ms,
 )
 from benchmarks.syntax import pct
-from tether_lsp.server.lspclient import make_client, raw_request
+from tether_lsp.server.lspclient import make_client
 
 FILES, PER_FILE, LINES_PER_FILE = 200, 50, 500
 WAIT_S = 300
@@ -119,7 +120,7 @@ async def while_typing(
 ) -> dict[str, Any]:
     """Types (asking for code lenses) from just before ``move`` until ``done``; the figures of the module."""
     typist = Typist.on_new_file(client, root, method="textDocument/codeLens")
-    await raw_request(client, "textDocument/codeLens", {"textDocument": {"uri": typist.uri}})
+    await ask(client, "textDocument/codeLens", {"textDocument": {"uri": typist.uri}})
     await reset_stall(client)
     typist.start()
     started = time.perf_counter()
@@ -143,7 +144,7 @@ async def head_change() -> dict[str, Any]:
         done = on_did_change(client, FILES)
         await start_watched(root, client, env=stall_env(**SERVER_GIT))
         try:
-            await raw_request(client, "tether/markers/list", {"textDocument": {"uri": (root / names[0]).as_uri()}})
+            await ask(client, "tether/markers/list", {"textDocument": {"uri": (root / names[0]).as_uri()}})
 
             async def move() -> None:
                 await checkout(root, "main")
@@ -180,7 +181,7 @@ async def team_sync(url: str) -> dict[str, Any]:
         mate = await start_watched(clones[1], env={**env, "XDG_DATA_HOME": str(work / "x2")})
         try:
             for client, clone in ((mine, clones[0]), (mate, clones[1])):
-                await raw_request(client, "tether/markers/list", {"textDocument": {"uri": (clone / names[0]).as_uri()}})
+                await ask(client, "tether/markers/list", {"textDocument": {"uri": (clone / names[0]).as_uri()}})
 
             async def move() -> None:
                 await asyncio.gather(checkout(clones[0], "main"), checkout(clones[1], "main"))
@@ -212,9 +213,9 @@ async def long_line(edits: int = 5) -> dict[str, Any]:
             whole = {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}
             word = {"start": {"line": 1, "character": 29}, "end": {"line": 1, "character": 49}}
             for span in (whole, word):
-                await raw_request(client, "tether/markers/create", {"textDocument": doc, "range": span, "note": "n"})
+                await ask(client, "tether/markers/create", {"textDocument": doc, "range": span, "note": "n"})
             typist = Typist.on_new_file(client, root)
-            await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": typist.uri}})
+            await ask(client, "tether/documentInfo", {"textDocument": {"uri": typist.uri}})
             await reset_stall(client)
             typist.start()
             times = []
@@ -227,9 +228,9 @@ async def long_line(edits: int = 5) -> dict[str, Any]:
                         [types.TextDocumentContentChangeWholeDocument(text=text)],
                     )
                 )
-                await raw_request(client, "tether/playground/getState", {})  # the edit scanned for prompts
+                await ask(client, "tether/playground/getState", {})  # the edit scanned for prompts
                 started = time.perf_counter()
-                await raw_request(client, "tether/markers/list", {"textDocument": doc})
+                await ask(client, "tether/markers/list", {"textDocument": doc})
                 times.append((time.perf_counter() - started) * 1000)
             await typist.stop()
             stall = await worst_stall_ms(client)

@@ -24,9 +24,9 @@ from typing import Any
 from lsprotocol import types
 
 from benchmarks.corpus import python_file, yaml_file
-from benchmarks.stall_common import Typist, open_file, reset_stall, start_watched, stop_server, worst_stall_ms
+from benchmarks.stall_common import Typist, ask, open_file, reset_stall, start_watched, stop_server, worst_stall_ms
 from benchmarks.syntax import pct
-from tether_lsp.server.lspclient import make_client, plain, raw_request
+from tether_lsp.server.lspclient import make_client, plain
 
 DEPTH = 5_000
 INNER = '"tell the user hello"'
@@ -82,7 +82,7 @@ async def prompts(language: str, rounds: int = 10) -> dict[str, float]:
             uri = (root / ("big.py" if language == "python" else "big.yaml")).as_uri()
             open_file(client, uri, language, text)
             in_view(client, uri)
-            first = await raw_request(client, "tether/playground/getState", {})
+            first = await ask(client, "tether/playground/getState", {})
             base = len(first["prompts"])
             line, prompt_line = prompt_lines(language, text)
             await reset_stall(client)
@@ -93,7 +93,7 @@ async def prompts(language: str, rounds: int = 10) -> dict[str, float]:
                 while not any(len(s["prompts"]) == base + k for s in states):
                     arrived.clear()
                     t = time.perf_counter()
-                    await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
+                    await ask(client, "tether/documentInfo", {"textDocument": {"uri": uri}})
                     requests.append((time.perf_counter() - t) * 1000)
                     with contextlib.suppress(TimeoutError):  # a request every 5 ms until the state arrives
                         await asyncio.wait_for(arrived.wait(), 0.005)
@@ -117,7 +117,7 @@ async def deep_dict(rounds: int = 3) -> dict[str, Any]:
         client = await start_watched(root)
         try:
             typist = Typist.on_new_file(client, root)
-            await raw_request(client, "tether/documentInfo", {"textDocument": {"uri": typist.uri}})
+            await ask(client, "tether/documentInfo", {"textDocument": {"uri": typist.uri}})
             head = "PROMPT = " + '{"prompt": ' * DEPTH
             text = head + INNER + "}" * DEPTH + "\n"
             uri = (root / "deep.py").as_uri()
@@ -126,7 +126,7 @@ async def deep_dict(rounds: int = 3) -> dict[str, Any]:
             started = time.perf_counter()
             open_file(client, uri, "python", text)
             in_view(client, uri)
-            await raw_request(client, "tether/playground/getState", {})
+            await ask(client, "tether/playground/getState", {})
             first = (time.perf_counter() - started) * 1000
             again, current = [], INNER
             for k in range(rounds):
@@ -134,7 +134,7 @@ async def deep_dict(rounds: int = 3) -> dict[str, Any]:
                 inner = f'"tell the user hello {k}"'
                 replace(client, uri, k + 2, 0, len(head), len(head) + len(current), inner)
                 current = inner
-                await raw_request(client, "tether/playground/getState", {})
+                await ask(client, "tether/playground/getState", {})
                 again.append((time.perf_counter() - started) * 1000)
             await typist.stop()
             stall = await worst_stall_ms(client)
