@@ -111,13 +111,15 @@ def _find_moved(lm: LineMap, first: int, last: int) -> tuple[int, float] | None:
     return best
 
 
-def calculate(old_text: str, new_text: str, locations: Mapping[str, Location]) -> dict[str, Calculated]:
-    """Recalculate every location of ``old_text`` for ``new_text``."""
+def calculate(
+    old_text: str, new_text: str, locations: Mapping[str, Location], *, line_map: LineMap | None = None
+) -> dict[str, Calculated]:
+    """Recalculate every location of ``old_text`` for ``new_text`` (``line_map``: the two texts' mapping, when the
+    caller made it already, for the lines they added)."""
     if old_text == new_text:  # the common case of a clean file: no diff needed
         lines = split_lines(new_text)
         return {key: _unchanged(lines, loc) for key, loc in locations.items()}
-    old, new = split_lines(old_text), split_lines(new_text)
-    lm = LineMap(old, new)
+    lm = line_map or LineMap(split_lines(old_text), split_lines(new_text))
     return {key: _one(lm, loc) for key, loc in locations.items()}
 
 

@@ -194,6 +194,12 @@ class Git:
         out = self.run(root, "diff", "-M", "--name-only", "-z", "--diff-filter=AMRC", since, until)
         return [p for p in out.split("\0") if p] if out else []
 
+    def paths_changed(self, root: Path, since: str, until: str) -> set[str] | None:
+        """Repo-relative paths whose content differs between two commits, by either name (a rename is its old and
+        its new path); None when git could not tell."""
+        out = self.run(root, "diff", "--no-renames", "--name-only", "-z", since, until)
+        return None if out is None else {p for p in out.split("\0") if p}
+
 
 def _chain_renames(fields: list[str], out: dict[str, str]) -> None:
     """Add the renames of one ``--name-status -z`` listing to ``out``: a -> b then b -> c gives a -> c."""
@@ -306,6 +312,8 @@ class GitView:
     _changed: dict[str, list[str]] = field(default_factory=dict)
     _targets: dict[tuple[str, str], Target | None] = field(default_factory=dict)
     _added_index: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+    _changed_since: dict[str, set[str] | None] = field(default_factory=dict)
+    _relative: dict[str, str | None] = field(default_factory=dict)
     _blobs: Blobs | None = None
 
     @property
@@ -313,7 +321,13 @@ class GitView:
         return self.root.as_uri().rstrip("/") + "/"
 
     def relative(self, uri: str) -> str | None:
-        """The repo-relative path of a file uri inside this repository."""
+        """The repo-relative path of a file uri inside this repository (each uri resolved once per view: a sync
+        asks it for every marker)."""
+        if uri not in self._relative:
+            self._relative[uri] = self._resolve(uri)
+        return self._relative[uri]
+
+    def _resolve(self, uri: str) -> str | None:
         parsed = urlparse(uri)
         if parsed.scheme != "file":
             return None
@@ -354,6 +368,29 @@ class GitView:
             now = self.text(self.head, path)
             self._targets[key] = None if now is None else Target(now, added_lines(self.text(since, path), now))
         return self._targets[key]
+
+    def know_target(self, since: str, path: str, added: list[int]) -> None:
+        """The lines added to ``path`` since ``since``, found by a line mapping made elsewhere (a worker process
+        relocating that file's markers): :meth:`target` does not diff the file again."""
+        now = self.text(self.head, path)
+        if (since, path) not in self._targets and now is not None:
+            self._targets[(since, path)] = Target(now, added)
+
+    def targets_to_make(self, since: str) -> list[tuple[str, str | None, str]]:
+        """(path, text at ``since``, text at HEAD) of the files changed since ``since`` whose added lines are not
+        known yet: the files a block moved away may have gone to."""
+        out = []
+        for path in self.changed(since):
+            now = self.text(self.head, path)
+            if (since, path) not in self._targets and now is not None:
+                out.append((path, self.text(since, path), now))
+        return out
+
+    def changed_since(self, previous: str) -> set[str] | None:
+        """Paths whose content differs between ``previous`` and HEAD (None: unknown)."""
+        if previous not in self._changed_since:
+            self._changed_since[previous] = self.git.paths_changed(self.root, previous, self.head)
+        return self._changed_since[previous]
 
     def files_with_added_line_like(self, since: str, line: str) -> list[str]:
         """Changed files (since ``since``) with an added line similar to ``line``: one C search over all of them."""

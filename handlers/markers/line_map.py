@@ -15,9 +15,9 @@ from rapidfuzz.distance import Indel
 from tether_lsp.server.linediff import hunks
 
 from .line_similarity import (
-    BATCH_PRODUCT,
     LINE_THRESHOLD,
     SHORT_LINE,
+    batchable,
     normalise,
     normalised_similarity,
     similar_lines,
@@ -116,12 +116,11 @@ class LineMap:
             for k, other in enumerate(others):
                 out[k] = 1.0 if other == norm else 0.0
             return out
-        batch = [o if len(o) * len(norm) <= BATCH_PRODUCT else None for o in others]  # None: skipped by extract
+        batch, long = batchable(norm, others)  # a long line is None in the batch: skipped by extract
         for other, score, k in process.extract(norm, batch, scorer=Indel.normalized_similarity, limit=None):
             out[k] = 1.0 if other == norm else (float(score) if len(other) >= SHORT_LINE else 0.0)
-        for k, other in enumerate(others):
-            if batch[k] is None:
-                out[k] = normalised_similarity(norm, other)
+        for k in long:
+            out[k] = normalised_similarity(norm, others[k])
         return out
 
     def _row(self, line: int, j1: int, j2: int) -> list[float]:

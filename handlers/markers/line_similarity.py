@@ -79,14 +79,20 @@ def similar_lines(line: str, norms: Sequence[str], *, normalised: bool = False) 
     out: list[int] = []
     for first in range(0, len(norms), SEARCH_SLICE):
         piece = norms[first : first + SEARCH_SLICE]
-        batch = [n if len(n) * len(norm) <= BATCH_PRODUCT else None for n in piece]  # None: skipped by extract
+        batch, long = batchable(norm, piece)
         found = process.extract(
             norm, batch, scorer=Indel.normalized_similarity, score_cutoff=LINE_THRESHOLD, limit=None
         )
         out += (first + k for n, _, k in found if len(n) >= SHORT_LINE or n == norm)
-        out += (
-            first + k
-            for k, n in enumerate(piece)
-            if batch[k] is None and normalised_similarity(norm, n) >= LINE_THRESHOLD
-        )
+        out += (first + k for k in long if normalised_similarity(norm, piece[k]) >= LINE_THRESHOLD)
     return sorted(out)
+
+
+def batchable(norm: str, others: Sequence[str]) -> tuple[Sequence[str | None], list[int]]:
+    """``others`` as one batch call compares them (None in place of a line too long to compare with ``norm`` that
+    way, which the call skips), and the indexes of those long lines. Lines are seldom long: then the batch is
+    ``others`` itself, found by one C pass over their lengths instead of a Python one over the lines."""
+    if max(map(len, others), default=0) * len(norm) <= BATCH_PRODUCT:
+        return others, []
+    batch = [n if len(n) * len(norm) <= BATCH_PRODUCT else None for n in others]
+    return batch, [k for k, n in enumerate(batch) if n is None]

@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from tree_sitter import Node
 
 from tether_lsp.server.errors import RequestFailed
-from tether_lsp.server.positions import point_at
 from tether_lsp.server.syntax import GrammarLimits, language_for, parse_text
 
 from .calculator import Calculated, Location, block_of_lines, calculate, split_lines
+from .line_map import LineMap
 from .line_similarity import normalise
 
 #: Python statements whose body a marker can cover as a block (named by their header line).
@@ -106,7 +106,11 @@ def _last_row(node: Node, data: bytes) -> int:
     end = node.end_byte
     while end > node.start_byte and data[end - 1 : end] in (b" ", b"\t", b"\r", b"\n"):
         end -= 1
-    return point_at(data, end)[0] if end > node.start_byte else node.start_point.row
+    if end <= node.start_byte:
+        return node.start_point.row
+    # the node's end row less the line breaks after its last character: counting from the text's start would make
+    # a walk over every unit of a file quadratic
+    return node.end_point.row - data.count(b"\n", end, node.end_byte)
 
 
 def _header(node: Node, data: bytes) -> str:
@@ -217,9 +221,12 @@ def follow(
     locations: Mapping[str, Location],
     language: str | None,
     limits: GrammarLimits | None = None,
+    *,
+    line_map: LineMap | None = None,
 ) -> dict[str, Calculated]:
-    """:func:`calculator.calculate`, then markers that covered a unit snapped to it (see the module doc)."""
-    results = calculate(old_text, new_text, locations)
+    """:func:`calculator.calculate` (through ``line_map`` when given), then markers that covered a unit snapped to
+    it (see the module doc)."""
+    results = calculate(old_text, new_text, locations, line_map=line_map)
     if language not in ("python", "yaml") or old_text == new_text:
         return results
     assert language is not None

@@ -26,9 +26,10 @@ from .clones import Clones
 from .locating import Stores
 
 if TYPE_CHECKING:
-    from . import tracking
-else:  # loaded on first use: it brings SQLAlchemy
-    tracking = lazy_module(f"{__package__}.tracking")
+    from . import offload, tracking
+    from .computing import Mapped
+else:  # loaded on first use: they bring SQLAlchemy, the parser and rapidfuzz
+    offload, tracking = (lazy_module(f"{__package__}.{name}") for name in ("offload", "tracking"))
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,8 @@ class HeadSync:
         self._lock = threading.RLock()
         self._syncs: dict[str, asyncio.Task[None]] = {}  # loop only: the running sync per repository
         self._again: set[str] = set()  # loop only: repositories to sync once more when their sync ends
+        #: Per repository, the last sync's HEAD and what it mapped (a repository's syncs run one at a time).
+        self._mapped: dict[str, tuple[str, dict[str, Mapped]]] = {}
 
     def _last_synced(self, key: str) -> tuple[bool, str | None]:
         """(whether the repository at ``key`` was synced before, the HEAD it was synced at)."""
@@ -136,7 +139,8 @@ class HeadSync:
                 log.debug("markers: no database to adopt %s's markers in (%s)", repo.root, exc)
 
     def _recalculate(self, root: Path, head: str, progress: tracking.Progress | None) -> list[str]:
-        """Flush uncommitted locations, then store every committed marker's location at ``head``."""
+        """Flush uncommitted locations, then store every committed marker's location at ``head``: those of the
+        files this HEAD change touched computed in the worker processes, the others kept from the sync before."""
         stores = self.stores
         markers, locations = stores.markers(), stores.locations()
         prefix = root.as_uri().rstrip("/") + "/"
@@ -151,7 +155,11 @@ class HeadSync:
             if flushed:
                 log.info("markers: %d uncommitted location(s) are now committed at %s", len(flushed), head[:12])
                 records = markers.under(prefix)
-            result = tracking.at_head(records, markers, locations, view, progress, limits)
+            last = self._mapped.get(str(root))
+            memo = tracking.Memo(*last) if last is not None else tracking.Memo()
+            relocate = offload.in_processes(stores.server)
+            result = tracking.at_head(records, markers, locations, view, progress, limits, relocate=relocate, memo=memo)
+            self._mapped[str(root)] = (head, memo.now)
         # every sync says how much it computed and how much it read (computed by another server or earlier):
         # the team-scale benchmark counts shared and repeated work from this line
         log.info(

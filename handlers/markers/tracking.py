@@ -13,36 +13,36 @@ import logging
 import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
 from tether_lsp.server.files import file_exists
-from tether_lsp.server.storage import StorageError
 from tether_lsp.server.syntax import GrammarLimits
 
-from .calculator import Calculated, Location, block_of, find_elsewhere, split_lines
+from . import computing
+from .calculator import block_of
+from .computing import HeadResult, Memo, Progress
 from .git import Git, GitView
 from .location_store import LocationStore, StoredLocation
+from .relocate import Relocate, in_thread
 from .service import follow_renames
 from .store import MarkerRecord, MarkerStore
 from .structure import follow, language_of
 from .tables import ALGORITHM_VERSION
 from .uncommitted_store import Uncommitted, UncommittedStore
 
+__all__ = [
+    "HeadResult",
+    "Memo",
+    "Progress",
+    "at_head",
+    "file_at_head",
+    "flush_uncommitted",
+    "follow_working_tree_renames",
+]
+
 log = logging.getLogger(__name__)
-
-#: Called with (done, total) while many locations are computed: the LSP edge turns it into ``$/progress``.
-Progress = Callable[[int, int], None]
-
-
-@dataclass
-class HeadResult:
-    """What :func:`at_head` found: every committed marker's stored location at HEAD, and who moved file."""
-
-    stored: dict[str, StoredLocation]
-    moved: list[MarkerRecord]
-    computed: int
 
 
 def at_head(
@@ -52,14 +52,38 @@ def at_head(
     view: GitView,
     progress: Progress | None = None,
     limits: GrammarLimits | None = None,
+    *,
+    relocate: Relocate = in_thread,
+    memo: Memo | None = None,
 ) -> HeadResult:
-    """The stored location at ``view.head`` of every committed marker in ``records``, computing what is missing."""
+    """The stored location at ``view.head`` of every committed marker in ``records``, computing what is missing
+    (each file's markers by ``relocate``; ``memo``: what the sync before mapped, see :class:`.computing.Memo`)."""
     committed = {r.id: r for r in records if r.commit_hash_when_created}
     stored = locations.at(view.head, list(committed), near=view.root_uri)
     todo = [r for r in committed.values() if r.id not in stored]
+    how = Computing(markers, locations, view, limits, relocate, memo)
     if len(todo) < SHARE_FROM or not locations.shared:
-        return _compute(todo, stored, markers, locations, view, progress, limits)
-    return _split(todo, stored, markers, locations, view, progress, limits)
+        return how.compute(todo, stored, progress)
+    return _split(todo, stored, how, progress)
+
+
+@dataclass(frozen=True)
+class Computing:
+    """How locations are computed at ``view.head`` (see :func:`.computing.compute`)."""
+
+    markers: MarkerStore
+    locations: LocationStore
+    view: GitView
+    limits: GrammarLimits | None
+    relocate: Relocate
+    memo: Memo | None
+
+    def compute(
+        self, todo: list[MarkerRecord], stored: dict[str, StoredLocation], progress: Progress | None
+    ) -> HeadResult:
+        return computing.compute(
+            todo, stored, self.markers, self.locations, self.view, progress, self.limits, self.relocate, self.memo
+        )
 
 
 #: From this many locations to compute at once, teammates on PostgreSQL split the work (see ``_split``);
@@ -70,17 +94,12 @@ FILES_PER_CLAIM = 10
 
 
 def _split(
-    todo: list[MarkerRecord],
-    stored: dict[str, StoredLocation],
-    markers: MarkerStore,
-    locations: LocationStore,
-    view: GitView,
-    progress: Progress | None,
-    limits: GrammarLimits | None,
+    todo: list[MarkerRecord], stored: dict[str, StoredLocation], how: Computing, progress: Progress | None
 ) -> HeadResult:
     """Teammates who reach a commit together split its work: each server computes, a few files at a time, the
     files no other server is computing (``LocationStore.claim``), starting at a file of its own choosing, then
     waits for the files others are computing and reads what they stored."""
+    locations, view = how.locations, how.view
     by_file: dict[str, list[MarkerRecord]] = defaultdict(list)
     for record in todo:
         by_file[record.key.path if record.key is not None else record.uri].append(record)
@@ -93,7 +112,7 @@ def _split(
     def compute(records: list[MarkerRecord]) -> None:
         nonlocal computed, done
         stored.update(locations.at(view.head, [r.id for r in records], near=view.root_uri))
-        result = _compute([r for r in records if r.id not in stored], stored, markers, locations, view, None, limits)
+        result = how.compute([r for r in records if r.id not in stored], stored, None)
         moved.extend(result.moved)
         computed += result.computed
         done += len(records)
@@ -120,93 +139,6 @@ def _split(
     return HeadResult(stored, moved, computed)
 
 
-def _compute(
-    todo: list[MarkerRecord],
-    stored: dict[str, StoredLocation],
-    markers: MarkerStore,
-    locations: LocationStore,
-    view: GitView,
-    progress: Progress | None,
-    limits: GrammarLimits | None,
-) -> HeadResult:
-    """Compute and store the locations at ``view.head`` of the markers in ``todo``; ``stored`` has the others."""
-    if not todo:
-        return HeadResult(stored, [], 0)
-    commits = {r.id: r.commit_hash_when_created or "" for r in todo}
-    origins = locations.origin([r.id for r in todo], commits, near=view.root_uri)
-    groups: dict[tuple[str, str, str], list[MarkerRecord]] = defaultdict(list)
-    fresh: list[StoredLocation] = []
-    for record in todo:
-        origin = origins.get(record.id)
-        if origin is None or origin.location is None:
-            reason = "missingOriginalLocation" if origin is not None else "missingOriginalCommit"
-            fresh.append(StoredLocation(record.id, view.head, record.uri, None, reason, None))
-            continue
-        groups[(origin.commit, origin.uri, record.uri)].append(record)
-    moved: list[MarkerRecord] = []
-    done = 0
-    for (commit, origin_uri, uri), group in groups.items():
-        fresh += _group_at_head(view, commit, origin_uri, uri, group, origins, moved, limits)
-        done += len(group)
-        if progress is not None:
-            progress(done, len(todo))
-    # a creation commit missing here may be in a teammate's clone (a branch not fetched yet): not stored, so
-    # that neither they nor this clone, once it has fetched, are told it is missing
-    shared = [s for s in fresh if s.missing_reason != "missingOriginalCommit"]
-    try:
-        for record in moved:
-            markers.replace(record)
-        locations.put(shared)
-    except StorageError as exc:  # computed all the same: served now, stored by a later request
-        log.warning("markers: could not store %d computed location(s): %s", len(shared), exc)
-    stored.update((s.marker_id, s) for s in fresh)
-    return HeadResult(stored, moved, len(fresh))
-
-
-def _group_at_head(
-    view: GitView,
-    commit: str,
-    origin_uri: str,
-    uri: str,
-    group: list[MarkerRecord],
-    origins: dict[str, StoredLocation],
-    moved: list[MarkerRecord],
-    limits: GrammarLimits | None = None,
-) -> list[StoredLocation]:
-    """Markers that share a reference file and commit, carried to HEAD in one diff."""
-    origin_path, path = view.relative(origin_uri), view.relative(uri)
-    old = view.text(commit, origin_path) if origin_path else None
-    if old is None:
-        return [StoredLocation(r.id, view.head, r.uri, None, "missingOriginalCommit", commit) for r in group]
-    new_path = _path_at_head(view, commit, origin_path or "", path)
-    new = view.text(view.head, new_path) if new_path else None
-    if new is None or new_path is None:
-        results = {r.id: Calculated(None, True, True, True, reason="codeBlockDeleted") for r in group}
-        stored_uri = goes_to = uri
-    else:
-        locations = {r.id: _origin_location(origins[r.id]) for r in group}
-        results = follow(old, new, locations, language_of(new_path), limits)
-        stored_uri = view.uri(new_path)  # the committed file the location is in
-        # a committed rename moves the marker, a rename undone by a later commit too; a committed name that
-        # is gone from the working tree (a staged rename since) does not
-        goes_to = stored_uri if new_path != path and view.exists(new_path) else uri
-    out = []
-    old_lines: list[str] = []
-    for record in group:
-        result = results[record.id]
-        target, at = goes_to, stored_uri
-        if result.location is None and result.reason == "codeBlockDeleted":
-            old_lines = old_lines or split_lines(old)
-            found = _moved_to_other_file(view, commit, old_lines, _origin_location(origins[record.id]), new_path)
-            if found is not None:
-                target, result = found
-                at = target
-        if target != record.uri:
-            moved.append(replace(record, uri=target))
-        out.append(StoredLocation(record.id, view.head, at, result.location, result.reason, commit))
-    return out
-
-
 def file_at_head(record: MarkerRecord, stored: StoredLocation | None, exists: Callable[[str], bool]) -> str:
     """The file a marker is in for a clone at a commit: where its location stored at that commit is, while
     that file is in the working tree; else the marker's own file (a rename not committed yet, a block gone).
@@ -217,47 +149,6 @@ def file_at_head(record: MarkerRecord, stored: StoredLocation | None, exists: Ca
     if stored is None or stored.location is None or stored.uri == record.uri:
         return record.uri
     return stored.uri if exists(stored.uri) else record.uri
-
-
-def _origin_location(origin: StoredLocation) -> Location:
-    assert origin.location is not None
-    return origin.location
-
-
-def _path_at_head(view: GitView, commit: str, origin_path: str, path: str | None) -> str | None:
-    """Where the file is at HEAD: its current path, else where git says it was renamed, else its old path."""
-    for candidate in (path, view.renames(commit).get(origin_path), origin_path):
-        if candidate and view.text(view.head, candidate) is not None:
-            return candidate
-    return None
-
-
-def _moved_to_other_file(
-    view: GitView, commit: str, old: list[str], loc: Location, own_path: str | None
-) -> tuple[str, Calculated] | None:
-    """The best place for a block in the files the commit range added or changed (not its own).
-
-    Only files whose added lines hold something like the block's first non-blank line are searched.
-    """
-    best: tuple[str, Calculated, int] | None = None
-    for path in view.files_with_added_line_like(commit, _first_text_line(old, loc)):
-        target = view.target(commit, path)
-        if path == own_path or target is None:
-            continue
-        result = find_elsewhere(old, loc, target)
-        if result.location is None:
-            continue
-        exact = int(not result.content_changed)
-        if best is None or exact > best[2]:
-            best = (view.uri(path), result, exact)
-    return None if best is None else (best[0], best[1])
-
-
-def _first_text_line(old: list[str], loc: Location) -> str:
-    for line in old[loc.line_start - 1 : loc.line_end]:
-        if line.strip():
-            return line
-    return ""
 
 
 def flush_uncommitted(
@@ -274,22 +165,27 @@ def flush_uncommitted(
     The marker's ``commitHashWhenCreated`` becomes HEAD and the local entry is removed. Returns their ids.
     """
     flushed = []
+    files: dict[tuple[str, str], list[tuple[Uncommitted, MarkerRecord, str]]] = defaultdict(list)
     for entry in entries:
         record = records.get(entry.marker_id)
         path = view.relative(entry.uri)
         committed = view.text(view.head, path) if path else None
-        if record is None or committed is None:
-            continue
-        result = follow(entry.file_contents, committed, {"m": entry.location}, language_of(entry.uri), limits)["m"]
-        if result.location is None:
-            continue
-        if block_of(committed, result.location) != block_of(entry.file_contents, entry.location):
-            continue  # only part of it is committed: it stays uncommitted
-        at = StoredLocation(record.id, view.head, entry.uri, result.location, None, view.head, ALGORITHM_VERSION)
-        locations.put([at])
-        markers.set_commit(record.id, view.head)
-        local.remove(record.id)
-        flushed.append(record.id)
+        if record is not None and committed is not None:
+            files[(entry.uri, entry.file_contents)].append((entry, record, committed))
+    for (uri, contents), group in files.items():  # one mapping per file text, whatever its number of markers
+        committed = group[0][2]
+        results = follow(contents, committed, {e.marker_id: e.location for e, _, _ in group}, language_of(uri), limits)
+        for entry, record, _ in group:
+            result = results[entry.marker_id]
+            if result.location is None:
+                continue
+            if block_of(committed, result.location) != block_of(contents, entry.location):
+                continue  # only part of it is committed: it stays uncommitted
+            at = StoredLocation(record.id, view.head, uri, result.location, None, view.head, ALGORITHM_VERSION)
+            locations.put([at])
+            markers.set_commit(record.id, view.head)
+            local.remove(record.id)
+            flushed.append(record.id)
     return flushed
 
 

@@ -1,0 +1,279 @@
+"""The work of a HEAD change, in-process on real git repositories and the SQLite file of a ThreadHost: which files
+are relocated (only those the checkout changed), how often each file's lines are mapped (once), where the mapping
+runs (the worker processes; this thread when the loop is gone), and what the stores pay per row read.
+
+Each test counts calls with a spy; none measures time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path, PurePath
+from typing import Any
+
+import pytest
+
+from tests.helpers import commit_all, git
+from tether_lsp.handlers.markers import calculator, line_map, offload, relocate
+from tether_lsp.handlers.markers.calculator import Location, split_lines
+from tether_lsp.handlers.markers.git import Git
+from tether_lsp.handlers.markers.location_store import StoredLocation
+from tether_lsp.handlers.markers.places import Places
+from tether_lsp.handlers.markers.settings import MarkersSettings
+from tether_lsp.handlers.markers.state import MarkersState
+from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
+from tether_lsp.server.settings import SettingsSchema
+from tether_lsp.server.storage import Database
+from tether_lsp.server.thread_host import ThreadHost
+
+FILES = ("a.py", "b.py", "c.py", "d.py", "e.py")
+PER_FILE = 3
+
+
+def module(name: str, functions: int = 12) -> str:
+    return "".join(f"def {name}_{k}(x):\n    total = x * {k}\n    return total + {k}\n\n\n" for k in range(functions))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for name in FILES:
+        (root / name).write_text(module(name[0]), encoding="utf-8")
+    commit_all(root, "c0")
+    return root
+
+
+def served(root: Path, processes: int = 0) -> tuple[ThreadHost, MarkersState]:
+    schema = SettingsSchema()
+    schema.register("markers", MarkersSettings)
+    settings, problems = schema.parse({"limits": {"processes": processes}})
+    assert problems == []
+    host = ThreadHost(settings, root, {"markers": lambda: MIGRATIONS})
+    return host, MarkersState(host)
+
+
+def seed(state: MarkersState, root: Path) -> dict[str, Location]:
+    """Three markers per file, each on a whole function, made at HEAD; their locations there."""
+    head = git(root, "rev-parse", "HEAD").strip()
+    rows: list[tuple[MarkerRecord, StoredLocation | None]] = []
+    made = {}
+    for name in FILES:
+        uri = (root / name).as_uri()
+        for k in range(PER_FILE):
+            marker_id = f"{name[0]}{k}"
+            loc = Location(5 * k + 1, 1, 5 * k + 3, len(f"    return total + {k}") + 1)
+            made[marker_id] = loc
+            record = MarkerRecord(marker_id, uri, "note", "comment", "", head, datetime.now(UTC), "Ada", "", loc)
+            rows.append((record, StoredLocation(marker_id, head, uri, loc, None, head)))
+    state.markers().insert_many(rows)
+    return made
+
+
+def at(state: MarkersState, root: Path) -> dict[str, tuple[str, Location | None]]:
+    head = git(root, "rev-parse", "HEAD").strip()
+    ids = [f"{name[0]}{k}" for name in FILES for k in range(PER_FILE)]
+    stored = state.locations().at(head, ids, near=root.as_uri() + "/")
+    return {i: (PurePath(s.uri).name, s.location) for i, s in stored.items()}
+
+
+def down(made: dict[str, Location], letter: str, lines: int) -> dict[str, tuple[str, Location | None]]:
+    """Where the markers of one file are once ``lines`` lines were added above them."""
+    return {
+        i: (f"{letter}.py", Location(loc.line_start + lines, 1, loc.line_end + lines, loc.col_end))
+        for i, loc in made.items()
+        if i[0] == letter
+    }
+
+
+def shift(root: Path, name: str, lines: int) -> None:
+    path = root / name
+    path.write_text("".join(f"# added {n}\n" for n in range(lines)) + path.read_text(encoding="utf-8"), "utf-8")
+
+
+@pytest.fixture
+def relocated(monkeypatch: pytest.MonkeyPatch) -> list[relocate.FileWork]:
+    """Every file relocated in this process."""
+    seen: list[relocate.FileWork] = []
+    real = relocate.relocate_file
+
+    def spy(work: relocate.FileWork) -> relocate.FileDone:
+        seen.append(work)
+        return real(work)
+
+    monkeypatch.setattr(relocate, "relocate_file", spy)
+    return seen
+
+
+def test_a_head_change_relocates_only_the_files_it_changed(repo: Path, relocated: list[relocate.FileWork]) -> None:
+    host, state = served(repo)
+    try:
+        made = seed(state, repo)
+        assert state.sync.sync_repo(repo) is None  # the first look: HEAD remembered, nothing computed
+        shift(repo, "b.py", 4)
+        commit_all(repo, "c1: four lines above b.py")
+        state.sync.sync_repo(repo)
+        assert len(relocated) == len(FILES)  # the first sync maps every file (the unchanged ones cost no diff)
+        expected: dict[str, tuple[str, Location | None]] = {i: (f"{i[0]}.py", loc) for i, loc in made.items()}
+        expected |= down(made, "b", 4)
+        assert at(state, repo) == expected
+        relocated.clear()
+        shift(repo, "c.py", 1)
+        commit_all(repo, "c2: a line above c.py")
+        moved = state.sync.sync_repo(repo)
+        assert [w.new for w in relocated] == [(repo / "c.py").read_text(encoding="utf-8")]  # b.py's kept from c1
+        assert moved is not None and len(moved) == len(FILES)  # every file's markers are told (as before)
+        expected |= down(made, "c", 1)
+        assert at(state, repo) == expected
+    finally:
+        host.close()
+
+
+def test_a_location_found_in_another_file_is_computed_again(repo: Path, relocated: list[relocate.FileWork]) -> None:
+    """A block that left its file was found among the files the range changed: at another HEAD those differ, so
+    its location is not kept even though its own file did not change."""
+    host, state = served(repo)
+    try:
+        seed(state, repo)
+        state.sync.sync_repo(repo)
+        text = (repo / "a.py").read_text(encoding="utf-8")
+        block = "".join(text.splitlines(keepends=True)[0:5])
+        (repo / "a.py").write_text(text.replace(block, ""), encoding="utf-8")
+        (repo / "f.py").write_text("import os\n\n\n" + block, encoding="utf-8")
+        commit_all(repo, "c1: a_0 moves to f.py")
+        state.sync.sync_repo(repo)
+        assert at(state, repo)["a0"] == ("f.py", Location(4, 1, 6, len("    return total + 0") + 1))
+        relocated.clear()
+        shift(repo, "b.py", 2)  # a.py stays as it is at c1
+        commit_all(repo, "c2: b.py changes")
+        state.sync.sync_repo(repo)
+        assert sorted(len(w.locations) for w in relocated) == [1, PER_FILE]  # a_0 again (not a_1, a_2), b.py
+        assert at(state, repo)["a0"] == ("f.py", Location(4, 1, 6, len("    return total + 0") + 1))
+    finally:
+        host.close()
+
+
+def test_each_changed_file_is_mapped_once_for_its_markers_and_the_moved_block_search(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A block deleted from b.py is searched for in the lines the range added to every changed file: b.py's come
+    from the mapping its markers were carried through, c.py's (no marker moves there) from one mapping of it."""
+    diffs: list[tuple[int, int]] = []
+    real = line_map.line_diff
+
+    def spy(old: Sequence[str], new: Sequence[str]) -> list[line_map.Opcode]:
+        diffs.append((len(old), len(new)))
+        return real(old, new)
+
+    monkeypatch.setattr(line_map, "line_diff", spy)
+    monkeypatch.setattr(calculator, "line_diff", spy)
+    host, state = served(repo)
+    try:
+        seed(state, repo)
+        state.sync.sync_repo(repo)
+        lines = (repo / "b.py").read_text(encoding="utf-8").splitlines(keepends=True)
+        (repo / "b.py").write_text("".join(lines[5:]), encoding="utf-8")  # b_0 is gone
+        shift(repo, "c.py", 1)
+        commit_all(repo, "c1")
+        state.sync.sync_repo(repo)
+        b_now, c_now = (len(split_lines((repo / n).read_text(encoding="utf-8"))) for n in ("b.py", "c.py"))
+        assert sorted(new for _, new in diffs) == sorted([b_now, c_now])
+        assert at(state, repo)["b0"] == ("b.py", None)
+    finally:
+        host.close()
+
+
+def test_the_files_are_relocated_in_a_worker_process(
+    repo: Path, relocated: list[relocate.FileWork], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host, state = served(repo, processes=1)
+    asked: list[tuple[Callable[..., Any], int]] = []
+    real = host.run_in_process
+
+    async def spy(fn: Callable[..., Any], *args: Any) -> Any:
+        asked.append((fn, len(args[0])))
+        return await real(fn, *args)
+
+    monkeypatch.setattr(host, "run_in_process", spy)
+    try:
+        made = seed(state, repo)
+        state.sync.sync_repo(repo)
+        for name in FILES:
+            shift(repo, name, 2)
+        commit_all(repo, "c1: every file shifts")
+        state.sync.sync_repo(repo)
+        assert relocated == []  # none in this process
+        assert asked == [(relocate.relocate_files, len(FILES))]
+        assert host.processes.pids()
+        assert at(state, repo) == {
+            i: (f"{i[0]}.py", Location(loc.line_start + 2, 1, loc.line_end + 2, loc.col_end)) for i, loc in made.items()
+        }
+    finally:
+        host.close()
+
+
+def test_a_sync_whose_loop_is_gone_relocates_in_its_own_thread(
+    repo: Path, relocated: list[relocate.FileWork], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server ending after a signal waits for its workers without running its loop: a sync waiting for the
+    worker processes through that loop would never end."""
+    monkeypatch.setattr(offload, "BEAT_S", 0.01)
+    monkeypatch.setattr(offload, "LOOP_GONE_S", 0.05)
+    host, state = served(repo, processes=1)
+    try:
+        seed(state, repo)
+        state.sync.sync_repo(repo)
+        shift(repo, "a.py", 1)
+        commit_all(repo, "c1")
+        monkeypatch.setattr(host, "call_on_loop", lambda fn, *args: None)  # the loop runs nothing any more
+        ended = threading.Thread(target=state.sync.sync_repo, args=(repo,), daemon=True)
+        ended.start()
+        ended.join(timeout=60)
+        assert not ended.is_alive()
+        assert len(relocated) == len(FILES)
+        assert at(state, repo)["a0"][1] == Location(2, 1, 4, len("    return total + 0") + 1)
+    finally:
+        host.close()
+
+
+@pytest.fixture
+def uris_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    made: list[str] = []
+    real = PurePath.as_uri
+
+    def spy(self: PurePath) -> str:
+        made.append(str(self))
+        return real(self)
+
+    monkeypatch.setattr(PurePath, "as_uri", spy)
+    return made
+
+
+def test_reading_many_rows_of_a_file_names_it_once(repo: Path, tmp_path: Path, uris_made: list[str]) -> None:
+    """Team mode stores files by (repository, path): every row read names its file as a uri of this clone, which
+    pathlib makes in about 50 us: a HEAD change reading 10,000 markers paid it for each, twice."""
+    db = Database.sqlite(tmp_path / "m.db")
+    db.migrate({"markers": MIGRATIONS})
+    places = Places(Git())
+    store = MarkerStore(db, places=places)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    uri = (repo / "a.py").as_uri()
+    loc = Location(1, 1, 2, 5)
+    rows: list[tuple[MarkerRecord, StoredLocation | None]] = [
+        (
+            MarkerRecord(f"m{n}", uri, "n", "comment", "", head, datetime.now(UTC), "Ada", "", loc),
+            StoredLocation(f"m{n}", head, uri, loc, None, head),
+        )
+        for n in range(300)
+    ]
+    store.insert_many(rows)
+    uris_made.clear()
+    found = store.under(repo.as_uri() + "/")
+    again = store.get_many([f"m{n}" for n in range(300)])
+    assert {r.uri for r in found + again} == {uri}
+    assert len(found) == len(again) == 300
+    assert len(uris_made) <= 5  # the clone, the folder asked, the file: not one per row
+    db.close()
