@@ -33,6 +33,7 @@ BIN = Path(sys.executable).parent
 #: Engine modules and the tests that are meant to catch their bugs.
 MODULES: dict[str, list[str]] = {
     "server/documents.py": ["tests/unit/server/test_documents_parts.py", "tests/unit/server/test_documents.py"],
+    "server/byte_edits.py": ["tests/unit/server/test_documents_parts.py", "tests/unit/server/test_documents.py"],
     "server/positions.py": ["tests/unit/server/test_positions_parts.py", "tests/unit/server/test_positions.py"],
     "server/linediff.py": ["tests/unit/server/test_linediff.py"],
     "server/settings.py": [

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from tether_lsp.server.documents import ByteEdit, make_edit
+from tether_lsp.server.byte_edits import ByteEdit, make_edit
 from tether_lsp.server.positions import LineIndex
 
 from .resolve import EditRequest, Options, Resolution, Text, check_overlaps, resolve_one, resolve_span
@@ -45,7 +45,7 @@ class Target:
 @dataclass(frozen=True)
 class Change:
     """What applying a batch writes: the new ``text``, the same change as ``edits`` (last first, as
-    :func:`~tether_lsp.server.documents.diff_edits` gives them) and each edit's span in the new text."""
+    :func:`~tether_lsp.server.byte_edits.diff_edits` gives them) and each edit's span in the new text."""
 
     text: bytes
     edits: tuple[ByteEdit, ...]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tree_sitter import Node, Tree
 
-from tether_lsp.server.documents import common_prefix, common_suffix
+from tether_lsp.server.byte_edits import common_prefix, common_suffix
 from tether_lsp.server.lazy import lazy_module
 
 from .index_rows import COLUMNS, Rows

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tether_lsp.server.documents import ByteEdit, diff_edits
+from tether_lsp.server.byte_edits import ByteEdit, diff_edits
 from tether_lsp.server.positions import LineIndex
 
 #: The exact edits between two versions of a file (path, base, its text, current, its text), or None when not

@@ -38,7 +38,7 @@ class Source(Protocol):
 
     def write(self, file: FileText, data: bytes, edits: Sequence[ByteEdit] = ()) -> FileText | None:
         """Replace ``file``'s bytes by ``data`` (``edits``: the same change as edits of ``file.text``, in the order
-        :func:`~tether_lsp.server.documents.diff_edits` gives them). Returns what was written, or None when the
+        :func:`~tether_lsp.server.byte_edits.diff_edits` gives them). Returns what was written, or None when the
         file moved on since ``file`` was read (the caller places the edits again)."""
         ...
 

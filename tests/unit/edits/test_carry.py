@@ -3,7 +3,7 @@ boundary: text inserted exactly at either end stays outside; an edit ending wher
 
 from __future__ import annotations
 
-from tether_lsp.server.documents import ByteEdit, make_edit
+from tether_lsp.server.byte_edits import ByteEdit, make_edit
 from tether_lsp.server.positions import LineIndex
 from tether_lsp.server.span_carry import Carried, carry
 

@@ -24,8 +24,8 @@ from tether_lsp.handlers.edits.wire import DocumentRef, EditItem, ResolveParams,
 from tether_lsp.mcp.context import Context
 from tether_lsp.mcp.server import build
 from tether_lsp.server.app import TetherServer
+from tether_lsp.server.byte_edits import ByteEdit, diff_edits
 from tether_lsp.server.document_sync import did_open
-from tether_lsp.server.documents import ByteEdit, diff_edits
 from tether_lsp.server.positions import LineIndex
 
 BASE = b"def area(r):\n    return 3.14 * r * r\n\n\ndef total(xs):\n    return sum(xs)\n"

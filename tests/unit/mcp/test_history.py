@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether_lsp.mcp.history import History
-from tether_lsp.server.documents import ByteEdit, make_edit
+from tether_lsp.server.byte_edits import ByteEdit, make_edit
 from tether_lsp.server.positions import LineIndex
 
 

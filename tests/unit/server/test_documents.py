@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tether_lsp.server import documents
-from tether_lsp.server.documents import ContentChange, Document, DocumentStore, minimal_edit
+from tether_lsp.server.byte_edits import minimal_edit
+from tether_lsp.server.documents import ContentChange, Document, DocumentStore
 from tether_lsp.server.positions import Encoding, LineIndex, Pos
 
 

@@ -1,5 +1,5 @@
-"""documents.py at its edges: the history budget's defaults, replaying from a middle version, nested pins,
-and edits whose common prefix or suffix ends inside a character."""
+"""documents.py and byte_edits.py at their edges: the history budget's defaults, replaying from a middle
+version, nested pins, and edits whose common prefix or suffix ends inside a character."""
 
 from __future__ import annotations
 
@@ -8,16 +8,8 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tether_lsp.server.documents import (
-    VERSION_OVERHEAD,
-    ContentChange,
-    Document,
-    HistoryBudget,
-    common_prefix,
-    common_suffix,
-    diff_edits,
-    minimal_edit,
-)
+from tether_lsp.server.byte_edits import common_prefix, common_suffix, diff_edits, minimal_edit
+from tether_lsp.server.documents import VERSION_OVERHEAD, ContentChange, Document, HistoryBudget
 from tether_lsp.server.positions import Encoding, LineIndex, Pos
 from tether_lsp.server.settings import LimitSettings
 

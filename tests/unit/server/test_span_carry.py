@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tether_lsp.handlers.markers.buffer import CharEdit, char_edits
-from tether_lsp.server.documents import ByteEdit, TextVersion, make_edit
+from tether_lsp.server.byte_edits import ByteEdit, make_edit
+from tether_lsp.server.documents import TextVersion
 from tether_lsp.server.positions import LineIndex
 from tether_lsp.server.span_carry import GIVE_UP, HOLD_START, WIDEN, Carried, Overlap, Policy, carry_span
 
