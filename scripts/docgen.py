@@ -41,8 +41,8 @@ from tether_lsp.mcp import settings as mcp_settings
 from tether_lsp.mcp.tools import TOOLS
 from tether_lsp.server import errors as errors_mod
 from tether_lsp.server import settings as settings_mod
-from tether_lsp.server import syntax as syntax_mod
 from tether_lsp.server.errors import camel
+from tether_lsp.server.languages import LANGUAGES
 from tether_lsp.server.methods import Method, summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,7 +141,7 @@ def vscode_package(current: dict[str, Any]) -> dict[str, Any]:
     kept = {k: v for k, v in config.get("properties", {}).items() if not k.startswith(section_names)}
     generated = {f"tether.{key}": _property(hint, info, default) for key, _f, hint, info, default in _settings()}
     config["properties"] = {**kept, **generated}
-    ids = sorted({language_id for spec in syntax_mod.LANGUAGES for language_id in spec.language_ids})
+    ids = sorted({language_id for spec in LANGUAGES for language_id in spec.language_ids})
     package["activationEvents"] = [f"onLanguage:{language_id}" for language_id in ids]  # the extension's selector
     when = f"editorTextFocus && editorLangId =~ /^({'|'.join(ids)})$/"
     for binding in package.get("contributes", {}).get("keybindings", []):

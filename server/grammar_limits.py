@@ -12,12 +12,17 @@ opens a compact block on the same line pushes one more.
 The same scanner keeps row numbers in 16 bits, so a YAML text of more than 32,768 lines does not crash but
 parses as garbage (one ERROR node over its first 32,768 lines): such a text is held as text only too, with a
 reason, rather than offering features that would silently answer nothing.
+
+:class:`GrammarLimits` holds the settings these bounds are read against and gives the verdict on one text
+(:class:`TextOnly`: why it is held as text only, as the error a request on it answers).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .errors import RequestFailed
 from .lazy import lazy_module
 
 if TYPE_CHECKING:
@@ -80,3 +85,43 @@ def deepest_prefix(text: bytes, at_least: int = 0) -> int:
     long = np.flatnonzero(np.diff(bounds) - 1 >= at_least)
     starts, ends = (bounds[long] + 1).tolist(), bounds[long + 1].tolist()
     return max((e - s - len(text[s:e].lstrip(_PREFIX)) for s, e in zip(starts, ends, strict=True)), default=0)
+
+
+@dataclass(frozen=True)
+class TextOnly:
+    """Why a document in a parsed language has no tree: ``kind`` is the -32803 error's ``data.kind``."""
+
+    kind: str  # "documentTooLarge" | "documentTooDeep"
+    reason: str
+
+    def error(self) -> RequestFailed:
+        return RequestFailed(self.reason, self.kind)
+
+
+@dataclass(frozen=True)
+class GrammarLimits:
+    """The parts of ``tether.limits`` that decide whether a text reaches a grammar."""
+
+    max_tree_bytes: int = 8 * 1024 * 1024
+    yaml_max_nesting: int = 200
+
+    def check(self, language: str, text: bytes) -> TextOnly | None:
+        if len(text) > self.max_tree_bytes:
+            return TextOnly(
+                "documentTooLarge",
+                f"the document has {len(text)} bytes, over tether.limits.maxTreeBytes ({self.max_tree_bytes}): "
+                "it is held as text only",
+            )
+        if language == "yaml" and (lines := yaml_lines_over(text)) is not None:
+            return TextOnly(
+                "documentTooLarge",
+                f"the YAML document has {lines} lines, over the {YAML_MAX_LINES} that tree-sitter-yaml can number "
+                "(it counts lines in 16 bits): it is held as text only",
+            )
+        if language == "yaml" and (depth := yaml_nesting_over(text, self.yaml_max_nesting)) is not None:
+            return TextOnly(
+                "documentTooDeep",
+                f"the YAML document nests at least {depth} block levels, over tether.limits.yamlMaxNesting "
+                f"({self.yaml_max_nesting}): it is held as text only",
+            )
+        return None

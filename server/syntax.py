@@ -1,4 +1,5 @@
-"""tree-sitter for Tether: the language registry, the parse cache and immutable snapshots.
+"""tree-sitter for Tether: the parse cache and immutable snapshots (the grammars are :mod:`server.languages`,
+what may be parsed at all :mod:`server.grammar_limits`).
 
 Why: every feature reads documents through a :class:`Snapshot` — text, line index, tree and node-id space
 of one version — taken at dispatch and never mutated. The cache is keyed on ``(uri, version)``.
@@ -18,19 +19,20 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from pathlib import PurePosixPath
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast
-from urllib.parse import urlparse
 
-import tree_sitter_python
-import tree_sitter_yaml
-from tree_sitter import Language, Parser, Tree
+from tree_sitter import Parser, Tree
 
 from . import comment_edits
 from .documents import Document, TextVersion
-from .errors import RequestFailed
-from .grammar_limits import YAML_MAX_LINES, yaml_lines_over, yaml_nesting_over
+
+# GrammarLimits, language_for and language_by_name are named here too: many modules import them from it.
+from .grammar_limits import GrammarLimits as GrammarLimits
+from .grammar_limits import TextOnly
+from .languages import LanguageSpec
+from .languages import language_by_name as language_by_name
+from .languages import language_for as language_for
 from .nodes import NodeIdSpace, allocate
 from .positions import LineIndex
 from .settings import LimitSettings
@@ -42,54 +44,6 @@ log = logging.getLogger(__name__)
 SNAPSHOTS_PER_URI = 4
 #: Source bytes of documents whose trees stay in memory by default (``tether.limits.treeCacheBytes``).
 TREE_BUDGET_BYTES: int = LimitSettings().treeCacheBytes
-
-
-@dataclass(frozen=True)
-class LanguageSpec:
-    """A grammar Tether understands, and the languageIds and file extensions that select it."""
-
-    name: str
-    load: Callable[[], object]
-    language_ids: frozenset[str]
-    extensions: frozenset[str]
-    _language: list[Language] = field(default_factory=list, compare=False, repr=False)
-
-    @property
-    def language(self) -> Language:
-        if not self._language:
-            self._language.append(Language(self.load()))
-        return self._language[0]
-
-
-LANGUAGES: tuple[LanguageSpec, ...] = (
-    LanguageSpec("python", tree_sitter_python.language, frozenset({"python"}), frozenset({".py", ".pyi"})),
-    LanguageSpec(
-        "yaml",
-        tree_sitter_yaml.language,
-        frozenset({"yaml", "ansible", "github-actions-workflow", "dockercompose", "helm"}),
-        frozenset({".yaml", ".yml"}),
-    ),
-)
-
-
-def language_for(language_id: str | None, uri: str) -> LanguageSpec | None:
-    """The grammar for a document: by languageId first, then by the uri's extension."""
-    if language_id:
-        for spec in LANGUAGES:
-            if language_id in spec.language_ids:
-                return spec
-    suffix = PurePosixPath(urlparse(uri).path).suffix.lower()
-    for spec in LANGUAGES:
-        if suffix in spec.extensions:
-            return spec
-    return None
-
-
-def language_by_name(name: str) -> LanguageSpec:
-    for spec in LANGUAGES:
-        if spec.name == name:
-            return spec
-    raise KeyError(name)
 
 
 @dataclass(frozen=True)
@@ -169,46 +123,6 @@ class TreeSlot:
 
 
 _NO_TREE = TreeSlot(None)
-
-
-@dataclass(frozen=True)
-class TextOnly:
-    """Why a document in a parsed language has no tree: ``kind`` is the -32803 error's ``data.kind``."""
-
-    kind: str  # "documentTooLarge" | "documentTooDeep"
-    reason: str
-
-    def error(self) -> RequestFailed:
-        return RequestFailed(self.reason, self.kind)
-
-
-@dataclass(frozen=True)
-class GrammarLimits:
-    """The parts of ``tether.limits`` that decide whether a text reaches a grammar."""
-
-    max_tree_bytes: int = 8 * 1024 * 1024
-    yaml_max_nesting: int = 200
-
-    def check(self, language: str, text: bytes) -> TextOnly | None:
-        if len(text) > self.max_tree_bytes:
-            return TextOnly(
-                "documentTooLarge",
-                f"the document has {len(text)} bytes, over tether.limits.maxTreeBytes ({self.max_tree_bytes}): "
-                "it is held as text only",
-            )
-        if language == "yaml" and (lines := yaml_lines_over(text)) is not None:
-            return TextOnly(
-                "documentTooLarge",
-                f"the YAML document has {lines} lines, over the {YAML_MAX_LINES} that tree-sitter-yaml can number "
-                "(it counts lines in 16 bits): it is held as text only",
-            )
-        if language == "yaml" and (depth := yaml_nesting_over(text, self.yaml_max_nesting)) is not None:
-            return TextOnly(
-                "documentTooDeep",
-                f"the YAML document nests at least {depth} block levels, over tether.limits.yamlMaxNesting "
-                f"({self.yaml_max_nesting}): it is held as text only",
-            )
-        return None
 
 
 @dataclass(frozen=True, eq=False)
