@@ -22,11 +22,12 @@ from . import logs
 from .databases import Databases
 from .documents import Document, DocumentStore, HistoryBudget
 from .hooks import DocumentListener, Hooks, SettingsListener, ShutdownHook
+from .json_converter import make_converter
 from .loopwatch import LoopWatch
 from .positions import Encoding
 from .processes import WARM_AFTER_S, Processes
 from .progress import Progress
-from .protocol import TetherProtocol, make_converter
+from .protocol import TetherProtocol
 from .reporting import ErrorReporter, log_sender
 from .router import Router
 from .serve import serve_stdio, serve_tcp, serve_ws

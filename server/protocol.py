@@ -2,12 +2,13 @@
 
 Why a ``LanguageServerProtocol`` subclass (docs/architecture.md, "The protocol layer"):
 * pygls structures custom params into untyped objects unless ``get_message_type`` names a class; here each
-  custom method registers its params (and result) attrs classes, camelCase on the wire.
+  custom method registers its params (and result) attrs classes, camelCase on the wire
+  (:mod:`server.method_registry`).
 * pygls drops a request whose params fail to structure *without answering it* (the client would hang).
   :meth:`TetherProtocol.structure_message` turns that into a ``-32602`` response whose message names the
   bad field, for standard and custom methods alike.
 * The converter is strict about JSON types: a boolean is not a number, ``1.5`` is not an integer, ``5`` is
-  not a string (cattrs would otherwise coerce silently).
+  not a string (cattrs would otherwise coerce silently): :mod:`server.json_converter`.
 * Document sync is owned by :mod:`server.documents`; pygls' own copy of each document is not kept.
 * The position encoding follows Tether's preference (utf-8, then utf-32, then utf-16).
 """
@@ -19,185 +20,24 @@ import inspect
 import itertools
 import json
 import logging
-import typing
 from collections.abc import Generator
-from dataclasses import dataclass
 from typing import Any
 
 import attrs
-import cattrs
-import orjson
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .arrival import ARRIVAL
-from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, StrictTypeError, camel, describe_structure_error
+from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, describe_structure_error
+from .json_converter import encode_json, json_repr
+from .method_registry import MethodRegistry, all_optional
 from .positions import choose_encoding
 from .transport import decode, invalid_envelope
 
 SERVER_NOT_INITIALIZED = -32002
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class MethodSpec:
-    """A custom method: its params class (None: any JSON), result class, whether it is a request, and who
-    sends it (``client``: the editor, handled here; ``server``: a notification Tether sends)."""
-
-    method: str
-    params: type[Any] | None
-    result: type[Any] | None
-    request: bool
-    sender: str = "client"
-
-
-class MethodRegistry:
-    """The custom methods one server knows, both directions; owned by its protocol, filled by ``register``."""
-
-    def __init__(self) -> None:
-        self._incoming: dict[str, MethodSpec] = {}
-        self._outgoing: dict[str, MethodSpec] = {}
-        self._message_types: dict[str, type[Any]] = {}
-
-    def add(self, method: str, params: type[Any] | None, result: type[Any] | None = None, *, request: bool) -> None:
-        """Declare a method the client sends: its params (and result) classes."""
-        self._incoming[method] = MethodSpec(method, params, result, request)
-        self._message_types.pop(method, None)
-
-    def add_outgoing(self, method: str, params: type[Any]) -> None:
-        """Declare a notification the server sends (documented with the rest; never dispatched here)."""
-        self._outgoing[method] = MethodSpec(method, params, None, False, "server")
-
-    def get(self, method: str) -> MethodSpec | None:
-        """The spec of a method the client sends, or None."""
-        return self._incoming.get(method)
-
-    def all(self) -> list[MethodSpec]:
-        """Every custom method, both directions, by name (for the generated protocol reference)."""
-        return sorted([*self._incoming.values(), *self._outgoing.values()], key=lambda spec: spec.method)
-
-    def message_type(self, spec: MethodSpec) -> type[Any]:
-        """The attrs class of a whole message of ``spec``'s method (made once, then kept)."""
-        cached = self._message_types.get(spec.method)
-        if cached is None:
-            cached = self._message_types[spec.method] = _make_message_type(spec)
-        return cached
-
-
-def _make_message_type(spec: MethodSpec) -> type[Any]:
-    fields: dict[str, Any] = {}
-    if spec.request:
-        message_id: Any = int | str
-        fields["id"] = attrs.field(type=message_id)
-    params_type = spec.params if spec.params is not None else typing.Any
-    fields["params"] = (
-        attrs.field(type=params_type) if spec.params is not None else attrs.field(type=params_type, default=None)
-    )
-    fields["method"] = attrs.field(type=str, default=spec.method)
-    fields["jsonrpc"] = attrs.field(type=str, default="2.0")
-    name = "".join(part[:1].upper() + part[1:] for part in spec.method.replace("/", "_").split("_"))
-    return attrs.make_class(name + ("Request" if spec.request else "Notification"), fields)
-
-
-def _all_optional(cls: type[Any]) -> bool:
-    return attrs.has(cls) and all(a.default is not attrs.NOTHING for a in attrs.fields(cls))
-
-
-# --- the converter ------------------------------------------------------------------------------------
-
-
-def _strict_int(value: Any, _: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise StrictTypeError(f"expected an integer, got {_json_repr(value)}")
-    return value
-
-
-def _strict_float(value: Any, _: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise StrictTypeError(f"expected a number, got {_json_repr(value)}")
-    return float(value)
-
-
-def _strict_str(value: Any, _: Any) -> str:
-    if not isinstance(value, str):
-        raise StrictTypeError(f"expected a string, got {_json_repr(value)}")
-    return value
-
-
-def _strict_bool(value: Any, _: Any) -> bool:
-    if not isinstance(value, bool):
-        raise StrictTypeError(f"expected a boolean, got {_json_repr(value)}")
-    return value
-
-
-def _json_repr(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return repr(value)
-
-
-def _as_is(value: Any) -> Any:
-    return value
-
-
-def _is_tether_class(cls: type[Any]) -> bool:
-    return attrs.has(cls) and cls.__module__.split(".", 1)[0] in {"tether_lsp", "tests"}
-
-
-def make_converter() -> cattrs.Converter:
-    """lsprotocol's converter, made strict about JSON primitives, with hooks for Tether's attrs classes.
-
-    Tether classes keep ``None`` fields on the wire (``range: null`` is meaningful) unless a field is
-    declared with ``metadata={"omit_none": True}``; a field declared with ``metadata={"plain_json": True}``
-    already holds plain JSON (thousands of ranges, say) and goes on the wire as it is, not copied item by item.
-    """
-    converter = get_converter(cattrs.Converter())
-    converter.register_structure_hook(int, _strict_int)
-    converter.register_structure_hook(float, _strict_float)
-    converter.register_structure_hook(str, _strict_str)
-    converter.register_structure_hook(bool, _strict_bool)
-
-    def unstructure_factory(cls: type[Any]) -> Any:
-        overrides = {
-            a.name: override(
-                rename=camel(a.name),
-                omit_if_default=bool(a.metadata.get("omit_none")),
-                unstruct_hook=_as_is if a.metadata.get("plain_json") else None,
-            )
-            for a in attrs.fields(cls)
-        }
-        return make_dict_unstructure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
-
-    def structure_factory(cls: type[Any]) -> Any:
-        overrides = {a.name: override(rename=camel(a.name)) for a in attrs.fields(cls)}
-        return make_dict_structure_fn(cls, converter, **overrides)  # type: ignore[arg-type]
-
-    converter.register_unstructure_hook_factory(_is_tether_class, unstructure_factory)
-    converter.register_structure_hook_factory(_is_tether_class, structure_factory)
-    return converter
-
-
-def encode_json(data: Any, default: typing.Callable[[Any], Any]) -> bytes:
-    """One message as UTF-8 JSON: orjson (a result with a thousand ranges encodes in 0.1 ms instead of 1.6),
-    and the standard library for what orjson refuses but JSON allows (integers past 64 bits, non-string keys,
-    lone surrogates), so the wire accepts what it accepted before."""
-    try:
-        return orjson.dumps(data, default=default)
-    except TypeError:  # orjson.JSONEncodeError is a TypeError
-        return json.dumps(data, default=default).encode("utf-8")
-
-
-# --- the protocol ---------------------------------------------------------------------------------------
 
 
 @attrs.define
@@ -314,7 +154,7 @@ class TetherProtocol(LanguageServerProtocol):
         if "jsonrpc" not in data:
             return data
         spec = self.methods.get(data.get("method", ""))
-        if spec is not None and spec.params is not None and data.get("params") is None and _all_optional(spec.params):
+        if spec is not None and spec.params is not None and data.get("params") is None and all_optional(spec.params):
             data = {**data, "params": {}}  # params may be omitted when every field is optional
         try:
             return super().structure_message(data)
@@ -325,7 +165,7 @@ class TetherProtocol(LanguageServerProtocol):
                 raise
             params = data.get("params")
             if not isinstance(params, dict):
-                field, reason = "params", f"expected an object, got {_json_repr(params)}"
+                field, reason = "params", f"expected an object, got {json_repr(params)}"
             else:
                 field, reason = describe_structure_error(cause)
             if "id" in data and isinstance(data["id"], (int, str)) and not isinstance(data["id"], bool):

@@ -14,7 +14,7 @@ import pytest
 from scripts import docgen
 from tether_lsp.__main__ import main
 from tether_lsp.compose import create_server
-from tether_lsp.server.protocol import make_converter
+from tether_lsp.server.json_converter import make_converter
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted((ROOT / "docs").rglob("*.md"))

@@ -31,7 +31,7 @@ from tether_lsp.handlers.playground.runs import (
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
 from tether_lsp.handlers.playground.store import MIGRATIONS, PlaygroundStore
 from tether_lsp.server.errors import InvalidParams, RequestFailed, StorageError
-from tether_lsp.server.protocol import make_converter
+from tether_lsp.server.json_converter import make_converter
 from tether_lsp.server.settings import CORE_SECTIONS, Settings
 from tether_lsp.server.storage import Database
 from tether_lsp.server.syntax import parse_text

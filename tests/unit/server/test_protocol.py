@@ -1,4 +1,4 @@
-"""protocol.py + errors.py: strict structuring and error messages that name the field."""
+"""json_converter.py, protocol.py and errors.py: strict structuring and error messages that name the field."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 
 from tether_lsp.server.errors import ContentModified, InvalidParams, RequestFailed, describe_structure_error, to_jsonrpc
-from tether_lsp.server.protocol import make_converter
+from tether_lsp.server.json_converter import make_converter
 
 
 @attrs.define
