@@ -100,7 +100,8 @@ def long_line() -> Figures:
     print("tether/markers/list on a file with a 110 KB line, after each edit of that line, while typing elsewhere")
     r = asyncio.run(stall_markers.long_line())
     print(
-        f"  list p50 {r['list_p50_ms']:7.0f} ms (target <= 50), max {r['list_max_ms']:7.0f} ms   "
+        f"  list after the first edit {r['list_first_ms']:6.0f} ms, p50 {r['list_p50_ms']:6.0f} ms, "
+        f"max {r['list_max_ms']:6.0f} ms (target <= 50)   "
         f"worst loop stall {r['worst_stall_ms']:6.1f} ms\n  {typing_said(r)}"
     )
     return r
