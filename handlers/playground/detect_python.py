@@ -15,13 +15,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tree_sitter import Node, Query, QueryCursor
-
-from tether_lsp.server.nodes import lineage
-from tether_lsp.server.syntax import language_by_name
+from tree_sitter import Node
 
 from . import text as decode
 from .model import DEFAULT_KEYWORDS, Prompt
+from .python_nodes import Scopes, candidates
 from .python_values import callee, source, value_of
 
 PROMPT_NAME = re.compile(r"prompt", re.IGNORECASE)
@@ -47,19 +45,34 @@ TEMPLATE_CLASS_ROLES |= {"AIMessagePromptTemplate": "assistant"}
 SELF = frozenset({"self", "cls"})
 
 _decoded: dict[tuple[str, bytes], tuple[str, tuple[str, ...]] | None] = {}
+#: The kinds of node :func:`.python_values.value_of` can read as S.
+S_KINDS = frozenset(
+    {"string", "concatenated_string", "parenthesized_expression", "binary_operator", "call", "attribute"}
+)
+#: Larger nodes are decoded without the memo: its key is the node's source, and copying it out at each level of
+#: a nesting (``f(prompt=f(prompt=…))``) costs the square of the nesting's size.
+MEMO_BYTES = 8_192
 
 
 def _decode(node: Node) -> tuple[str, tuple[str, ...]] | None:
     """Text and variables of S at ``node`` (None: not S, or under 3 non-space characters); memoised by the
     literal's source, since most prompts do not change per edit."""
+    if node.type not in S_KINDS:
+        return None
+    if node.end_byte - node.start_byte > MEMO_BYTES:
+        return _decoded_value(node)
     key = (node.type, node.text or b"")
     if key not in _decoded:
         if len(_decoded) > 20_000:
             _decoded.clear()
-        content = value_of(node)
-        usable = content is not None and len("".join(content.split())) >= 3
-        _decoded[key] = (content, tuple(decode.variables(content))) if usable and content is not None else None
+        _decoded[key] = _decoded_value(node)
     return _decoded[key]
+
+
+def _decoded_value(node: Node) -> tuple[str, tuple[str, ...]] | None:
+    content = value_of(node)
+    usable = content is not None and len("".join(content.split())) >= 3
+    return (content, tuple(decode.variables(content))) if usable and content is not None else None
 
 
 def _role_of_name(name: str) -> str | None:
@@ -78,16 +91,6 @@ def _target(node: Node | None) -> str | None:
     if node.type == "attribute":
         return source(node.child_by_field_name("attribute"))
     return None
-
-
-def _scope(chain: Sequence[Node]) -> str:
-    """``Class.method().`` for a node whose ancestors (innermost first) are ``chain``; empty at module level."""
-    parts = []
-    for parent in chain[1:]:
-        if parent.type in ("function_definition", "class_definition"):
-            name = source(parent.child_by_field_name("name"))
-            parts.append(name + "()" if parent.type == "function_definition" else name)
-    return "".join(p + "." for p in reversed(parts))
 
 
 def _marked(statement: Node) -> bool:
@@ -111,15 +114,15 @@ def _keyword_name(name: str, keywords: Sequence[str]) -> bool:
     return any(lower == k or lower.endswith("_" + k) or lower.startswith(k + "_") for k in keywords)
 
 
-def _holder(assignment: Node) -> Node | None:
+def _holder(up: Scopes, assignment: Node) -> Node | None:
     """The module or class whose body holds the assignment statement directly, else None."""
-    statement = assignment.parent
+    statement = up.parent(assignment)
     if statement is None or statement.type != "expression_statement":
         return None
-    block = statement.parent
+    block = up.parent(assignment, 2)
     if block is not None and block.type == "module":
         return block
-    owner = block.parent if block is not None and block.type == "block" else None
+    owner = up.parent(assignment, 3) if block is not None and block.type == "block" else None
     return owner if owner is not None and owner.type == "class_definition" else None
 
 
@@ -157,6 +160,10 @@ class _Module:
     aliases: dict[str, str] = field(default_factory=dict)  # `from m import Template as T`: T -> Template
     marked: set[tuple[str, str]] = field(default_factory=set)  # (scope, name) of P2 names
     found: dict[tuple[int, int], Prompt] = field(default_factory=dict)
+    up: Scopes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.up = Scopes(self.root)
 
     def add(
         self,
@@ -195,38 +202,26 @@ class _Module:
         return "{" + source(node) + "}"
 
 
-_QUERY: Query | None = None
-
-
-def _candidates(root: Node) -> dict[str, list[Node]]:
-    """Assignments, keyword arguments, dicts, calls and returns, found by one tree-sitter query (in C)."""
-    global _QUERY
-    if _QUERY is None:
-        _QUERY = Query(
-            language_by_name("python").language,
-            "(assignment) @a (keyword_argument) @k (dictionary) @d (call) @c (return_statement) @r (aliased_import) @i",
-        )
-    return QueryCursor(_QUERY).captures(root)
-
-
 def detect(root: Node, keywords: Sequence[str] = DEFAULT_KEYWORDS) -> list[Prompt]:
     """Every prompt of a module, in document order."""
-    nodes = _candidates(root)
+    nodes = candidates(root)
     module = _Module(root, keywords)
     for node in nodes.get("i", []):
         imported, alias = node.child_by_field_name("name"), node.child_by_field_name("alias")
         if imported is not None and alias is not None:
             module.aliases[source(alias)] = source(imported).rsplit(".", 1)[-1]
     assignments = nodes.get("a", [])
+    up = module.up
     for node in assignments:
         name = _target(node.child_by_field_name("left"))
-        statement = node.parent
+        statement = up.parent(node)
         if not name or statement is None or statement.type != "expression_statement":
             continue
         if _marked(statement):
-            module.marked.add((_scope(lineage(root, node)), name))
+            module.marked.add((up.scope(node), name))
         right = node.child_by_field_name("right")
-        if statement.parent is not None and statement.parent.type == "module" and right is not None:
+        block = up.parent(node, 2)
+        if block is not None and block.type == "module" and right is not None:
             value = value_of(right)
             if value is not None:
                 module.constants[name] = value
@@ -249,7 +244,7 @@ def _assignment(module: _Module, node: Node) -> None:
     if not name or right is None:
         return
     strong = PROMPT_NAME.search(name) is not None
-    holder = None if strong else _holder(node)
+    holder = None if strong else _holder(module.up, node)
     keyword = not strong and _keyword_name(name, module.keywords)
     in_prompt_class = (
         holder is not None
@@ -259,7 +254,7 @@ def _assignment(module: _Module, node: Node) -> None:
     constant = holder is not None and name.isupper()
     if not (strong or keyword or in_prompt_class or constant or module.marked):
         return
-    scope = _scope(lineage(module.root, node))
+    scope = module.up.scope(node)
     role = _role_of_name(name)
     if strong or (scope, name) in module.marked:
         module.add(scope + name, right, role=role, statement=node)
@@ -272,8 +267,7 @@ def _assignment(module: _Module, node: Node) -> None:
 def _keyword(module: _Module, node: Node) -> None:
     """P3: a keyword argument of the keyword list; P10: ``input=`` of a call that also names a ``model=``."""
     name, value = source(node.child_by_field_name("name")), node.child_by_field_name("value")
-    args = node.parent
-    call = args.parent if args is not None else None
+    args, call = module.up.parent(node), module.up.parent(node, 2)
     function = callee(call) if call is not None and call.type == "call" else "call"
     if function.rsplit(".", 1)[-1] in LOG_METHODS:
         return
@@ -291,15 +285,15 @@ def _has_keyword(args: Node, name: str) -> bool:
 
 def _container(module: _Module, node: Node) -> str:
     """What holds a dict or list: the assigned name, the keyword argument, the called or returning function."""
-    parent = node.parent
+    parent, grandparent = module.up.parent(node), module.up.parent(node, 2)
     if parent is not None and parent.type == "keyword_argument":
         return source(parent.child_by_field_name("name"))
     if parent is not None and parent.type == "assignment":
         return _target(parent.child_by_field_name("left")) or "dict"
-    if parent is not None and parent.type == "argument_list" and parent.parent is not None:
-        return callee(parent.parent)
+    if parent is not None and parent.type == "argument_list" and grandparent is not None:
+        return callee(grandparent)
     if parent is not None and parent.type == "return_statement":
-        return _scope(lineage(module.root, parent)).rstrip(".") or "return"
+        return module.up.scope(parent).rstrip(".") or "return"
     return "dict"
 
 
@@ -328,7 +322,7 @@ def _dictionary(module: _Module, node: Node) -> None:
     message = _message(module, node)
     if message is not None:
         role, value = message
-        holder = node.parent
+        holder = module.up.parent(node)
         if holder is not None and holder.type == "list":
             index = [c.id for c in holder.named_children].index(node.id)
             anchor = f"{_container(module, holder)}[{index}].content"
@@ -362,18 +356,20 @@ def _call(module: _Module, node: Node) -> None:
                 module.add(f"{function}[{index}]", content, guard=decode.is_prose, role=said, chat=chat, statement=item)
     elif last in TEMPLATE_METHODS and first is not None:
         role = TEMPLATE_CLASS_ROLES.get(parts[-2]) if len(parts) > 1 else None
-        module.add(f"{function}()", first, guard=decode.is_prose, role=role, statement=_assigned(node))
+        module.add(f"{function}()", first, guard=decode.is_prose, role=role, statement=_assigned(module, node))
     elif last in CONSTRUCTORS:
         content = first
         for arg in args.named_children:
             if arg.type == "keyword_argument" and source(arg.child_by_field_name("name")) in ("content", "template"):
                 content = arg.child_by_field_name("value")
-        module.add(f"{function}()", content, guard=decode.is_prose, role=CONSTRUCTORS[last], statement=_assigned(node))
+        module.add(
+            f"{function}()", content, guard=decode.is_prose, role=CONSTRUCTORS[last], statement=_assigned(module, node)
+        )
 
 
-def _assigned(call: Node) -> Node:
+def _assigned(module: _Module, call: Node) -> Node:
     """The assignment a call is the value of (``qa = PromptTemplate.from_template(…)``), else the call."""
-    parent = call.parent
+    parent = module.up.parent(call)
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == call:
         return parent
     return call
@@ -381,19 +377,19 @@ def _assigned(call: Node) -> Node:
 
 def _returns(module: _Module, returns: list[Node]) -> None:
     """P8: each ``return S`` of a function or method named ``…prompt…``; its parameters are the variables."""
-    by_function: dict[int, tuple[Node, list[tuple[Node, list[Node]]]]] = {}
+    by_function: dict[int, tuple[Node, list[tuple[Node, str]]]] = {}
     for node in returns:
-        chain = lineage(module.root, node)
-        function = next((n for n in chain if n.type in ("function_definition", "lambda")), None)
+        chain = module.up.chain(node)
+        function = next((n for n in reversed(chain) if n.type in ("function_definition", "lambda")), None)
         if function is None or function.type != "function_definition":
             continue
         if not PROMPT_NAME.search(source(function.child_by_field_name("name"))):
             continue
-        by_function.setdefault(function.id, (function, []))[1].append((node, chain))
+        by_function.setdefault(function.id, (function, []))[1].append((node, module.up.scope(node)))
     for function, found in by_function.values():
         parameters = _parameters(function)
-        for index, (node, chain) in enumerate(found):
-            anchor = _scope(chain) + ("return" if len(found) == 1 else f"return[{index}]")
+        for index, (node, scope) in enumerate(found):
+            anchor = scope + ("return" if len(found) == 1 else f"return[{index}]")
             value = node.named_children[0] if node.named_children else None
             name = source(function.child_by_field_name("name"))
             role = _role_of_name(name)

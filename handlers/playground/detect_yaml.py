@@ -21,8 +21,6 @@ from collections.abc import Iterator, Sequence
 
 from tree_sitter import Node
 
-from tether_lsp.server.nodes import lineage
-
 from . import text as decode
 from .model import YAML_KEYS, Prompt
 
@@ -73,8 +71,39 @@ def key_of(pair: Node) -> str:
     return decoded(key).strip() if key is not None else _text(pair.child_by_field_name("key")).strip()
 
 
-def _siblings(pair: Node) -> list[Node]:
-    parent = pair.parent
+class _Walk:
+    """A document's nodes in document order, each one's parent noted on the way: the rules ask for parents and
+    ancestors, and ``node.parent`` walks down from the root each time (O(depth): seconds on a 5,000-deep
+    nesting)."""
+
+    def __init__(self, document: Node) -> None:
+        self.document = document
+        self._parents: dict[int, Node] = {}
+
+    def __iter__(self) -> Iterator[Node]:
+        stack = [self.document]
+        while stack:
+            node = stack.pop()
+            yield node
+            children = node.named_children
+            for child in children:
+                self._parents[child.id] = node
+            stack.extend(reversed(children))
+
+    def parent(self, node: Node) -> Node | None:
+        """The parent of a node walked so far or of one of their children (None for the document)."""
+        return self._parents.get(node.id)
+
+    def lineage(self, node: Node) -> list[Node]:
+        """``node`` and its ancestors up to the document, innermost first."""
+        chain = [node]
+        while (parent := self.parent(chain[-1])) is not None:
+            chain.append(parent)
+        return chain
+
+
+def _siblings(walk: _Walk, pair: Node) -> list[Node]:
+    parent = walk.parent(pair)
     return [c for c in parent.named_children if c.type in PAIRS] if parent is not None else []
 
 
@@ -114,16 +143,19 @@ def _path(chain: list[Node]) -> str:
     return "".join(reversed(parts)).lstrip(".")
 
 
-def _items(value: Node | None) -> list[Node]:
-    """The items' value nodes of a block or flow sequence value, else nothing."""
+def _items(value: Node | None) -> list[tuple[Node, Node]]:
+    """The items of a block or flow sequence value, else nothing: each one's value node and what holds it (the
+    ``- `` item of a block sequence, else the value itself)."""
     while value is not None and value.type in ("block_node", "flow_node"):
         value = next((c for c in value.named_children if c.type not in ("anchor", "tag")), None)
     if value is None:
         return []
     if value.type == "block_sequence":
         items = [c for c in value.named_children if c.type == "block_sequence_item"]
-        return [i.named_children[0] for i in items if i.named_children]
-    return [c for c in value.named_children if c.type == "flow_node"] if value.type == "flow_sequence" else []
+        return [(i.named_children[0], i) for i in items if i.named_children]
+    if value.type == "flow_sequence":
+        return [(c, c) for c in value.named_children if c.type == "flow_node"]
+    return []
 
 
 def _pairs_of(node: Node | None) -> dict[str, Node]:
@@ -152,30 +184,30 @@ def _chat(chain: list[Node]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _owner_key(pair: Node) -> str | None:
+def _owner_key(walk: _Walk, pair: Node) -> str | None:
     """The key whose value is the mapping holding ``pair`` (``templates`` for ``templates: {system: …}``)."""
-    mapping = pair.parent
-    holder = mapping.parent if mapping is not None else None
-    owner = holder.parent if holder is not None and holder.type in ("block_node", "flow_node") else None
+    mapping = walk.parent(pair)
+    holder = walk.parent(mapping) if mapping is not None else None
+    owner = walk.parent(holder) if holder is not None and holder.type in ("block_node", "flow_node") else None
     return key_of(owner) if owner is not None and owner.type in PAIRS else None
 
 
-def _asks_the_operator(pair: Node) -> bool:
+def _asks_the_operator(walk: _Walk, pair: Node) -> bool:
     """An Ansible ``prompt:`` (of a ``vars_prompt:`` item or a ``pause:`` task): asked of whoever runs the playbook."""
     through_list = False
-    node = pair.parent
+    node = walk.parent(pair)
     while node is not None and node.type not in PAIRS:
         through_list = through_list or node.type in ("block_sequence", "flow_sequence")
-        node = node.parent
+        node = walk.parent(node)
     if node is None:
         return False
     owner = key_of(node)
     return owner in ANSIBLE_QUESTION_LISTS if through_list else owner in ANSIBLE_PAUSE
 
 
-def _suggestive(key: str, pair: Node) -> bool:
+def _suggestive(walk: _Walk, key: str, pair: Node) -> bool:
     """Y7: a key ending in one of SUGGESTIVE_ENDINGS, or any key of a ``templates:``/``prompts:`` mapping."""
-    return key.lower().endswith(SUGGESTIVE_ENDINGS) or (_owner_key(pair) or "").lower() in PROMPT_MAPPINGS
+    return key.lower().endswith(SUGGESTIVE_ENDINGS) or (_owner_key(walk, pair) or "").lower() in PROMPT_MAPPINGS
 
 
 def _reads_as_prompt(key: str, content: str) -> bool:
@@ -197,14 +229,6 @@ def _role_of_key(key: str) -> str | None:
     return ROLE_WORDS.get(first) if lower.endswith(SUGGESTIVE_ENDINGS) else None
 
 
-def _walk(root: Node) -> Iterator[Node]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(node.named_children))
-
-
 def _prompt(
     anchor: str, scalar: Node, role: str | None, holder: Node, chat: tuple[tuple[str, str], ...] = ()
 ) -> Prompt | None:
@@ -224,7 +248,8 @@ def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list
     found: dict[tuple[int, int], Prompt] = {}
     for index, document in enumerate(documents):
         prefix = f"{index}:" if many else ""
-        for node in _walk(document):
+        walk = _Walk(document)
+        for node in walk:
             if node.type not in PAIRS:
                 continue
             key = key_of(node)
@@ -232,23 +257,23 @@ def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list
             scalar = scalar_of(value)
             if scalar is None:
                 if PROMPT_KEY.search(key) or key in keywords:
-                    _listed(document, node, value, prefix, found)
+                    _listed(walk, node, value, prefix, found)
                 continue
-            if key == "prompt" and _asks_the_operator(node):
+            if key == "prompt" and _asks_the_operator(walk, node):
                 continue
-            role_sibling = key == "content" and any(key_of(s) == "role" for s in _siblings(node))
+            role_sibling = key == "content" and any(key_of(s) == "role" for s in _siblings(walk, node))
             strong = bool(PROMPT_KEY.search(key)) or role_sibling or _marked(node, text)
-            suggested = not strong and (key in keywords or _suggestive(key, node))
+            suggested = not strong and (key in keywords or _suggestive(walk, key, node))
             if not (strong or suggested):
                 continue
             if suggested and not _reads_as_prompt(key, decoded(scalar)):
                 continue
-            chain = lineage(document, node)
+            chain = walk.lineage(node)
             if role_sibling:
-                role_pair = next(s for s in _siblings(node) if key_of(s) == "role")
+                role_pair = next(s for s in _siblings(walk, node) if key_of(s) == "role")
                 role_scalar = scalar_of(role_pair.child_by_field_name("value"))
                 role = decoded(role_scalar).strip() if role_scalar is not None else None
-                message = node.parent if node.parent is not None else node
+                message = chain[1] if len(chain) > 1 else node
                 prompt = _prompt(prefix + _path(chain), scalar, role, message, _chat(chain))
             else:
                 prompt = _prompt(prefix + _path(chain), scalar, _role_of_key(key), node)
@@ -257,24 +282,21 @@ def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list
     return sorted(found.values(), key=lambda p: p.span)
 
 
-def _listed(document: Node, pair: Node, value: Node | None, prefix: str, found: dict[tuple[int, int], Prompt]) -> None:
+def _listed(walk: _Walk, pair: Node, value: Node | None, prefix: str, found: dict[tuple[int, int], Prompt]) -> None:
     """Y6: the items of a list under a ``prompt`` key: strings, or the ``raw``/``content``/``template`` of a
     mapping item."""
-    items = _items(value)
-    if not items:
-        return
-    base = prefix + _path(lineage(document, pair))
-    for index, item in enumerate(items):
+    base = ""  # the pair's key path: made for the first prompt found (a list of lists of lists has none to name)
+    for index, (item, holder) in enumerate(_items(value)):
         scalar = scalar_of(item)
-        anchor = f"{base}[{index}]"
+        field = ""
         if scalar is None:
             pairs = _pairs_of(item)
             key = next((k for k in ("raw", "content", "template") if k in pairs), None)
             scalar = scalar_of(pairs[key].child_by_field_name("value")) if key is not None else None
-            anchor += f".{key}"
+            field = f".{key}"
         if scalar is None:
             continue
-        holder = item.parent if item.parent is not None and item.parent.type == "block_sequence_item" else item
-        prompt = _prompt(anchor, scalar, None, holder)
+        base = base or prefix + _path(walk.lineage(pair))
+        prompt = _prompt(f"{base}[{index}]{field}", scalar, None, holder)
         if prompt is not None and decode.is_prose(prompt.content) and prompt.span not in found:
             found[prompt.span] = prompt
