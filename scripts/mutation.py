@@ -35,6 +35,7 @@ MODULES: dict[str, list[str]] = {
     "server/documents.py": ["tests/unit/server/test_documents_parts.py", "tests/unit/server/test_documents.py"],
     "server/byte_edits.py": ["tests/unit/server/test_documents_parts.py", "tests/unit/server/test_documents.py"],
     "server/positions.py": ["tests/unit/server/test_positions_parts.py", "tests/unit/server/test_positions.py"],
+    "server/encodings.py": ["tests/unit/server/test_positions.py"],
     "server/linediff.py": ["tests/unit/server/test_linediff.py"],
     "server/settings.py": [
         "tests/unit/server/test_settings.py",

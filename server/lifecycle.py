@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from .encodings import choose_encoding
 from .files import uri_to_path
 from .loopwatch import LoopWatch
-from .positions import choose_encoding
 from .settings import extract_tether
 
 if TYPE_CHECKING:

@@ -1,8 +1,8 @@
 """Positions: LSP ``Position`` <-> byte offset <-> tree-sitter point, in one place.
 
-Why one module: LSP counts characters in the negotiated *position encoding* (UTF-16 code units unless the
-client offers UTF-8 or UTF-32), tree-sitter and the text model count UTF-8 bytes. Every conversion in Tether
-goes through here so the rules are the same everywhere:
+Why one module: LSP counts characters in the negotiated *position encoding* (:mod:`server.encodings`; UTF-16
+code units unless the client offers UTF-8 or UTF-32), tree-sitter and the text model count UTF-8 bytes. Every
+conversion in Tether goes through here so the rules are the same everywhere:
 
 * Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (LSP); a line's *content* excludes its terminator.
 * A ``character`` past the end of its line is clamped to the line's content end (as LSP says), and one that
@@ -17,12 +17,13 @@ goes through here so the rules are the same everywhere:
 from __future__ import annotations
 
 import bisect
-import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+# Encoding is named here too: every module that converts positions imports it with them.
+from .encodings import Encoding as Encoding
 from .lazy import lazy_module
 
 if TYPE_CHECKING:
@@ -30,27 +31,6 @@ if TYPE_CHECKING:
     from lsprotocol import types
 else:
     np = lazy_module("numpy")  # bulk conversions only: start-up does not pay for it
-
-
-class Encoding(enum.StrEnum):
-    """A position encoding as named on the wire (``general.positionEncodings``)."""
-
-    UTF8 = "utf-8"
-    UTF16 = "utf-16"
-    UTF32 = "utf-32"
-
-
-#: The server's preference: bytes are what tree-sitter speaks, so UTF-8 costs nothing to convert.
-PREFERENCE: tuple[Encoding, ...] = (Encoding.UTF8, Encoding.UTF32, Encoding.UTF16)
-
-
-def choose_encoding(offered: Iterable[str] | None) -> Encoding:
-    """Pick the encoding to use given the client's offer (UTF-16 when it offers nothing we know)."""
-    offered_set = set(offered or ())
-    for encoding in PREFERENCE:
-        if encoding.value in offered_set:
-            return encoding
-    return Encoding.UTF16
 
 
 class PositionOutOfRange(ValueError):

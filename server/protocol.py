@@ -29,10 +29,10 @@ from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .arrival import ARRIVAL
+from .encodings import choose_encoding
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, describe_structure_error
 from .json_converter import encode_json, json_repr
 from .method_registry import MethodRegistry, all_optional
-from .positions import choose_encoding
 from .transport import decode, invalid_envelope
 
 SERVER_NOT_INITIALIZED = -32002

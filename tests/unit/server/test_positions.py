@@ -1,4 +1,4 @@
-"""positions.py: encoding negotiation, conversions, clamping — with accents, CJK, emoji, CRLF, empty lines."""
+"""positions.py and encodings.py: encoding negotiation, conversions, clamping — with accents, CJK, emoji, CRLF, empty lines."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tether_lsp.server.encodings import choose_encoding
 from tether_lsp.server.positions import (
     Encoding,
     LineIndex,
     Pos,
     PositionOutOfRange,
     char_point,
-    choose_encoding,
     json_ranges,
     line_starts,
     point_after,
