@@ -4,6 +4,8 @@
    version, above and below the target): in-process p50 (target <= 5 ms), and over stdio.
 2. Streaming a 200-line replacement in 500 cumulative updates over stdio, with a client that applies each
    ``workspace/applyEdit``: total server time, time per update, and how many applyEdits it took.
+3. The three-way merge (the user also edited the target) on repeated lines, in-process: thousands of equal
+   lines with an edit at each end, and alternating lines with a change every other line on each side.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import python_file
 from benchmarks.syntax import row
+from tether_lsp.handlers.edits.merge import merge3
 from tether_lsp.handlers.edits.resolve import EditRequest, Options, resolve_all
 from tether_lsp.server.documents import ContentChange, Document
 from tether_lsp.server.lspclient import make_client, raw_request
@@ -164,9 +167,44 @@ async def bench_over_stdio() -> None:
         await client.stop()  # type: ignore[no-untyped-call]
 
 
+def merge_cases(lines: int) -> dict[str, tuple[str, str, str]]:
+    """name -> (base, the user's version, the model's version)."""
+    same = ["    pass"] * lines
+    alternating = ["a", "b"] * (lines // 2)
+    user, model = alternating[:], alternating[:]
+    for k in range(0, len(alternating) - 2, 4):
+        user[k], model[k + 2] = f"user {k}", f"model {k}"
+    return {
+        "equal lines, an edit at each end": (
+            "\n".join(same),
+            "\n".join(["# the user's", *same]),
+            "\n".join([*same[:-1], "    return 1"]),
+        ),
+        "alternating lines, changes interleaved": ("\n".join(alternating), "\n".join(user), "\n".join(model)),
+    }
+
+
+def bench_merge_repeated(sizes: tuple[int, ...] = (1_000, 2_000, 4_000)) -> None:
+    print("Three-way merge on repeated lines, in-process (best of 3)")
+    print(f"  {'':42}" + "".join(f"{f'{n:,} lines':>14}" for n in sizes))
+    for name in merge_cases(sizes[0]):
+        times = []
+        for n in sizes:
+            base, user, model = merge_cases(n)[name]
+            best = float("inf")
+            for _ in range(3):
+                t = time.perf_counter()
+                merged = merge3(base, user, model)
+                best = min(best, time.perf_counter() - t)
+            assert merged is not None, name
+            times.append(best * 1000)
+        print(f"  {name:42}" + "".join(f"{t:11.1f} ms" for t in times))
+
+
 def main() -> None:
     bench_resolve_in_process()
     asyncio.run(bench_over_stdio())
+    bench_merge_repeated()
 
 
 if __name__ == "__main__":
