@@ -15,18 +15,12 @@ local tasks = require('tether.tasks')
 local preview = require('tether.preview')
 local playground = require('tether.playground')
 local offsets = require('tether.offsets')
+local client_config = require('tether.client_config')
+local commands = require('tether.commands')
 
 local M = { state = nil, client_id = nil, options = nil }
 local uses_lsp_enable = vim.lsp.config ~= nil and vim.lsp.enable ~= nil -- 0.11+
-local has_lsp_attach = vim.fn.exists('##LspAttach') == 1 -- 0.8+
-
-local defaults = {
-  cmd = { 'tether-lsp' },
-  filetypes = { 'python', 'yaml', 'yaml.ansible', 'ansible' },
-  settings = {}, -- the `tether` section: { database = { url = ... }, inference = { endpoint = ... }, ... }
-  cursor_debounce_ms = 100,
-  playground = { max_width = 100 }, -- the widest the playground's float grows (never wider than the editor)
-}
+local defaults = client_config.defaults
 
 --- `:help tether` without `:helptags`: the tags of doc/tether.txt, written next to it when missing or older.
 local function help_tags()
@@ -35,22 +29,6 @@ local function help_tags()
   if vim.fn.filereadable(txt) == 1 and vim.fn.getftime(tags) < vim.fn.getftime(txt) and vim.fn.filewritable(doc) == 2 then
     pcall(vim.cmd, 'silent! helptags ' .. vim.fn.fnameescape(doc))
   end
-end
-
-local function capabilities()
-  local caps = vim.lsp.protocol.make_client_capabilities()
-  -- Neovim applies multi-line inline completion ranges correctly: opt in.
-  caps.experimental = { tether = { multilineInlineCompletionRange = true } }
-  return caps
-end
-
-local function root_dir(bufnr)
-  local path = vim.api.nvim_buf_get_name(bufnr)
-  local found = vim.fn.finddir('.git', vim.fn.fnamemodify(path, ':p:h') .. ';')
-  if found ~= '' then
-    return vim.fn.fnamemodify(found, ':p:h:h')
-  end
-  return vim.fn.getcwd()
 end
 
 local function client()
@@ -156,54 +134,6 @@ function M.cursor_moved(delay)
   end, delay)
 end
 
-local handlers = {
-  ['tether/markers/didChange'] = function(_, params)
-    markers.changed(M, params and params.uris)
-  end,
-  ['$/progress'] = function(err, params, ctx, config)
-    if not tasks.progress(params) then
-      return vim.lsp.handlers['$/progress'](err, params, ctx, config)
-    end
-  end,
-  ['workspace/applyEdit'] = tasks.apply_edit(function(...)
-    return vim.lsp.handlers['workspace/applyEdit'](...)
-  end),
-  ['tether/playground/didChangeState'] = function(_, state)
-    M.state = state
-    playground.render(M)
-    vim.cmd('doautocmd <nomodeline> User TetherPlayground')
-  end,
-  ['tether/playground/didRunOutput'] = function(_, params)
-    playground.on_output(M, params.delta)
-  end,
-  ['tether/edits/didUpdate'] = function() end,
-}
-
---- The client configuration (also what `vim.lsp.config('tether', …)` gets on 0.11+).
-local function client_config(opts)
-  local settings = next(opts.settings) and opts.settings or vim.empty_dict() -- an object, never `[]`
-  return {
-    name = 'tether',
-    cmd = opts.cmd,
-    filetypes = opts.filetypes,
-    capabilities = capabilities(),
-    init_options = { tether = settings },
-    settings = { tether = settings },
-    handlers = handlers,
-    on_init = function(c)
-      -- Each marker's note is drawn by tether.markers (a sign and the note, coloured by kind); the server's
-      -- CodeLens carries the same note: turned off, so no refresh (ours or the user's) draws it a second time.
-      c.server_capabilities.codeLensProvider = nil
-      if c.resolved_capabilities then -- 0.7 asks these before sending a request
-        c.resolved_capabilities.code_lens = false
-        c.resolved_capabilities.code_lens_resolve = false
-      end
-    end,
-    -- 0.8+: LspAttach (set up by setup()) does it, so an `on_attach` of the user's own does not replace it
-    on_attach = not has_lsp_attach and function(_, b) M.attached_to(b) end or nil,
-  }
-end
-
 --- A buffer the client attached to: its markers, and ]s / [s in Tether's buffers only (elsewhere they still
 --- jump between misspelled words).
 function M.attached_to(b)
@@ -219,7 +149,7 @@ end
 --- options (or the defaults) at the lowest precedence, so what the user gives `vim.lsp.config('tether', …)`
 --- (a `cmd`, settings, …) is kept and only what it leaves out is filled in.
 function M.lsp_config()
-  local config = client_config(M.options or vim.tbl_deep_extend('force', defaults, {}))
+  local config = client_config.build(M, M.options or vim.tbl_deep_extend('force', defaults, {}))
   config.root_markers = { '.git' }
   return config
 end
@@ -232,7 +162,7 @@ function M.config()
       return config
     end
   end
-  return client_config(M.options or defaults)
+  return client_config.build(M, M.options or defaults)
 end
 
 local refused = {}
@@ -265,8 +195,8 @@ local function attach(bufnr, opts)
   if not M.runnable(opts.cmd) then
     return
   end
-  local config = client_config(opts)
-  config.root_dir = root_dir(bufnr)
+  local config = client_config.build(M, opts)
+  config.root_dir = client_config.root_dir(bufnr)
   if vim.lsp.start then -- 0.8+
     M.client_id = vim.lsp.start(config, { bufnr = bufnr })
   else
@@ -328,7 +258,7 @@ function M.setup(opts)
   select.setup(group)
   markers.setup(M, group)
   preview.setup(group)
-  if has_lsp_attach then
+  if client_config.has_lsp_attach then
     vim.api.nvim_create_autocmd('LspAttach', {
       group = group,
       callback = function(args)
@@ -376,59 +306,7 @@ function M.setup(opts)
       end
     end,
   })
-  vim.api.nvim_create_user_command('TetherMarkerAdd', function(c)
-    local kind, note = c.args:match('^(%a+):%s*(.*)$')
-    if not (kind and ({ comment = 1, question = 1, issue = 1, bookmark = 1 })[kind]) then
-      kind, note = 'comment', c.args
-    end
-    M.add_marker(c.line1, c.line2, note, kind)
-  end, { range = true, nargs = '+', desc = 'Pin a note to the lines ([kind:] note; kind is comment, question, issue or bookmark)' })
-  vim.api.nvim_create_user_command('TetherMarkers', function()
-    if M.list_markers() then
-      vim.cmd('lopen')
-    end
-  end, { desc = "This buffer's markers in the location list" })
-  vim.api.nvim_create_user_command('TetherMarkersAll', function()
-    if markers.quickfix(M) then
-      vim.cmd('copen')
-    end
-  end, { desc = "The workspace's markers in the quickfix list" })
-  vim.api.nvim_create_user_command('TetherSelect', function(c)
-    local bufnr = vim.api.nvim_get_current_buf()
-    M.select(c.fargs, select.count(bufnr) == 0 and select.visual_range(bufnr, c) or nil)
-  end, {
-    nargs = '+',
-    range = true, -- from visual mode (:'<,'>TetherSelect …, or a <Cmd> mapping): the chain starts at the selection
-    desc = 'Apply selectors to the structural cursors (a chain continues across commands)',
-    complete = function(lead)
-      local names = {}
-      for _, s in ipairs(M.selectors() or {}) do
-        if s.name:sub(1, #lead) == lead then
-          table.insert(names, s.name)
-        end
-      end
-      return names
-    end,
-  })
-  vim.api.nvim_create_user_command('TetherSelectReset', function()
-    select.clear(vim.api.nvim_get_current_buf())
-  end, { desc = 'Forget the structural cursors of this buffer' })
-  vim.api.nvim_create_user_command('TetherPreview', function(c)
-    preview.analyze(M, (c.args:gsub('\\n', '\n')))
-  end, { nargs = 1, desc = 'Preview a completion ({text}, \\n for line breaks) at the cursor: replace or insert' })
-  vim.api.nvim_create_user_command('TetherComplete', function()
-    preview.complete(M)
-  end, { desc = "The server's inline completion at the cursor (a multi-line replacement is previewed)" })
-  vim.api.nvim_create_user_command('TetherCancel', function()
-    M.cancel_task()
-  end, { desc = 'Cancel the running task' })
-
-  vim.api.nvim_create_user_command('TetherPlayground', function()
-    playground.open(M)
-  end, { desc = 'The prompt playground in a floating window (e r c p q inside)' })
-  vim.api.nvim_create_user_command('TetherRun', function()
-    M.run_task()
-  end, {})
+  commands.setup(M)
 end
 
 return M
