@@ -19,7 +19,7 @@ from tether_lsp.server.storage import StorageError
 from tether_lsp.server.syntax import GrammarLimits
 
 from .calculator import Calculated, Location, find_elsewhere, split_lines
-from .git import GitView
+from .git_view import GitView
 from .location_store import LocationStore, StoredLocation
 from .relocate import FileDone, FileWork, Relocate, in_thread
 from .store import MarkerRecord, MarkerStore

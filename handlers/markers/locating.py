@@ -18,6 +18,7 @@ from tether_lsp.server.lazy import lazy_module
 from . import git
 from .clones import in_clone
 from .git import FileInRepo, Git
+from .git_view import GitView
 
 if TYPE_CHECKING:
     from . import service, tracking
@@ -50,7 +51,7 @@ def locate(
     records = markers.for_uri(uri)
     if repo is None or head is None:
         return _located(stores, records, text, repo, None, {})
-    with closing(git.GitView(stores.git, repo.root, head)) as view:
+    with closing(GitView(stores.git, repo.root, head)) as view:
         records, stored = in_file_at_head(stores, uri, view, records, markers)
         return _located(stores, records, text, repo, view, stored)
 
@@ -60,7 +61,7 @@ def _located(
     records: list[MarkerRecord],
     text: str | None,
     repo: git.FileInRepo | None,
-    view: git.GitView | None,
+    view: GitView | None,
     stored: dict[str, StoredLocation],
 ) -> list[service.Located]:
     if not records:
@@ -94,7 +95,7 @@ def _located(
 
 
 def in_file_at_head(
-    stores: Stores, uri: str, view: git.GitView, records: list[MarkerRecord], markers: MarkerStore
+    stores: Stores, uri: str, view: GitView, records: list[MarkerRecord], markers: MarkerStore
 ) -> tuple[list[MarkerRecord], dict[str, StoredLocation]]:
     """The markers in ``uri`` at ``view.head``, with their locations there: its own ones, and those whose
     location stored at that HEAD is in it (a checkout back before a rename, a rename undone), minus those
@@ -116,7 +117,7 @@ def in_file_at_head(
     return inside, result.stored
 
 
-def committed_reference(view: git.GitView | None, stored: StoredLocation | None) -> service.Reference | str:
+def committed_reference(view: GitView | None, stored: StoredLocation | None) -> service.Reference | str:
     """A committed marker's reference: the committed text of the file its location at HEAD is in, and that
     location; else why it is missing."""
     if view is None:
@@ -135,7 +136,7 @@ def with_file_at_head(stores: Stores, record: MarkerRecord, repo: FileInRepo | N
         return record
     stored = stores.locations().at(head, [record.id], near=record.uri).get(record.id)
     if stored is None:
-        with closing(git.GitView(stores.git, repo.root, head)) as view:
+        with closing(GitView(stores.git, repo.root, head)) as view:
             limits = stores.server.grammar_limits()
             result = tracking.at_head([record], stores.markers(), stores.locations(), view, limits=limits)
         stored = result.stored.get(record.id)

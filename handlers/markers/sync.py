@@ -23,6 +23,7 @@ from tether_lsp.server.lazy import lazy_module
 
 from . import git
 from .clones import Clones
+from .git_view import GitView
 from .locating import Stores
 
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ class HeadSync:
         prefix = root.as_uri().rstrip("/") + "/"
         records = markers.under(prefix)
         limits = stores.server.grammar_limits()
-        with closing(git.GitView(stores.git, root, head)) as view:
+        with closing(GitView(stores.git, root, head)) as view:
             local = stores.local()
             pending = local.under(prefix)
             flushed = tracking.flush_uncommitted(

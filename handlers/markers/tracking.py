@@ -23,7 +23,8 @@ from tether_lsp.server.syntax import GrammarLimits
 from . import computing
 from .calculator import block_of
 from .computing import HeadResult, Memo, Progress
-from .git import Git, GitView
+from .git import Git
+from .git_view import GitView
 from .location_store import LocationStore, StoredLocation
 from .relocate import Relocate, in_thread
 from .service import follow_renames

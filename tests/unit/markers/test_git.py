@@ -12,7 +12,8 @@ import pytest
 
 from tests.helpers import commit_all, git, git_move
 from tether_lsp.handlers.markers import git as markers_git
-from tether_lsp.handlers.markers.git import Blobs, FileInRepo, Git, GitView
+from tether_lsp.handlers.markers.git import FileInRepo, Git
+from tether_lsp.handlers.markers.git_view import Blobs, GitView
 
 CALC = "def area(r):\n    return 3.14 * r * r\n"
 

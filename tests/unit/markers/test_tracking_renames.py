@@ -14,7 +14,8 @@ import pytest
 
 from tests.helpers import commit_all, git, git_move
 from tether_lsp.handlers.markers.calculator import Location
-from tether_lsp.handlers.markers.git import Git, GitView
+from tether_lsp.handlers.markers.git import Git
+from tether_lsp.handlers.markers.git_view import GitView
 from tether_lsp.handlers.markers.location_store import LocationStore, StoredLocation
 from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
 from tether_lsp.handlers.markers.tracking import at_head, file_at_head
