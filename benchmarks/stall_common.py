@@ -67,15 +67,21 @@ async def start_watched(
     params: dict[str, Any] = {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities or {}}
     if init is not None:
         params["initializationOptions"] = init
-    await raw_request(client, "initialize", params)
+    await ask(client, "initialize", params)
     client.initialized(types.InitializedParams())
     return client
 
 
 async def stop_server(client: LanguageClient) -> None:
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()  # type: ignore[no-untyped-call]
+    """Shut the server down; one that does not answer within the deadline is killed (a scenario never hangs)."""
+    try:
+        await asyncio.wait_for(client.shutdown_async(None), 30)
+        client.exit(None)
+    except TimeoutError:
+        print("  (the server did not answer shutdown within 30 s: killed)", file=sys.stderr)
+        if client._server is not None:
+            client._server.kill()
+    await asyncio.wait_for(client.stop(), 30)  # type: ignore[no-untyped-call]
 
 
 ANSWER_S = 120
