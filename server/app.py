@@ -193,8 +193,8 @@ class TetherServer(LanguageServer):
         if self.workers.closed:
             return
         self.workers.close()
+        self.hooks.shutdown()  # what the user made is written first: ending the worker processes may take seconds
         self.processes.close()
-        self.hooks.shutdown()
         self.databases.close()
         logs.detach(self.client_log)
 
