@@ -13,7 +13,7 @@ import pytest
 from lsprotocol import types
 from sqlalchemy import create_engine, text
 
-from tests.e2e.test_markers_e2e import SOURCE, create, listed, listed_after_head_change, rng
+from tests.e2e.test_markers_e2e import SOURCE, create, listed, listed_until, rng
 from tests.e2e.test_markers_git_e2e import listening
 from tests.helpers import capabilities, commit_all, git, git_move, raw_request, server_config
 
@@ -234,7 +234,7 @@ async def test_a_clone_with_the_file_renamed_by_a_later_commit(
     head_changed(mine, alice)
     moved_uri = (alice / "pkg" / "calc.py").as_uri()
     sentinel = rng(3, 0, 6, 12)
-    (now,) = await listed_after_head_change(mine, moved_uri, lambda found: [m["range"] for m in found] == [sentinel])
+    (now,) = await listed_until(mine, moved_uri, lambda found: [m["range"] for m in found] == [sentinel])
     assert (now["id"], now["uri"]) == (marker["id"], moved_uri)
     assert await listed(mine, (alice / "calc.py").as_uri()) == []
     assert await workspace(mine, alice) == {"pkg/calc.py": [marker["id"]]}

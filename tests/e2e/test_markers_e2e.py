@@ -51,12 +51,14 @@ async def listed(client: LanguageClient, uri: str) -> list[dict[str, Any]]:
     return list(result["markers"])
 
 
-async def listed_after_head_change(
+async def listed_until(
     client: LanguageClient, uri: str, until: Callable[[list[dict[str, Any]]], bool]
 ) -> list[dict[str, Any]]:
-    """After a commit or checkout: the next request notices the new HEAD and answers at once from the last
-    synced locations; the recalculation ends with ``tether/markers/didChange``. List again after each
-    didChange until ``until`` holds (a didChange may be for an earlier HEAD), within 30 s."""
+    """List until ``until`` holds, again after each ``tether/markers/didChange``, within 30 s. For answers
+    the server gives at once and corrects later: after a commit or checkout it answers from the last synced
+    locations and the recalculation ends with didChange (which may be for an earlier HEAD); after another
+    process wrote to a shared SQLite file, a request waits at most a second for the check, and didChange
+    follows when the check finds the write later."""
     async with asyncio.timeout(30):
         while True:
             changed = client.protocol.wait_for_notification("tether/markers/didChange")  # before listing: no race

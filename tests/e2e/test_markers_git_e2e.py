@@ -12,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, listed_after_head_change, repo, rng
+from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, listed_until, repo, rng
 from tests.helpers import capabilities, change_doc, commit_all, open_doc, server_config
 from tether_lsp.handlers.markers.store import ALGORITHM_VERSION
 
@@ -40,7 +40,7 @@ async def test_a_commit_stores_the_location_at_the_new_head(client: LanguageClie
     marker = await create(client, uri, rng(2, 0, 6, 12), "total")
     (repo / "calc.py").write_text("# header\n# more\n" + SOURCE, encoding="utf-8")
     second = commit_all(repo, "header")
-    (listed_marker,) = await listed_after_head_change(
+    (listed_marker,) = await listed_until(
         client, uri, lambda _: (second, first, ALGORITHM_VERSION, 5, 9) in stored_rows(repo)
     )
     assert listed_marker["id"] == marker["id"]
@@ -71,7 +71,7 @@ async def test_a_function_moved_to_another_file_in_one_commit(client: LanguageCl
     calc.write_text("import os\n", encoding="utf-8")
     helpers.write_text('"""Helpers."""\n\nimport math\n\n' + body, encoding="utf-8")
     commit_all(repo, "move total() to helpers.py")
-    (moved,) = await listed_after_head_change(client, helpers.as_uri(), lambda found: len(found) == 1)
+    (moved,) = await listed_until(client, helpers.as_uri(), lambda found: len(found) == 1)
     assert moved["id"] == marker["id"]
     assert moved["uri"] == helpers.as_uri()
     assert moved["range"] == rng(4, 0, 8, 12)
@@ -84,7 +84,7 @@ async def test_a_block_of_a_deleted_file_is_reported_deleted(client: LanguageCli
     marker = await create(client, calc.as_uri(), rng(2, 0, 6, 12), "in a file that goes away")
     git(repo, "rm", "-q", "calc.py")
     commit_all(repo, "remove calc.py")
-    (m,) = await listed_after_head_change(client, calc.as_uri(), lambda found: found[0]["status"] == "missing")
+    (m,) = await listed_until(client, calc.as_uri(), lambda found: found[0]["status"] == "missing")
     assert m["id"] == marker["id"]
     assert m["range"] is None
     assert m["missingReason"] == "codeBlockDeleted"
@@ -99,9 +99,7 @@ async def test_a_marker_on_uncommitted_code_becomes_committed(client: LanguageCl
     (m,) = await listed(client, calc.as_uri())
     assert m["range"] == rng(9, 0, 10, 13)
     head = commit_all(repo, "extra")
-    (m,) = await listed_after_head_change(
-        client, calc.as_uri(), lambda found: found[0]["commitHashWhenCreated"] == head
-    )
+    (m,) = await listed_until(client, calc.as_uri(), lambda found: found[0]["commitHashWhenCreated"] == head)
     assert m["commitHashWhenCreated"] == head  # flushed: now a stored location at that commit
     assert m["range"] == rng(9, 0, 10, 13)
     with sqlite3.connect(repo / ".git" / "tether" / "tether.db") as db:

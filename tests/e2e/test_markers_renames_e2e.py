@@ -14,7 +14,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, listed_after_head_change, repo, rng
+from tests.e2e.test_markers_e2e import SOURCE, create, git, listed, listed_until, repo, rng
 from tests.helpers import capabilities, commit_all, git_move, open_doc, raw_request, server_config
 
 __all__ = ["repo"]  # the git repository fixture, shared with test_markers_e2e
@@ -38,7 +38,7 @@ def head_changed(client: LanguageClient, repo: Path) -> None:
 async def found_in(client: LanguageClient, repo: Path, path: str, marker_id: str) -> dict[str, Any]:
     """The marker listed in ``path`` once the server has caught up with HEAD."""
     uri = (repo / path).as_uri()
-    (m,) = await listed_after_head_change(client, uri, lambda found: [x["id"] for x in found] == [marker_id])
+    (m,) = await listed_until(client, uri, lambda found: [x["id"] for x in found] == [marker_id])
     assert m["uri"] == uri
     return m
 
