@@ -312,6 +312,15 @@ class LineIndex:
         row = bisect.bisect_right(self._ts_starts, offset) - 1
         return row, offset - self._ts_starts[row]
 
+    def char_point(self, point: tuple[int, int]) -> tuple[int, int]:
+        """A tree-sitter point as ``(row, column in characters)``: the markers' columns count code points (a
+        partial character before the column counts as one). The row's start is looked up, never walked to."""
+        row, byte_column = point
+        start = self._ts_starts[row] if self._ts_starts is not None else self._start(row)
+        if self._ascii:
+            return row, min(byte_column, len(self._text) - start)
+        return row, len(self._text[start : start + byte_column].decode("utf-8", errors="replace"))
+
 
 def _utf8_len(ch: str) -> int:
     cp = ord(ch)
@@ -327,19 +336,6 @@ def _utf8_len(ch: str) -> int:
 def point_at(text: bytes, offset: int) -> tuple[int, int]:
     """tree-sitter point ``(row, byte column)`` of an offset of a text with no :class:`LineIndex` at hand."""
     return text.count(b"\n", 0, offset), offset - (text.rfind(b"\n", 0, offset) + 1)
-
-
-def char_point(text: bytes, point: tuple[int, int]) -> tuple[int, int]:
-    """A tree-sitter point as ``(row, column in characters)``: the markers' columns count code points.
-
-    Walks to the row (rows split at ``\n`` only), so it costs the text up to that row; a partial character
-    before the column counts as one.
-    """
-    row, byte_column = point
-    start = 0
-    for _ in range(row):
-        start = text.index(b"\n", start) + 1
-    return row, len(text[start : start + byte_column].decode("utf-8", errors="replace"))
 
 
 def utf8_offset(text: str, chars: int) -> int:

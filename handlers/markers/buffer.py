@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tether_lsp.server.documents import ByteEdit, TextVersion
-from tether_lsp.server.positions import char_point
+from tether_lsp.server.positions import LineIndex
 from tether_lsp.server.span_carry import GIVE_UP, carry_span, moved
 
 from .calculator import Location, split_lines
@@ -57,20 +57,37 @@ def shift(loc: Location, edits: Iterable[CharEdit]) -> Location | None:
 def char_edits(before: TextVersion, edits: Sequence[ByteEdit]) -> list[CharEdit]:
     """The byte edits that made a version, in characters (each relative to the text the previous one left)."""
     out = []
-    text = before.text
+    text, index = before.text, before.index
     for edit in edits:
-        start, end = char_point(text, edit.start_point), char_point(text, edit.old_end_point)
-        out.append(CharEdit(start, end, edit.new_text.decode("utf-8", errors="replace")))
+        out.append(_in_characters(index, edit))
         text = edit.apply(text)
+        index = index.edited(edit.start, edit.old_end, edit.new_text, text)
     return out
 
 
 def edits_between(versions: Sequence[TextVersion], since: int) -> list[CharEdit] | None:
-    """Every edit from version ``since`` to the newest one, or None when ``since`` is no longer kept."""
+    """Every edit from version ``since`` to the newest one, or None when ``since`` is no longer kept.
+
+    Read backwards from the newest version, whose text and line index are at hand: each older text is the newer
+    one with an edit undone, its line index derived from the newer one's. No kept version is rebuilt from the
+    newest and no index is made anew, so a codeLens after many keystrokes costs the edits, not the file each.
+    """
     found = [k for k, v in enumerate(versions) if v.version == since]
     if not found:
         return None
+    newest = versions[-1]
+    text, index = newest.text, newest.index
     out: list[CharEdit] = []
-    for k in range(found[0] + 1, len(versions)):
-        out += char_edits(versions[k - 1], versions[k].edits)
+    for version in reversed(versions[found[0] + 1 :]):
+        for edit in reversed(version.edits):
+            text = edit.undo(text)
+            index = index.edited(edit.start, edit.new_end, edit.old_text, text)
+            out.append(_in_characters(index, edit))
+    out.reverse()
     return out
+
+
+def _in_characters(index: LineIndex, edit: ByteEdit) -> CharEdit:
+    """``edit`` in characters of the text before it (``index`` is that text's)."""
+    start, end = index.char_point(edit.start_point), index.char_point(edit.old_end_point)
+    return CharEdit(start, end, edit.new_text.decode("utf-8", errors="replace"))

@@ -16,7 +16,7 @@ from tether_lsp.server.documents import TextVersion
 from tether_lsp.server.lazy import lazy_module
 
 from .buffer import edits_between, shift
-from .calculator import block_of_lines, split_lines
+from .calculator import block_of_lines
 
 if TYPE_CHECKING:
     from . import service
@@ -54,10 +54,13 @@ def carried(cached: Cached, document: OpenDocument) -> list[Located] | None:
     text = current.string
     if "\r" in text:
         return None
-    edits = edits_between(document.versions(), cached.version)
+    versions = document.versions()
+    if not any(item.location is not None for item in cached.located):  # nothing to carry: no edit converted
+        return cached.located if any(v.version == cached.version for v in versions) else None
+    edits = edits_between(versions, cached.version)
     if edits is None:
         return None
-    lines = split_lines(text)
+    lines = text.split("\n")  # no CR: the LSP lines (split_lines' regular expression is several times slower)
     out = []
     for item in cached.located:
         if item.location is None:

@@ -14,7 +14,6 @@ from tether_lsp.server.positions import (
     LineIndex,
     Pos,
     PositionOutOfRange,
-    char_point,
     json_ranges,
     line_starts,
     point_after,
@@ -287,11 +286,40 @@ def test_point_at_counts_rows_at_newlines_only_and_columns_in_bytes() -> None:
 
 
 def test_char_point_turns_byte_columns_into_characters() -> None:
-    text = "a\né🎉中x\n".encode()
+    index = LineIndex("a\né🎉中x\n".encode())
     byte_column = len("é🎉中".encode())
-    assert char_point(text, (1, byte_column)) == (1, 3)
-    assert char_point(text, (0, 1)) == (0, 1)
-    assert char_point(text, (1, 1)) == (1, 1)  # inside "é": the partial character counts as one
+    assert index.char_point((1, byte_column)) == (1, 3)
+    assert index.char_point((0, 1)) == (0, 1)
+    assert index.char_point((1, 1)) == (1, 1)  # inside "é": the partial character counts as one
+    lone_cr = LineIndex("é\r東🎉\nx".encode())  # a lone CR is an LSP line break, not a row break
+    assert lone_cr.char_point((0, len("é\r東🎉".encode()))) == (0, 4)
+    assert lone_cr.char_point((1, 1)) == (1, 1)
+
+
+def char_point_by_hand(text: bytes, point: tuple[int, int]) -> tuple[int, int]:
+    """The row's start found by splitting at every "\n", the column by decoding up to the point."""
+    row, byte_column = point
+    start = sum(len(part) + 1 for part in text.split(b"\n")[:row])
+    return row, len(text[start : start + byte_column].decode("utf-8", errors="replace"))
+
+
+CHAR_PIECES = st.sampled_from(["a", "é", "東", "🚀", "\n", "\r\n", "\r", " ", "ñandú", "👩\u200d👧"])
+
+
+@given(st.lists(CHAR_PIECES, max_size=30).map("".join), st.lists(CHAR_PIECES, max_size=4).map("".join), st.data())
+def test_char_points_agree_with_decoding_the_row_on_fresh_and_edited_indexes(
+    text: str, inserted: str, data: st.DataObject
+) -> None:
+    """Every byte offset's point, in characters, from a fresh index and from one derived by an edit (the
+    markers convert typed edits through derived indexes): the same as decoding the row by hand."""
+    old = text.encode()
+    start = data.draw(st.integers(0, len(old)))
+    end = data.draw(st.integers(start, len(old)))
+    new = old[:start] + inserted.encode() + old[end:]
+    for index, raw in ((LineIndex(old), old), (LineIndex(old).edited(start, end, inserted.encode(), new), new)):
+        for offset in range(len(raw) + 1):
+            point = point_at(raw, offset)
+            assert index.char_point(point) == char_point_by_hand(raw, point)
 
 
 def test_utf8_offsets_of_characters() -> None:

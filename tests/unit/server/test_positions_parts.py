@@ -12,7 +12,6 @@ from tether_lsp.server.positions import (
     Encoding,
     LineIndex,
     Pos,
-    char_point,
     line_starts,
     lsp_offset,
     point_at,
@@ -115,8 +114,8 @@ def test_positions_between_cr_and_lf_and_before_the_text() -> None:
 
 
 def test_char_points_count_characters_from_the_rows_start() -> None:
-    assert char_point("éa".encode(), (0, 2)) == (0, 1)
-    assert char_point("aé\nbé東x".encode(), (1, 6)) == (1, 3)
+    assert LineIndex("éa".encode()).char_point((0, 2)) == (0, 1)
+    assert LineIndex("aé\nbé東x".encode()).char_point((1, 6)) == (1, 3)
 
 
 TEXTS = [
