@@ -1,9 +1,13 @@
 """The agents' front on a long file: the latency of ``select`` and ``edit`` through the MCP tools' adapters
 in-process on a generated Python file, and the time from starting ``tether-lsp mcp`` to its first answers over
-stdio (the second half of ``benchmarks/agent_edits.py``'s report)."""
+stdio (the second half of ``benchmarks/agent_edits.py``'s report).
+
+``python -m benchmarks.agent_latency [--lines N] [--rounds N]`` prints the latency part alone (no start-ups, no
+history): the whole-file selector chain with a name filter (``select a function by name``) among them."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import statistics
@@ -189,3 +193,16 @@ def start_up(times: int) -> dict[str, Any]:
         "initialize_ms": {"median": statistics.median(initialized), "max": max(initialized)},
         "first_call_ms": {"median": statistics.median(answered), "max": max(answered)},
     }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.agent_latency")
+    parser.add_argument("--lines", type=int, default=10_000, help="lines of the file latency is measured on")
+    parser.add_argument("--rounds", type=int, default=100, help="select and edit calls timed")
+    parser.add_argument("--seed", type=int, default=7)
+    options = parser.parse_args()
+    latency(options.lines, options.rounds, options.seed)
+
+
+if __name__ == "__main__":
+    main()

@@ -96,6 +96,7 @@ SCENARIOS: dict[str, dict[str, list[Step]]] = {
     "python": {
         "selectFunctions": [("selectFunctions",)],
         "selectFunctions → selectName": [("selectFunctions",), ("selectName",)],
+        "selectFunctions → filterText (a name)": [("selectFunctions",), ("filterText", r"def compute_250\b")],
         "5-step chain": [
             ("selectClasses",),
             ("selectMethods",),

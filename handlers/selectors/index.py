@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Language, Tree
@@ -46,6 +46,7 @@ class TreeIndex:
     """Pre-order arrays describing every node of one tree (named and anonymous)."""
 
     __slots__ = (
+        "_matches",
         "_positions",
         "copied_rows",
         "end",
@@ -90,6 +91,7 @@ class TreeIndex:
                     column.frombytes(value.tobytes())  # a numpy array: one copy in C
                 setattr(self, name, column)
         self._positions: dict[frozenset[int], list[int]] = {}
+        self._matches: dict[str, list[int]] = {}
         #: Rows taken from the previous version's index by :meth:`updated` (0: every node was walked).
         self.copied_rows = 0
 
@@ -138,6 +140,19 @@ class TreeIndex:
             wanted = np.fromiter(kind_ids, dtype=np.uint16, count=len(kind_ids))
             found = self._positions[kind_ids] = np.flatnonzero(np.isin(kinds, wanted)).tolist()
         return found
+
+    def matches(self, key: str, build: Callable[[], list[int]]) -> list[int]:
+        """The pre-order indices of every node of a kind in the whole tree (``key`` names the kind; ``build``
+        finds them), found once per index: later whole-file selections slice them instead of testing each
+        candidate again in Python."""
+        found = self._matches.get(key)
+        if found is None:
+            found = self._matches[key] = build()
+        return found
+
+    def has_matches(self, key: str) -> bool:
+        """Whether :meth:`matches` of ``key`` was found already."""
+        return key in self._matches
 
     # --- text --------------------------------------------------------------------------------------
 

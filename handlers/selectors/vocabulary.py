@@ -3,14 +3,14 @@ and implementations.
 
 Every selector is a pure function over a :class:`Context` (one tree's index, its kind table, the
 request's position converter and regex budget). Per-cursor selectors map one cursor (a pre-order index)
-to zero or more nodes; list-level selectors (ordinals, filters) see the whole cursor list. The engine
+to zero or more nodes; list-level selectors (ordinals, filters, and the kind selectors, which find the matches
+under all the cursors at once) see the whole cursor list. The engine
 (:mod:`.engine`) validates, de-duplicates and sorts around them.
 """
 
 from __future__ import annotations
 
 import bisect
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
@@ -24,6 +24,7 @@ from tether_lsp.server.nodes import descendant_index
 from .index import TreeIndex
 from .kinds import KIND_NAMES, YAML_SCALARS, KindTable
 from .regex_cost import too_costly
+from .text_filter import text_filter
 
 ArgType = Literal["int", "nat", "str"]
 T = TypeVar("T")
@@ -55,6 +56,9 @@ class Context:
     selector: str = ""
     deadline: float = 0.0
     budget_s: float = 0.0
+    #: Nodes this request looked through cursor by cursor (past a share of the tree, the whole tree's matches
+    #: are found once instead: :func:`_matches_in`).
+    scanned: int = 0
 
     _memo: dict[str, Any] = field(default_factory=dict)
 
@@ -70,23 +74,26 @@ class Context:
 
 @dataclass(frozen=True)
 class Matcher:
-    """Candidates by kind id (cheap) refined by a predicate (context): a kind, a type or a union."""
+    """Candidates by kind id (cheap) refined by a predicate (context): a kind, a type or a union. ``key`` names
+    what it matches (the index keeps each key's matches over the whole tree)."""
 
     candidates: frozenset[int]
     test: Callable[[TreeIndex, int], bool]
+    key: str
 
     def __or__(self, other: Matcher) -> Matcher:
         a, b = self.test, other.test
-        return Matcher(self.candidates | other.candidates, lambda ix, i: a(ix, i) or b(ix, i))
+        key = f"{self.key}|{other.key}"
+        return Matcher(self.candidates | other.candidates, lambda ix, i: a(ix, i) or b(ix, i), key)
 
 
 def kind(ctx: Context, name: str) -> Matcher:
-    return Matcher(ctx.table.candidates(name), ctx.table.predicates[name])
+    return Matcher(ctx.table.candidates(name), ctx.table.predicates[name], f"kind:{name}")
 
 
 def types(ctx: Context, *names: str) -> Matcher:
     ids = ctx.table.ids(*names)
-    return Matcher(ids, lambda ix, i: bool(ix.named[i]) and ix.kind[i] in ids)
+    return Matcher(ids, lambda ix, i: bool(ix.named[i]) and ix.kind[i] in ids, f"types:{','.join(names)}")
 
 
 # --- walking ---------------------------------------------------------------------------------------
@@ -98,10 +105,31 @@ def _between(sorted_positions: list[int], lo: int, hi: int) -> list[int]:
     return sorted_positions[bisect.bisect_left(sorted_positions, lo) : bisect.bisect_left(sorted_positions, hi)]
 
 
+#: Once a request's cursors' subtrees hold more than this share of the tree's nodes, they are served from the
+#: matches of the whole tree (found once per index); before, by testing the candidates inside each.
+WHOLE_TREE_SHARE = 0.25
+
+
+def _matches_in(ctx: Context, c: int, matcher: Matcher) -> list[int]:
+    """The matches among ``c`` and its descendants, in pre-order."""
+    ix = ctx.index
+    stop = ix.subtree_end[c]
+    ctx.scanned += stop - c
+    if ix.has_matches(matcher.key) or ctx.scanned > WHOLE_TREE_SHARE * len(ix):
+        every = ix.matches(matcher.key, lambda: [p for p in ctx.positions(matcher.candidates) if matcher.test(ix, p)])
+        return _between(every, c, stop)
+    return [p for p in _between(ctx.positions(matcher.candidates), c, stop) if matcher.test(ix, p)]
+
+
 def deep(ctx: Context, c: int, matcher: Matcher) -> list[int]:
     """Every match among ``c`` and its descendants, nested ones included."""
-    ix = ctx.index
-    return [p for p in _between(ctx.positions(matcher.candidates), c, ix.subtree_end[c]) if matcher.test(ix, p)]
+    return _matches_in(ctx, c, matcher)
+
+
+def deep_all(ctx: Context, cursors: Sequence[int], matcher: Matcher) -> list[int]:
+    """Every match among the cursors and their descendants, in pre-order: the matches under each outermost
+    cursor (the others lie inside one), so a node under many cursors is found once."""
+    return [p for c in filter_outermost(ctx, sorted(set(cursors))) for p in _matches_in(ctx, c, matcher)]
 
 
 def outermost(ctx: Context, c: int, matcher: Matcher) -> list[int]:
@@ -109,10 +137,8 @@ def outermost(ctx: Context, c: int, matcher: Matcher) -> list[int]:
     ix = ctx.index
     owners: list[int] = []
     skip_until = -1
-    for p in _between(ctx.positions(matcher.candidates), c, ix.subtree_end[c]):
-        if p < skip_until:
-            continue
-        if matcher.test(ix, p):
+    for p in _matches_in(ctx, c, matcher):
+        if p >= skip_until:
             owners.append(p)
             skip_until = ix.subtree_end[p]
     return owners
@@ -362,33 +388,6 @@ def select_nth(ctx: Context, cursors: Sequence[int], n: int) -> list[int]:
     return out
 
 
-def text_filter(keep_matches: bool) -> Callable[[Context, Sequence[int], regex.Pattern[str]], list[int]]:
-    def run(ctx: Context, cursors: Sequence[int], pattern: regex.Pattern[str]) -> list[int]:
-        out = []
-        text = ctx.index.text
-        rows = list(cursors)
-        for c, (start, end) in zip(rows, ctx.index.spans(rows), strict=True):  # spans of all at once: one numpy pass
-            left = ctx.deadline - time.monotonic()
-            try:
-                node_text = text[start:end].decode("utf-8", errors="replace")
-                found = left > 0 and pattern.search(node_text, timeout=left) is not None
-            except TimeoutError:
-                found = None
-            if left <= 0 or found is None:
-                raise InvalidParams(
-                    "args[0]",
-                    f"the regular expression ran out of its {ctx.budget_s:g} s budget "
-                    "(catastrophic backtracking?); simplify it",
-                    kind="invalidArgs",
-                    selector=ctx.selector,
-                )
-            if found == keep_matches:
-                out.append(c)
-        return out
-
-    return run
-
-
 def filter_kind(ctx: Context, cursors: Sequence[int], kind_name: str) -> list[int]:
     test = ctx.table.predicates[kind_name]
     return [c for c in cursors if test(ctx.index, c)]
@@ -428,8 +427,8 @@ class Selector:
     regex_arg: bool = False
 
 
-def _deep_kind(kind_name: str) -> Callable[[Context, int], list[int]]:
-    return lambda ctx, c: deep(ctx, c, ctx.memo(kind_name, lambda: kind(ctx, kind_name)))
+def _deep_kind(kind_name: str) -> Callable[[Context, Sequence[int]], list[int]]:
+    return lambda ctx, cursors: deep_all(ctx, cursors, ctx.memo(kind_name, lambda: kind(ctx, kind_name)))
 
 
 def _part(name: str) -> Callable[[Context, int], list[int]]:
@@ -482,7 +481,7 @@ def _build() -> dict[str, Selector]:
     table: list[Selector] = []
     for name, (kind_name, plural, refinement) in KIND_SELECTORS.items():
         description = " ".join(filter(None, [f"All {plural} inside each cursor, nested ones too.", refinement]))
-        table.append(Selector(name, (), description, _deep_kind(kind_name)))
+        table.append(Selector(name, (), description, _deep_kind(kind_name), list_level=True))
     for name, description in PART_DESCRIPTIONS.items():
         table.append(Selector(name, (), f"Part: {description}.", _part(name)))
     table += [

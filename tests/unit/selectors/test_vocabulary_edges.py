@@ -10,7 +10,8 @@ import regex
 
 from tests.unit.selectors.harness import Doc
 from tether_lsp.handlers.selectors.engine import validate
-from tether_lsp.handlers.selectors.vocabulary import Context, text_filter
+from tether_lsp.handlers.selectors.text_filter import text_filter
+from tether_lsp.handlers.selectors.vocabulary import Context
 from tether_lsp.server.errors import InvalidParams
 
 PY = Doc("python", "a = 1\nb = 2\nc = 3\n")
