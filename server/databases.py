@@ -50,6 +50,11 @@ class Databases:
     def _migrations(self) -> dict[str, Sequence[Migration]]:
         return {component: load() for component, load in self._storage.items()}
 
+    @property
+    def opened(self) -> bool:
+        """Whether the shared database is open (a request using it no longer waits for SQLAlchemy and the schema)."""
+        return self._database is not None
+
     def shared(self) -> Database:
         """The database (opened and migrated on first use); raises StorageError when it cannot be."""
         from .storage import open_database

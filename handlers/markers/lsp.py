@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 else:  # loaded on first use (it brings SQLAlchemy)
     service = lazy_module(f"{__package__}.service")
 from .convert import to_positions
+from .first_list import FirstList, Listed, QuickLocated
 from .settings import MarkersSettings
 from .sqlite_watch import SqliteWatch
 from .state import MarkersState
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from tether_lsp.server.storage import Migration
 
 
-def to_marker(item: service.Located, text: str | None, encoding: Encoding) -> Marker:
+def to_marker(item: service.Located | QuickLocated, text: str | None, encoding: Encoding) -> Marker:
     """The service's located marker on the wire: its range in the client's encoding."""
     record = item.record
     located = item.location is not None and text is not None
@@ -76,7 +77,8 @@ GIT_WATCHERS = ("**/.git/HEAD", "**/.git/logs/HEAD", "**/.git/refs/**")
 async def located_now(m: Markers, uri: str, last_known: bool = False) -> tuple[str | None, list[service.Located]]:
     """Where the markers of ``uri`` are now (:meth:`MarkersState.located`), after, on SQLite, the watch dropped
     the caches of the files another process wrote to since (:mod:`.sqlite_watch`)."""
-    await m.watch.before_answer(uri, m.server.document(uri) is not None)
+    opened = m.server.databases.opened  # else the check would wait for the database to open, as the answer does
+    await m.watch.before_answer(uri, m.server.document(uri) is not None, wait=opened)
     return await m.state.located(uri, last_known=last_known)
 
 
@@ -103,8 +105,11 @@ async def create(m: Markers, params: CreateParams) -> Marker:
 
 
 async def list_markers(m: Markers, params: ListParams) -> MarkerList:
-    """Every marker of a file where its code is now: located ones in document order, then missing ones."""
-    text, located = await located_now(m, params.text_document.uri, last_known=True)
+    """Every marker of a file where its code is now: located ones in document order, then missing ones (a
+    session's first lists from the stored locations when they are the answer: :mod:`.first_list`)."""
+    uri = params.text_document.uri
+    listed: Listed | None = await m.first.answer(uri)
+    text, located = listed if listed is not None else await located_now(m, uri, last_known=True)
     return MarkerList([to_marker(item, text, m.server.encoding) for item in located])
 
 
@@ -232,6 +237,12 @@ class Markers:
                 server.protocol.notify("tether/markers/didChange", DidChangeMarkers(sorted(set(uris))))
 
         self.watch = watch = SqliteWatch(server, state, notify_changed)
+        self.first = FirstList(
+            state,
+            lambda uri: located_now(self, uri, last_known=True),
+            lambda uri: _open_text(server, uri),
+            lambda: server.databases.opened,
+        )
         state.on_written = lambda uris: watch.written(*uris)
         state.open_document = server.document
 

@@ -122,15 +122,16 @@ class SqliteWatch:
 
     # --- the loop ------------------------------------------------------------------------------------
 
-    async def before_answer(self, uri: str, is_open: bool) -> None:
+    async def before_answer(self, uri: str, is_open: bool, wait: bool = True) -> None:
         """Loop, before a request answers ``uri``'s markers: notice other processes' writes (waits at most
-        REQUEST_WAIT_S; a check that takes longer delivers when it ends)."""
+        REQUEST_WAIT_S; a check that takes longer delivers when it ends). ``wait`` False: the database is not
+        open yet, so nothing is cached and the check would first open it: it starts and is not waited for."""
         if is_open:
             self.listed.add(uri)
         if self._sqlite is False or self._closed:
             return
         job = self._submit(self._check, tuple(sorted(self.listed)))
-        if job is None:
+        if job is None or not wait:
             return
         try:
             await asyncio.wait_for(asyncio.shield(job), REQUEST_WAIT_S)
