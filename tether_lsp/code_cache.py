@@ -1,30 +1,36 @@
-"""A disk cache of the methods attrs generates, so start-up does not compile them again every time.
+"""A disk cache of the methods attrs and dataclasses generate, so start-up does not compile them every time.
 
 Why: importing ``lsprotocol.types`` (pygls needs it) defines about 570 attrs classes, and attrs writes and
 compiles ``__init__``/``__eq__``/``__repr__``… for each: some 800 calls to ``compile`` that take about 80 ms
-of the ~160 ms import, on every start of every editor window. The generated source is the same each time, so
+of the ~160 ms import, on every start of every editor window. Tether's own modules define some 200
+dataclasses, whose ~550 generated methods cost as much again. The generated source is the same each time, so
 its compiled code objects are kept in one ``marshal`` file in the user cache folder, keyed by a hash of the
 source and its file name; the file's name carries the Python version and bytecode magic, so a code object is
 only ever loaded by the interpreter that compiled it.
 
-This wraps one private function of attrs (``attr._make._compile_and_eval``); when attrs no longer has it,
-or anything about the cache is off (missing, corrupt, unwritable, ``TETHER_CODE_CACHE=0``), attrs compiles
-as it always did. Loading is a few ms; the file is rewritten only when much was compiled anew.
+This wraps one private function of attrs (``attr._make._compile_and_eval``) and the ``exec`` that
+``dataclasses`` calls (a name in its module, compiled here exactly as ``exec`` would: no inherited future
+flags); when attrs no longer has that function, or anything about the cache is off (missing, corrupt,
+unwritable, ``TETHER_CODE_CACHE=0``), they compile as they always did. Loading is a few ms; the file is
+rewritten only when much was compiled anew.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import marshal
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from types import CodeType
 from typing import Any
+
+try:  # not hashlib: importing it loads OpenSSL (~5 ms), for a hash CPython has built in
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 
 def cache_file() -> Path:
@@ -34,8 +40,8 @@ def cache_file() -> Path:
     return Path(user_cache_dir("tether-lsp")) / f"attrs-code-{tag}.marshal"
 
 
-def _key(script: str, filename: str) -> bytes:
-    return hashlib.blake2b(f"{filename}\0{script}".encode(), digest_size=16).digest()
+def _key(script: str, filename: str, inherit: bool) -> bytes:
+    return blake2b(f"{filename}\0{int(inherit)}\0{script}".encode(), digest_size=16).digest()
 
 
 class CodeCache:
@@ -54,8 +60,10 @@ class CodeCache:
         if isinstance(loaded, dict):
             self.known = loaded
 
-    def compile(self, script: str, filename: str) -> CodeType:
-        key = _key(script, filename)
+    def compile(self, script: str, filename: str, inherit: bool = True) -> CodeType:
+        """``compile(script, filename, "exec")``; ``inherit=False``: without this module's future flags, as
+        ``exec`` compiles a string for a module that has none (``dataclasses``)."""
+        key = _key(script, filename, inherit)
         data = self.known.get(key)
         if data is not None:
             try:
@@ -66,7 +74,7 @@ class CodeCache:
                 self.hits += 1
                 self.used[key] = data
                 return code
-        code = compile(script, filename, "exec")
+        code = compile(script, filename, "exec", dont_inherit=not inherit)
         self.new[key] = self.used[key] = marshal.dumps(code)
         return code
 
@@ -78,6 +86,8 @@ class CodeCache:
     def save(self) -> None:
         """Write what this process used, atomically (several servers may start at once, and entries of older
         versions of lsprotocol/attrs drop out); errors only cost speed."""
+        import tempfile  # only when writing: start-up does not pay for it
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".attrs-code-")
@@ -107,7 +117,24 @@ def install(path: Path | None = None) -> CodeCache | None:
         eval(cache.compile(script, filename), globs, locs)
 
     _make._compile_and_eval = compile_and_eval
+    _cache_dataclasses(cache)
     return cache
+
+
+def _cache_dataclasses(cache: CodeCache) -> None:
+    """Route the ``exec`` of the methods ``dataclasses`` writes through the cache (its module looks ``exec`` up
+    in its globals before the builtins)."""
+    import dataclasses
+
+    if "exec" in vars(dataclasses):
+        return  # someone else replaced it: leave it alone
+
+    def cached_exec(source: Any, globs: dict[str, Any] | None = None, locs: Mapping[str, object] | None = None) -> None:
+        if isinstance(source, str):
+            source = cache.compile(source, "<string>", inherit=False)
+        exec(source, globs, locs)
+
+    dataclasses.exec = cached_exec  # type: ignore[attr-defined]
 
 
 def save_in_background(cache: CodeCache | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import marshal
 import subprocess
 import sys
@@ -65,3 +66,43 @@ def test_it_can_be_turned_off(tmp_path: Path) -> None:
         env=server_env({"TETHER_CODE_CACHE": "0", "XDG_CACHE_HOME": str(tmp_path)}),
     )
     assert out.stdout.strip() == "None"
+
+
+DATACLASS_PROBE = """
+import dataclasses, json
+from tether_lsp import code_cache
+cache = code_cache.install()
+hits = cache.hits if cache else 0
+fields = [("x", int), ("y", "tuple[int, ...]", dataclasses.field(default_factory=tuple))]
+P = dataclasses.make_dataclass("P", fields, frozen=True, order=True)
+p, q = P(1), P(1, (2,))
+assert p == P(1) and p < q and hash(p) == hash(P(1)) and repr(q) == "P(x=1, y=(2,))"
+try:
+    p.x = 2
+    raise AssertionError("not frozen")
+except dataclasses.FrozenInstanceError:
+    pass
+if cache:
+    cache.save()
+used = {"hits": cache.hits - hits, "new": len(cache.new)} if cache else {}
+print(json.dumps({**used, "init": str(P.__init__.__annotations__)}))
+"""
+
+
+def dataclass_start(tmp_path: Path, **env: str) -> dict[str, object]:
+    extra = {"XDG_CACHE_HOME": str(tmp_path / "cache"), **env}
+    out = subprocess.run([sys.executable, "-c", DATACLASS_PROBE], capture_output=True, text=True, env=server_env(extra))
+    assert out.returncode == 0, out.stderr
+    return dict(json.loads(out.stdout))
+
+
+def test_the_methods_dataclasses_write_are_loaded_the_second_time_and_behave_the_same(tmp_path: Path) -> None:
+    """Tether's modules define some 200 dataclasses at start-up: their generated methods come from the cache too,
+    compiled exactly as ``dataclasses`` compiles them (the same annotations, equality, order, hash, repr)."""
+    first = dataclass_start(tmp_path)
+    assert first["hits"] == 0
+    assert int(str(first["new"])) >= 5  # __init__, __repr__, __eq__, the order methods, __hash__, __setattr__...
+    second = dataclass_start(tmp_path)
+    assert second["hits"] == first["new"]
+    uncached = dataclass_start(tmp_path, TETHER_CODE_CACHE="0")
+    assert second["init"] == first["init"] == uncached["init"]  # "tuple[int, ...]" stays a string, int stays the type
