@@ -71,7 +71,11 @@ class TetherServer(LanguageServer):
         self.init_options: Any = None
         self.hooks: Hooks[TetherServer] = Hooks()
         self.workers = Workers(lambda: self.settings.section(LimitSettings).workers)
-        self.processes = Processes(lambda: self.settings.section(LimitSettings).processes, self.run_blocking)
+        self.processes = Processes(
+            lambda: self.settings.section(LimitSettings).processes,
+            self.run_blocking,
+            tree_bytes=lambda: self.settings.section(LimitSettings).processTreeBytes,
+        )
         self.on_initialized(self._warm_processes)
         self.databases = Databases(lambda: self.settings.section(DatabaseSettings).url, lambda: self.workspace_root)
         self.errors = ErrorReporter(self.window_show_message)

@@ -16,12 +16,15 @@ from tree_sitter import Parser, Point, Tree
 
 from .syntax import GrammarLimits, language_by_name
 
-#: Source bytes of the documents whose trees a process keeps (a tree costs about 35 times its text: some 18 MB).
+#: Source bytes of the documents whose trees a process keeps (a tree costs about 35 times its text: some 18 MB);
+#: the default of ``tether.limits.processTreeBytes``, which each call to a worker process puts in force there
+#: (:func:`keep_at_most`, from :mod:`.processes`).
 KEPT_BYTES = 512 * 1024
 
 _kept: OrderedDict[tuple[str, str], tuple[bytes, Tree]] = OrderedDict()  # (key, language) -> last text and tree
 _parsers: dict[str, Parser] = {}
 _lock = threading.Lock()  # a process's jobs run one at a time; in a worker thread (processes = 0) they may not
+_budget = [KEPT_BYTES]  # guarded by _lock
 
 
 def tree_for(key: str, language: str, text: bytes, limits: GrammarLimits) -> Tree | None:
@@ -47,8 +50,21 @@ def tree_for(key: str, language: str, text: bytes, limits: GrammarLimits) -> Tre
                 _edit(base, old_text, text)
                 tree = parser.parse(text, base)
         _kept[(key, language)] = (text, tree)
-        _keep_within(KEPT_BYTES)
+        _keep_within(_budget[0])
         return tree
+
+
+def keep_at_most(budget: int) -> None:
+    """Keep the trees of at most ``budget`` source bytes from now on (the last tree is always kept, unless 0)."""
+    with _lock:
+        _budget[0] = budget
+        _keep_within(budget)
+
+
+def kept() -> list[str]:
+    """The keys whose trees are kept, the least recently parsed first (tests, diagnostics)."""
+    with _lock:
+        return [key for key, _language in _kept]
 
 
 def forget() -> None:
@@ -59,7 +75,7 @@ def forget() -> None:
 
 def _keep_within(budget: int) -> None:
     total = sum(len(text) for text, _tree in _kept.values())
-    while total > budget and len(_kept) > 1:
+    while total > budget and len(_kept) > (1 if budget > 0 else 0):
         _key, (text, _tree) = _kept.popitem(last=False)
         total -= len(text)
 

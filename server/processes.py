@@ -55,7 +55,8 @@ class Processes:
     """A lazily started pool of worker processes, and the calls that run in it.
 
     ``size`` is read when the pool starts and at each call (a new size restarts the pool; 0 runs calls through
-    ``in_thread``).
+    ``in_thread``); ``tree_bytes`` (``tether.limits.processTreeBytes``) at each call, which puts it in force where
+    the call runs (:func:`.process_trees.keep_at_most`).
     """
 
     def __init__(
@@ -63,8 +64,10 @@ class Processes:
         size: Callable[[], int],
         in_thread: Callable[..., Awaitable[Any]],
         preload: Sequence[str] = PRELOAD,
+        tree_bytes: Callable[[], int] | None = None,
     ) -> None:
         self._size = size
+        self._tree_bytes = tree_bytes
         self._in_thread = in_thread
         self._preload = tuple(preload)
         #: What each new child imports before it is counted ready (``preload`` and the modules of calls so far).
@@ -86,13 +89,14 @@ class Processes:
         if self.closed:
             raise _shutting_down()
         size = self._size()
+        budget = self._tree_bytes() if self._tree_bytes is not None else None
         if size <= 0:
             self._drop_idle()
-            return await self._in_thread(fn, *args)  # type: ignore[no-any-return]
+            return await self._in_thread(_call, budget, fn, *args)  # type: ignore[no-any-return]
         self._modules.setdefault(fn.__module__, None)
         for attempt in range(RETRIES + 1):
             try:
-                return await self._once(size, fn, *args)
+                return await self._once(size, _call, budget, fn, *args)
             except BrokenExecutor:
                 if self.closed:
                     raise _shutting_down() from None
@@ -228,6 +232,16 @@ def _end(pool: ProcessPoolExecutor) -> None:
 
 def _shutting_down() -> RequestFailed:
     return RequestFailed("the server is shutting down", "shuttingDown")
+
+
+def _call(tree_bytes: int | None, fn: Callable[..., R], *args: Any) -> R:
+    """Where a call runs (a child, or a worker thread at size 0): the server's budget of kept trees put in force
+    there, then ``fn(*args)``."""
+    if tree_bytes is not None:
+        from . import process_trees  # the child has it (the fork server preloads the parser); not at start-up
+
+        process_trees.keep_at_most(tree_bytes)
+    return fn(*args)
 
 
 def _import_all(modules: Sequence[str]) -> int:

@@ -45,7 +45,9 @@ class ThreadHost:
         self._settings = settings
         self._own_processes = processes is None
         self.processes = processes or Processes(
-            lambda: self._settings.section(LimitSettings).processes, self.run_blocking
+            lambda: self._settings.section(LimitSettings).processes,
+            self.run_blocking,
+            tree_bytes=lambda: self._settings.section(LimitSettings).processTreeBytes,
         )
         self._root = root
         self.databases = Databases(lambda: database_url(settings.section(DatabaseSettings).url), lambda: root)
@@ -125,7 +127,11 @@ class ThreadHosts:
         self.settings = settings
         self.components = components
         #: One set of worker processes for every host.
-        self.processes = Processes(lambda: self.settings.section(LimitSettings).processes, asyncio.to_thread)
+        self.processes = Processes(
+            lambda: self.settings.section(LimitSettings).processes,
+            asyncio.to_thread,
+            tree_bytes=lambda: self.settings.section(LimitSettings).processTreeBytes,
+        )
         self._hosts: dict[str, ThreadHost] = {}
         self._lock = threading.Lock()
 

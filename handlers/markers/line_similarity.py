@@ -13,6 +13,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Indel, LCSseq
 
 from .columns import common_ends
+from .settings import compared_product
 
 #: Minimum similarity for a changed line to count as the same line (reference: 0.5).
 LINE_THRESHOLD = 0.5
@@ -23,9 +24,6 @@ SHORT_LINE = 4
 #: middles: rapidfuzz's batch calls compare the whole of both lines (a second for two 110 KB lines differing in
 #: one character).
 BATCH_PRODUCT = 1_000_000
-#: Two lines whose changed middles (their common start and end set aside) have a product of lengths above this
-#: count those middles as rewritten: an edit similarity costs that product (two different 110 KB lines: a second).
-MAX_COMPARED_PRODUCT = 25_000_000
 
 
 def normalise(line: str) -> str:
@@ -51,7 +49,7 @@ def normalised_similarity(na: str, nb: str) -> float:
 
 
 def long_similarity(na: str, nb: str) -> float:
-    """The same measure for two long lines, its cost bounded by :data:`MAX_COMPARED_PRODUCT`.
+    """The same measure for two long lines, its cost bounded by ``tether.markers.maxComparedProduct``.
 
     The common start and end count as kept; the middles between them are compared when small enough, else
     counted as rewritten (a lower bound of the similarity: long lines edited in two distant places may fall below
@@ -60,7 +58,7 @@ def long_similarity(na: str, nb: str) -> float:
     head, tail = common_ends(na, nb)
     middle_a, middle_b = na[head : len(na) - tail], nb[head : len(nb) - tail]
     kept = head + tail
-    if len(middle_a) * len(middle_b) <= MAX_COMPARED_PRODUCT:
+    if len(middle_a) * len(middle_b) <= compared_product():
         kept += LCSseq.similarity(middle_a, middle_b)
     total = len(na) + len(nb)
     return 1.0 - (total - 2 * kept) / total

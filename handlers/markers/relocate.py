@@ -9,25 +9,28 @@ added (where a block that left another file is searched for).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tether_lsp.server.syntax import GrammarLimits
 
 from .calculator import Calculated, Location, split_lines
 from .line_map import LineMap
+from .settings import compare_at_most, compared_product
 from .structure import follow
 
 
 @dataclass(frozen=True, slots=True)
 class FileWork:
     """A file's text where its markers were made (None: the file is new there), its text now, and the markers'
-    locations in the old text (none: only the added lines are asked)."""
+    locations in the old text (none: only the added lines are asked); ``compared_product``: the bound on comparing
+    two long lines in force where the work was made (``tether.markers.maxComparedProduct``)."""
 
     old: str | None
     new: str
     locations: dict[str, Location]
     language: str | None
     limits: GrammarLimits | None
+    compared_product: int = field(default_factory=compared_product)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,7 @@ class FileDone:
 
 def relocate_file(work: FileWork) -> FileDone:
     """The markers of one file at its new text, and the lines added, from one line mapping."""
+    compare_at_most(work.compared_product)  # a worker process works under the server's setting
     if work.old is None:
         return FileDone({}, list(range(len(split_lines(work.new)))))
     line_map = None if work.old == work.new else LineMap(split_lines(work.old), split_lines(work.new))

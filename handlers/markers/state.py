@@ -39,6 +39,7 @@ from .clones import Clones
 from .convert import to_location
 from .heads import HeadCheck
 from .places import FileKey
+from .settings import settings_in_force
 from .sync import HeadSync
 from .team import TeamChannel
 
@@ -93,6 +94,7 @@ class MarkersState:
         self.clones = Clones(server, self.git, self.team.announce)  # uris <-> (repository, path)
         self.sync = HeadSync(self, self.clones, self._resynced)  # each repository's markers at its HEAD
         self._local: tuple[Database, UncommittedStore] | None = None
+        settings_in_force(server.settings)
 
     # --- stores ---------------------------------------------------------------------------------------
 
@@ -380,6 +382,7 @@ class MarkersState:
 
     def on_settings(self, settings: Any) -> None:
         self.team.on_settings(settings)
+        settings_in_force(settings)
 
     def _from_other_servers(self, uris: list[str], keys: list[FileKey | None]) -> None:
         """Loop: another server changed markers in these files (given as its uris and, in git, their keys):

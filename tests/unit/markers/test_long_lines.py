@@ -20,18 +20,20 @@ from rapidfuzz import process
 from rapidfuzz.distance import Indel, LCSseq
 from tree_sitter import Node
 
-from tether_lsp.handlers.markers import line_similarity, structure
+from tether_lsp.handlers.markers import structure
 from tether_lsp.handlers.markers.calculator import Location, calculate
 from tether_lsp.handlers.markers.columns import common_ends
 from tether_lsp.handlers.markers.line_similarity import (
     BATCH_PRODUCT,
-    MAX_COMPARED_PRODUCT,
     long_similarity,
     normalise,
     normalised_similarity,
     similar_lines,
 )
+from tether_lsp.handlers.markers.settings import MarkersSettings, compare_at_most, compared_product
 from tether_lsp.server.syntax import parse_text
+
+MAX_COMPARED_PRODUCT = MarkersSettings().maxComparedProduct  # tether.markers.maxComparedProduct's default
 
 PROMPT = "PROMPT = " + " + ".join(['"tell the user hello"'] * 5_000)  # 110 KB on one line
 EDITED = PROMPT[:10] + "say" + PROMPT[11:]  # its first "t" became "say"
@@ -110,10 +112,13 @@ def test_long_similarity_is_rapidfuzz_measure_when_the_middles_are_compared(a: s
     """Setting the common ends aside changes nothing when the middles are compared; else it is a lower bound."""
     if not a and not b:
         return
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(line_similarity, "MAX_COMPARED_PRODUCT", bound)
+    was = compared_product()
+    compare_at_most(bound)
+    try:
         head, tail = common_ends(a, b)
         score = long_similarity(a, b)
+    finally:
+        compare_at_most(was)
     exact = Indel.normalized_similarity(a, b)
     if (len(a) - head - tail) * (len(b) - head - tail) <= bound:
         assert score == pytest.approx(exact)
