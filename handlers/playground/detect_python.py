@@ -12,7 +12,7 @@ and returns are looked at.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -20,10 +20,11 @@ from tree_sitter import Node
 from . import text as decode
 from .model import DEFAULT_KEYWORDS, Prompt
 from .python_nodes import Scopes, candidates
+from .python_units import Adds, Context, adds_of, target, unit_keys
 from .python_values import callee, source, value_of
+from .units import Lookup, Memo, Unit, in_order, still_valid
 
 PROMPT_NAME = re.compile(r"prompt", re.IGNORECASE)
-MARK = "@prompt"
 #: Calls whose arguments are messages for people, not prompts (``log.info(prompt=…)`` is a log line).
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"})
 #: LangChain's ``(role, text)`` tuples and ``{"role": …}`` values, as chat roles.
@@ -82,31 +83,6 @@ def _role_of_name(name: str) -> str | None:
     return "user" if "user" in lower or "human" in lower else None
 
 
-def _target(node: Node | None) -> str | None:
-    """The name an assignment binds: ``x`` or the last part of ``self.x``."""
-    if node is None:
-        return None
-    if node.type == "identifier":
-        return source(node)
-    if node.type == "attribute":
-        return source(node.child_by_field_name("attribute"))
-    return None
-
-
-def _marked(statement: Node) -> bool:
-    """A ``# @prompt`` comment right above the statement (blank lines allowed) or trailing on its line."""
-    before = statement.prev_sibling
-    if before is not None and before.type == "comment" and MARK in source(before):
-        return True
-    after = statement.next_sibling
-    return (
-        after is not None
-        and after.type == "comment"
-        and after.start_point.row == statement.end_point.row
-        and MARK in source(after)
-    )
-
-
 def _keyword_name(name: str, keywords: Sequence[str]) -> bool:
     """``template``, ``SUMMARY_TEMPLATE``, ``agent_instructions``: a keyword as the name or one of its ``_`` parts
     at either end."""
@@ -156,9 +132,7 @@ class _Module:
 
     root: Node
     keywords: Sequence[str]
-    constants: dict[str, str] = field(default_factory=dict)  # module-level NAME = S, to read chat messages
-    aliases: dict[str, str] = field(default_factory=dict)  # `from m import Template as T`: T -> Template
-    marked: set[tuple[str, str]] = field(default_factory=set)  # (scope, name) of P2 names
+    context: Context = field(default_factory=Context)  # aliases, constants and marked names, module-wide
     found: dict[tuple[int, int], Prompt] = field(default_factory=dict)
     up: Scopes = field(init=False)
 
@@ -197,35 +171,46 @@ class _Module:
         value = value_of(node)
         if value is not None:
             return value
-        if node.type == "identifier" and source(node) in self.constants:
-            return self.constants[source(node)]
-        return "{" + source(node) + "}"
+        constant = self.context.ask("constant", source(node)) if node.type == "identifier" else None
+        return constant if constant is not None else "{" + source(node) + "}"
 
 
-def detect(root: Node, keywords: Sequence[str] = DEFAULT_KEYWORDS) -> list[Prompt]:
-    """Every prompt of a module, in document order."""
-    nodes = candidates(root)
+def detect(root: Node, keywords: Sequence[str] = DEFAULT_KEYWORDS, memo: Memo | None = None) -> list[Prompt]:
+    """Every prompt of a module, in document order; with the ``memo`` of the previous version, only the top-level
+    statements that changed (or whose context did) are read again (:mod:`.units`)."""
+    memo = (memo if memo is not None else Memo()).for_settings(("python", tuple(keywords), root.type))
     module = _Module(root, keywords)
-    for node in nodes.get("i", []):
-        imported, alias = node.child_by_field_name("name"), node.child_by_field_name("alias")
-        if imported is not None and alias is not None:
-            module.aliases[source(alias)] = source(imported).rsplit(".", 1)[-1]
-    assignments = nodes.get("a", [])
-    up = module.up
-    for node in assignments:
-        name = _target(node.child_by_field_name("left"))
-        statement = up.parent(node)
-        if not name or statement is None or statement.type != "expression_statement":
-            continue
-        if _marked(statement):
-            module.marked.add((up.scope(node), name))
-        right = node.child_by_field_name("right")
-        block = up.parent(node, 2)
-        if block is not None and block.type == "module" and right is not None:
-            value = value_of(right)
-            if value is not None:
-                module.constants[name] = value
-    for node in assignments:
+    units = root.children
+    keys = unit_keys(units)
+    known = [memo.units.get(key) for key in keys]
+    nodes: dict[int, dict[str, list[Node]]] = {}
+    added: list[Adds] = []
+    for i, unit in enumerate(units):
+        had = known[i]
+        if had is None:
+            nodes[i] = candidates(unit)
+        added.append(had.adds if had is not None else adds_of(module.up, nodes[i]))
+        module.context.add(added[-1])
+    kept: dict[Hashable, Unit] = {}
+    found: list[tuple[Prompt, ...]] = []
+    for i, unit in enumerate(units):
+        had = known[i]
+        if had is not None and still_valid(had, module.context.answer):
+            prompts, lookups = had.moved_to(unit.start_byte), had.lookups
+        else:
+            prompts, lookups = _read(module, nodes[i] if i in nodes else candidates(unit))
+            memo.read += 1
+        kept[keys[i]] = Unit(unit.start_byte, prompts, added[i], lookups)
+        found.append(prompts)
+    memo.units = kept
+    return in_order(found)
+
+
+def _read(module: _Module, nodes: dict[str, list[Node]]) -> tuple[tuple[Prompt, ...], tuple[Lookup, ...]]:
+    """One top-level statement's prompts (every rule, the first one to find a span wins), and the questions it
+    asked of the context."""
+    module.found, module.context.noted = {}, []
+    for node in nodes.get("a", []):
         _assignment(module, node)
     for node in nodes.get("k", []):
         _keyword(module, node)
@@ -234,13 +219,14 @@ def detect(root: Node, keywords: Sequence[str] = DEFAULT_KEYWORDS) -> list[Promp
     for node in nodes.get("c", []):
         _call(module, node)
     _returns(module, nodes.get("r", []))
-    return sorted(module.found.values(), key=lambda p: p.span)
+    lookups, module.context.noted = tuple(module.context.noted), None
+    return tuple(sorted(module.found.values(), key=lambda p: p.span)), lookups
 
 
 def _assignment(module: _Module, node: Node) -> None:
     """P1 (a ``prompt`` name), P2 (a marked name), P6 (a keyword name), P7 (a ``Prompts`` class attribute), P11
     (a template constant)."""
-    name, right = _target(node.child_by_field_name("left")), node.child_by_field_name("right")
+    name, right = target(node.child_by_field_name("left")), node.child_by_field_name("right")
     if not name or right is None:
         return
     strong = PROMPT_NAME.search(name) is not None
@@ -252,11 +238,11 @@ def _assignment(module: _Module, node: Node) -> None:
         and PROMPT_NAME.search(source(holder.child_by_field_name("name"))) is not None
     )
     constant = holder is not None and name.isupper()
-    if not (strong or keyword or in_prompt_class or constant or module.marked):
+    if not (strong or keyword or in_prompt_class or constant or module.context.ask("any marked")):
         return
     scope = module.up.scope(node)
     role = _role_of_name(name)
-    if strong or (scope, name) in module.marked:
+    if strong or module.context.ask("marked", scope, name):
         module.add(scope + name, right, role=role, statement=node)
     elif keyword or in_prompt_class:
         module.add(scope + name, right, guard=decode.is_prose, role=role, statement=node)
@@ -289,7 +275,7 @@ def _container(module: _Module, node: Node) -> str:
     if parent is not None and parent.type == "keyword_argument":
         return source(parent.child_by_field_name("name"))
     if parent is not None and parent.type == "assignment":
-        return _target(parent.child_by_field_name("left")) or "dict"
+        return target(parent.child_by_field_name("left")) or "dict"
     if parent is not None and parent.type == "argument_list" and grandparent is not None:
         return callee(grandparent)
     if parent is not None and parent.type == "return_statement":
@@ -341,7 +327,7 @@ def _call(module: _Module, node: Node) -> None:
     ``PromptTemplate``, ``Template``, ``from_string``)."""
     function = callee(node)
     parts = function.split(".")
-    last = module.aliases.get(parts[-1], parts[-1]) if len(parts) == 1 else parts[-1]
+    last = module.context.ask("alias", parts[-1]) if len(parts) == 1 else parts[-1]
     args = node.child_by_field_name("arguments")
     if args is None or args.type != "argument_list":
         return

@@ -17,12 +17,14 @@ key, since one-line messages in configs are mostly commit or error messages.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import replace
 
 from tree_sitter import Node
 
 from . import text as decode
 from .model import YAML_KEYS, Prompt
+from .units import Memo, Unit, in_order
 
 PROMPT_KEY = re.compile(r"prompt", re.IGNORECASE)
 PAIRS = ("block_mapping_pair", "flow_pair")
@@ -241,45 +243,79 @@ def _prompt(
     return Prompt(anchor, content, span, tuple(decode.variables(content)), role, chat, reach)
 
 
-def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS) -> list[Prompt]:
-    """Every prompt of a YAML stream, in document order."""
+def detect(root: Node, text: bytes, keywords: Sequence[str] = YAML_KEYS, memo: Memo | None = None) -> list[Prompt]:
+    """Every prompt of a YAML stream, in document order; with the ``memo`` of the previous version, only the
+    documents that changed are read again (:mod:`.units`)."""
+    memo = (memo if memo is not None else Memo()).for_settings(("yaml", tuple(keywords), root.type))
     documents = [c for c in root.named_children if c.type == "document"]
     many = len(documents) > 1
-    found: dict[tuple[int, int], Prompt] = {}
+    kept: dict[Hashable, Unit] = {}
+    found: list[tuple[Prompt, ...]] = []
     for index, document in enumerate(documents):
+        key = _document_key(document, text)
+        had = memo.units.get(key)
+        if had is not None:
+            prompts = had.moved_to(document.start_byte)
+        else:
+            prompts = _document(document, text, keywords)
+            memo.read += 1
+        kept[key] = Unit(document.start_byte, prompts)
         prefix = f"{index}:" if many else ""
-        walk = _Walk(document)
-        for node in walk:
-            if node.type not in PAIRS:
-                continue
-            key = key_of(node)
-            value = node.child_by_field_name("value")
-            scalar = scalar_of(value)
-            if scalar is None:
-                if PROMPT_KEY.search(key) or key in keywords:
-                    _listed(walk, node, value, prefix, found)
-                continue
-            if key == "prompt" and _asks_the_operator(walk, node):
-                continue
-            role_sibling = key == "content" and any(key_of(s) == "role" for s in _siblings(walk, node))
-            strong = bool(PROMPT_KEY.search(key)) or role_sibling or _marked(node, text)
-            suggested = not strong and (key in keywords or _suggestive(walk, key, node))
-            if not (strong or suggested):
-                continue
-            if suggested and not _reads_as_prompt(key, decoded(scalar)):
-                continue
-            chain = walk.lineage(node)
-            if role_sibling:
-                role_pair = next(s for s in _siblings(walk, node) if key_of(s) == "role")
-                role_scalar = scalar_of(role_pair.child_by_field_name("value"))
-                role = decoded(role_scalar).strip() if role_scalar is not None else None
-                message = chain[1] if len(chain) > 1 else node
-                prompt = _prompt(prefix + _path(chain), scalar, role, message, _chat(chain))
-            else:
-                prompt = _prompt(prefix + _path(chain), scalar, _role_of_key(key), node)
-            if prompt is not None and prompt.span not in found:
-                found[prompt.span] = prompt
-    return sorted(found.values(), key=lambda p: p.span)
+        found.append(tuple(replace(p, anchor=prefix + p.anchor) for p in prompts) if prefix else prompts)
+    memo.units = kept
+    return in_order(found)
+
+
+def _document_key(document: Node, text: bytes) -> Hashable:
+    """A document's bytes and shape, with what :func:`_marked` may read around them: the lines above it up to the
+    first one that is not blank, the rest of its last line."""
+    start = text.rfind(b"\n", 0, document.start_byte) + 1
+    while start > 0:
+        above = text.rfind(b"\n", 0, start - 1) + 1
+        blank = not text[above : start - 1].strip()
+        start = above
+        if not blank:
+            break
+    end = text.find(b"\n", document.end_byte)
+    shape = (document.descendant_count, document.has_error, document.start_byte - start, document.end_byte - start)
+    return shape, text[start : len(text) if end < 0 else end]
+
+
+def _document(document: Node, text: bytes, keywords: Sequence[str]) -> tuple[Prompt, ...]:
+    """One document's prompts, their anchors without the document's index."""
+    found: dict[tuple[int, int], Prompt] = {}
+    walk = _Walk(document)
+    for node in walk:
+        if node.type not in PAIRS:
+            continue
+        key = key_of(node)
+        value = node.child_by_field_name("value")
+        scalar = scalar_of(value)
+        if scalar is None:
+            if PROMPT_KEY.search(key) or key in keywords:
+                _listed(walk, node, value, "", found)
+            continue
+        if key == "prompt" and _asks_the_operator(walk, node):
+            continue
+        role_sibling = key == "content" and any(key_of(s) == "role" for s in _siblings(walk, node))
+        strong = bool(PROMPT_KEY.search(key)) or role_sibling or _marked(node, text)
+        suggested = not strong and (key in keywords or _suggestive(walk, key, node))
+        if not (strong or suggested):
+            continue
+        if suggested and not _reads_as_prompt(key, decoded(scalar)):
+            continue
+        chain = walk.lineage(node)
+        if role_sibling:
+            role_pair = next(s for s in _siblings(walk, node) if key_of(s) == "role")
+            role_scalar = scalar_of(role_pair.child_by_field_name("value"))
+            role = decoded(role_scalar).strip() if role_scalar is not None else None
+            message = chain[1] if len(chain) > 1 else node
+            prompt = _prompt(_path(chain), scalar, role, message, _chat(chain))
+        else:
+            prompt = _prompt(_path(chain), scalar, _role_of_key(key), node)
+        if prompt is not None and prompt.span not in found:
+            found[prompt.span] = prompt
+    return tuple(sorted(found.values(), key=lambda p: p.span))
 
 
 def _listed(walk: _Walk, pair: Node, value: Node | None, prefix: str, found: dict[tuple[int, int], Prompt]) -> None:

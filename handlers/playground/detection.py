@@ -71,7 +71,9 @@ class Batch:
         keywords, yaml_keys = self.keywords, self.yaml_keys
 
         def scan_all() -> list[Found]:
-            return [(uri, v, scan(language, tree, text, keywords, yaml_keys)) for uri, v, language, text, tree in jobs]
+            return [
+                (uri, v, scan(language, tree, text, keywords, yaml_keys, uri)) for uri, v, language, text, tree in jobs
+            ]
 
         found = await host.run_blocking(scan_all)
         self.found_in = os.getpid()
