@@ -12,11 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from rapidfuzz import process
-from rapidfuzz.distance import Indel
-
+from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import line_starts
+
+if TYPE_CHECKING:
+    from rapidfuzz import process
+    from rapidfuzz.distance import Indel
+else:  # loaded on first use (~50 ms to import): initialize does not need it
+    process = lazy_module("rapidfuzz.process")
+    Indel = lazy_module("rapidfuzz.distance.Indel")
 
 FUZZY_LEAD = 0.05
 

@@ -9,9 +9,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from rapidfuzz import process
-from rapidfuzz.distance import Indel
-
 from tether_lsp.server.linediff import hunks
 
 from .line_similarity import (
@@ -116,6 +113,9 @@ class LineMap:
             for k, other in enumerate(others):
                 out[k] = 1.0 if other == norm else 0.0
             return out
+        import rapidfuzz.distance.Indel as Indel  # rapidfuzz loads on first use (~50 ms): start-up does not need it
+        import rapidfuzz.process as process
+
         batch, long = batchable(norm, others)  # a long line is None in the batch: skipped by extract
         for other, score, k in process.extract(norm, batch, scorer=Indel.normalized_similarity, limit=None):
             out[k] = 1.0 if other == norm else (float(score) if len(other) >= SHORT_LINE else 0.0)

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rapidfuzz import process
-from rapidfuzz.distance import Indel, LCSseq
-
 from .columns import common_ends
 from .settings import compared_product
 
@@ -45,6 +42,8 @@ def normalised_similarity(na: str, nb: str) -> float:
         return 0.0
     if len(na) * len(nb) > BATCH_PRODUCT:
         return long_similarity(na, nb)
+    import rapidfuzz.distance.Indel as Indel  # rapidfuzz loads on first use (~50 ms): start-up does not need it
+
     return float(Indel.normalized_similarity(na, nb))
 
 
@@ -59,6 +58,8 @@ def long_similarity(na: str, nb: str) -> float:
     middle_a, middle_b = na[head : len(na) - tail], nb[head : len(nb) - tail]
     kept = head + tail
     if len(middle_a) * len(middle_b) <= compared_product():
+        import rapidfuzz.distance.LCSseq as LCSseq
+
         kept += LCSseq.similarity(middle_a, middle_b)
     total = len(na) + len(nb)
     return 1.0 - (total - 2 * kept) / total
@@ -71,6 +72,9 @@ SEARCH_SLICE = 1000
 
 def similar_lines(line: str, norms: Sequence[str], *, normalised: bool = False) -> list[int]:
     """Indexes of the normalised lines ``norms`` at least LINE_THRESHOLD similar to ``line``, in order."""
+    import rapidfuzz.distance.Indel as Indel
+    import rapidfuzz.process as process
+
     norm = line if normalised else normalise(line)
     if len(norm) < SHORT_LINE:
         return [k for k, n in enumerate(norms) if n == norm]

@@ -9,11 +9,18 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
+from tether_lsp.server.lazy import lazy_module
 
 from .model import MapFile, MapPrompt, PlaygroundMap, Prompt
+
+if TYPE_CHECKING:
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+else:  # loaded on first use (~50 ms to import): initialize does not need it
+    process = lazy_module("rapidfuzz.process")
+    Levenshtein = lazy_module("rapidfuzz.distance.Levenshtein")
 
 THRESHOLD = 0.4  # similarity of a fuzzy pair (distance <= 0.6) ...
 SHORT_THRESHOLD = 0.6  # ... and when both texts are under SHORT characters

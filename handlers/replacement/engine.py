@@ -9,10 +9,12 @@ expressions over lines; the engine keeps the decision and the confidence model.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
+from typing import TYPE_CHECKING
 
-import regex
 from tree_sitter import Node, Parser, Point, Tree
 
+from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import point_after, point_at
 from tether_lsp.server.syntax import GrammarLimits, language_by_name
 
@@ -32,9 +34,24 @@ from .ranges import (
     unit_span,
 )
 
+if TYPE_CHECKING:
+    import regex
+else:  # loaded on first use: start-up does not import it
+    regex = lazy_module("regex")
+
 ADAPTERS: dict[str, Adapter] = {"python": python_adapter, "yaml": yaml_adapter}
-_WORD = regex.compile(r"\w")
-_TRAILING_WORD = regex.compile(rb"[\w$-]+$")
+
+
+@cache
+def _word() -> regex.Pattern[str]:
+    return regex.compile(r"\w")
+
+
+@cache
+def _trailing_word() -> regex.Pattern[bytes]:
+    return regex.compile(rb"[\w$-]+$")
+
+
 _parsers: dict[str, Parser] = {}
 
 
@@ -86,7 +103,7 @@ def mid_word(text: bytes, cursor: int) -> bool:
     """Whether the cursor sits between two word characters: a completion there would split a word."""
     before = text[max(0, cursor - 4) : cursor].decode("utf-8", errors="ignore")[-1:]
     after = text[cursor : cursor + 4].decode("utf-8", errors="ignore")[:1]
-    return bool(before and after and _WORD.match(before) and _WORD.match(after))
+    return bool(before and after and _word().match(before) and _word().match(after))
 
 
 def incomplete(adapter: Adapter, tree: Tree, text: bytes, cursor: int) -> str | None:
@@ -252,7 +269,7 @@ def _analyze(text: bytes, tree: Tree, language: str, cursor: int, completion: st
     start = line_start(text, cursor)
     prefix = text[start:cursor]
     if prefix.strip(b" \t"):
-        word = _TRAILING_WORD.search(prefix)
+        word = _trailing_word().search(prefix)
         if word is None:
             return _insert(text, cursor, completion, "completion continues the line")
         typed = word.group().decode("utf-8", errors="replace")

@@ -20,13 +20,14 @@ import string
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
-
-import regex
+from typing import TYPE_CHECKING, Protocol
 
 from tether_lsp.server.errors import InvalidParams
 
 from .index import TreeIndex
+
+if TYPE_CHECKING:
+    import regex  # the patterns come compiled (:func:`.vocabulary.validate`): start-up does not import it
 
 #: Characters that match themselves wherever they stand outside a character class (no VERBOSE: ``(?x)`` has
 #: ``(?`` and turns the literal off).

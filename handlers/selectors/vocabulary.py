@@ -13,18 +13,23 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-import regex
 from tree_sitter import Tree
 
 from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.nodes import descendant_index
 
 from .index import TreeIndex
 from .kinds import KIND_NAMES, YAML_SCALARS, KindTable
 from .regex_cost import too_costly
 from .text_filter import text_filter
+
+if TYPE_CHECKING:
+    import regex
+else:  # loaded by the first pattern compiled: start-up does not import it
+    regex = lazy_module("regex")
 
 ArgType = Literal["int", "nat", "str"]
 T = TypeVar("T")
