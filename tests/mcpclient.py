@@ -15,17 +15,23 @@ from mcp import Client
 class McpClient:
     """``with McpClient(server) as client: client.ok("outline", {"path": "a.py"})``."""
 
-    def __init__(self, server: Any, timeout: float = 60) -> None:
+    def __init__(self, server: Any, timeout: float = 60, mode: str = "auto") -> None:
+        """``mode``: the client's (``auto``: a ``server/discover`` probe first, ``legacy``: ``initialize``)."""
         self.server = server
         self.timeout = timeout
+        self.mode = mode
         self._stack = ExitStack()
 
     def __enter__(self) -> McpClient:
-        portal = self._stack.enter_context(start_blocking_portal())
-        self.portal = portal
-        self.client: Client = self._stack.enter_context(
-            portal.wrap_async_context_manager(Client(self.server, read_timeout_seconds=self.timeout))
-        )
+        with self._stack.pop_all() as failed:  # closed if the handshake fails (the portal's thread included)
+            portal = failed.enter_context(start_blocking_portal())
+            self.portal = portal
+            self.client: Client = failed.enter_context(
+                portal.wrap_async_context_manager(
+                    Client(self.server, read_timeout_seconds=self.timeout, mode=self.mode)
+                )
+            )
+            self._stack = failed.pop_all()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -2,21 +2,28 @@
 ``tether-lsp mcp --attach [--workspace DIR]``: bridge stdio to the MCP endpoint of a running language server
 (attached mode: the editor's buffers, edits into the editor; :mod:`.bridge`).
 
-Reads and writes files under the roots only. Logs go to stderr (or ``--log-file``): stdout carries the protocol.
+Reads and writes files under the roots only. Logs go to stderr, warnings and errors only unless ``--log-level``
+says otherwise (agents' clients show a server's stderr to their users), or to ``--log-file`` (from info): stdout
+carries the protocol.
 Needs the MCP SDK: Tether's ``mcp`` extra (``pip install '/path/to/tether[mcp]'``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tether_lsp.server import logs
 
 log = logging.getLogger(__name__)
+#: What serving over MCP needs beyond Tether's own requirements: the SDK's packages.
+SDK = ("mcp", "mcp_types", "anyio")
 MISSING_SDK = "tether-lsp mcp needs the MCP SDK: install Tether with its mcp extra (pip install '/path/to/tether[mcp]')"
 
 
@@ -45,13 +52,17 @@ def parser() -> argparse.ArgumentParser:
     )
     out.add_argument("--settings", type=Path, metavar="FILE", help="a JSON file holding the `tether` settings object")
     out.add_argument("--log-file", help="write logs to this file instead of stderr")
-    out.add_argument("--log-level", default="info", choices=sorted(logs.LEVELS), help="default: info")
+    out.add_argument(
+        "--log-level",
+        choices=sorted(logs.LEVELS),
+        help="default: warning on stderr (agents' clients show a server's stderr to their users), info in --log-file",
+    )
     return out
 
 
 def main(argv: Sequence[str]) -> int:
     options = parser().parse_args(list(argv))
-    logs.configure(options.log_level, options.log_file)
+    logs.configure(options.log_level or ("info" if options.log_file else "warning"), options.log_file)
     if options.attach:
         if options.root or options.settings:
             print(
@@ -63,32 +74,68 @@ def main(argv: Sequence[str]) -> int:
     if not options.root:
         print("tether-lsp mcp: give --root DIR (or --attach)", file=sys.stderr)
         return 2
-    from .context import Context
-    from .settings import load
+    from .files import Roots
 
     try:
-        settings, warnings = load(options.settings)
-        context = Context(options.root, settings)
+        given = settings_object(options.settings)
+        roots = Roots(options.root).describe()
     except ValueError as exc:
         print(f"tether-lsp mcp: {exc}", file=sys.stderr)
         return 2
-    for warning in warnings:
-        log.warning("settings: %s", warning)
+    if any(not installed(name) for name in SDK):
+        print(MISSING_SDK, file=sys.stderr)
+        return 2
+    from .handshake import FirstLine
+
+    # initialize is answered from a thread while the SDK and the tools import here (see handshake.py)
+    first = FirstLine(roots).start()
     try:
         import anyio
 
         from .server import serve_stdio
     except ImportError as exc:
-        if (exc.name or "").partition(".")[0] in ("mcp", "mcp_types", "anyio"):
+        if (exc.name or "").partition(".")[0] in SDK:
             print(MISSING_SDK, file=sys.stderr)
             return 2
         raise
-    log.info("tether-lsp mcp: serving %s", context.files.roots.describe())
+    from .context import Context
+    from .settings import schema
+
+    settings, warnings = schema().parse(given)  # what is wrong in it is said, and its default kept
+    for warning in warnings:
+        log.warning("settings: %s", warning)
+    context = Context(options.root, settings)
+    log.info("tether-lsp mcp: serving %s", roots)
+    first.join()
     try:
-        anyio.run(serve_stdio, context)
+        anyio.run(serve_stdio, context, first)
     finally:
         context.close()
     return 0
+
+
+def settings_object(path: Path | None) -> Any:
+    """The ``tether`` settings object of a JSON file (holding it, or ``{"tether": {...}}``); None without one. A file
+    that cannot be read or is not a JSON object raises ``ValueError`` naming it."""
+    if path is None:
+        return None
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"--settings {path}: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise ValueError(f"--settings {path}: expected a JSON object")
+    if isinstance(raw.get("tether"), dict) and len(raw) == 1:
+        return raw["tether"]
+    return raw
+
+
+def installed(package: str) -> bool:
+    """Whether ``package`` can be imported, found without importing it."""
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):  # ValueError: a module in sys.modules without a spec (or None)
+        return False
 
 
 def attach(workspace: Path, state: Path | None) -> int:

@@ -2,40 +2,41 @@
 checked against the tool's declared arguments and run where its row says: in a worker thread, one call at a
 time, or on the event loop (``run_prompt``: its model call holds no lock, the answer's pieces go out as
 progress notifications when the client asked for them). The answer is structured content with a short text,
-every refusal ``isError: true`` with the message naming the argument and why."""
+every refusal ``isError: true`` with the message naming the argument and why. Over stdio, the first request may
+have been answered before this module loaded (:mod:`.handshake`): :func:`handed_over` passes it to the SDK
+again and keeps the SDK's second answer off stdout."""
 
 from __future__ import annotations
 
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 from tether_lsp import __version__
 from tether_lsp.server.errors import TetherError
 
+from . import handshake
 from .context import Answer, Context
 from .run_prompt import Progress
 from .tools import TOOLS, Tool, table
+
+if TYPE_CHECKING:
+    from mcp.shared._stream_protocols import ReadStream, WriteStream
 
 log = logging.getLogger(__name__)
 
 
 def instructions(context: Context) -> str:
-    roots = context.files.roots.describe()
-    return (
-        f"Tether reads and edits the Python and YAML files (and other UTF-8 text files) under {roots}. Use outline "
-        "or select to find code by structure, read for exact text and the file's version, then edit with that "
-        "version as base_version: edits are placed even if the file changed since, or refused, never guessed. "
-        "prompts lists a file's LLM prompts with the ids the editors' playground uses; run_prompt runs one. "
-        "notes and note_add read and pin notes on code: the markers people see in their editors."
-    )
+    return handshake.instructions(context.files.roots.describe())
 
 
 def error(message: str) -> types.CallToolResult:
@@ -129,7 +130,7 @@ def build(context: Context) -> Server[Any]:
         return await anyio.to_thread.run_sync(work)
 
     return Server(
-        "tether-lsp",
+        handshake.SERVER_NAME,
         version=__version__,
         instructions=instructions(context),
         on_list_tools=list_tools,
@@ -137,8 +138,83 @@ def build(context: Context) -> Server[Any]:
     )
 
 
-async def serve_stdio(context: Context) -> None:
-    """Serve MCP over stdin/stdout until the client closes them."""
+async def serve_stdio(context: Context, first: handshake.FirstLine | None = None) -> None:
+    """Serve MCP over stdin/stdout until the client closes them; ``first``: the line read (and maybe answered) before
+    the SDK was imported (:mod:`.handshake`), replayed to the SDK ahead of stdin."""
     server = build(context)
+    options = server.create_initialization_options()
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        if first is None:
+            await server.run(read_stream, write_stream, options)
+        else:
+            await handed_over(first, server, options, read_stream, write_stream)
+
+
+async def handed_over(
+    first: handshake.FirstLine,
+    server: Server[Any],
+    options: InitializationOptions,
+    read_stream: ReadStream[SessionMessage | Exception],
+    write_stream: WriteStream[SessionMessage],
+) -> None:
+    """Run ``server`` on the transport's streams with the first line read before it ahead of what stdin sends next,
+    and without its second answer to a request answered early (compared with the first)."""
+    to_server, server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+    written = anyio.Event()
+
+    async def inbound() -> None:
+        async with read_stream, to_server:
+            try:
+                for line in first.lines():
+                    await to_server.send(replayed(line))
+                async for item in read_stream:
+                    await to_server.send(item)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass  # the server stopped reading
+
+    async def outbound() -> None:
+        pending = first.answered
+        async with write_stream, from_server:
+            async for item in from_server:
+                if pending is not None and answers(item.message, pending[0]):
+                    compare(item.message, pending[1])
+                    pending = None
+                    continue
+                await write_stream.send(item)
+        written.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(inbound)
+        group.start_soon(outbound)
+        await server.run(server_reads, server_writes, options)
+        await written.wait()  # every answer is on stdout
+        group.cancel_scope.cancel()
+
+
+def replayed(line: str) -> SessionMessage | Exception:
+    """A line read before the SDK was imported, as the SDK's stdio transport would have passed it on."""
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except Exception as exc:
+        return exc
+
+
+def answers(message: types.JSONRPCMessage, request_id: int | str) -> bool:
+    return (
+        isinstance(message, (types.JSONRPCResponse, types.JSONRPCError))
+        and type(message.id) is type(request_id)
+        and message.id == request_id
+    )
+
+
+def compare(message: types.JSONRPCMessage, sent: dict[str, Any]) -> None:
+    """The SDK's answer to the request answered early must be the one sent: a difference is a bug in
+    :mod:`.handshake`."""
+    if isinstance(message, types.JSONRPCResponse) and message.result == sent:
+        return
+    log.error(
+        "the first request was answered before the MCP SDK loaded with %s, but the SDK answers %s",
+        json.dumps(sent),
+        message.model_dump_json(by_alias=True, exclude_unset=True),
+    )

@@ -4,15 +4,12 @@ what ``tether-lsp mcp --settings FILE`` reads (the same ``tether`` object editor
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from tether_lsp.handlers.edits.settings import TaskSettings
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
 from tether_lsp.handlers.selectors.settings import SelectorSettings
-from tether_lsp.server.settings import Settings, SettingsSchema, setting
+from tether_lsp.server.settings import SettingsSchema, setting
 
 
 @dataclass(frozen=True)
@@ -79,21 +76,3 @@ def schema() -> SettingsSchema:
     sections.register("mcp", McpSettings)
     sections.register("mcp.http", McpHttpSettings)
     return sections
-
-
-def load(path: Path | None) -> tuple[Settings, list[str]]:
-    """Settings from a JSON file holding the ``tether`` object (or ``{"tether": {...}}``); defaults without one.
-
-    Returns the settings and warnings (unknown keys, bad values: the default is kept). A file that cannot be
-    read or is not a JSON object raises ``ValueError`` naming it."""
-    raw: Any = None
-    if path is not None:
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"--settings {path}: {exc}") from exc
-        if not isinstance(raw, dict):
-            raise ValueError(f"--settings {path}: expected a JSON object")
-        if isinstance(raw.get("tether"), dict) and len(raw) == 1:
-            raw = raw["tether"]
-    return schema().parse(raw)
