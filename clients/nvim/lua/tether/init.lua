@@ -205,6 +205,41 @@ local function attach(bufnr, opts)
   end
 end
 
+--- The filetype a file's name gives (no buffer contents read), when it is one of `filetypes`.
+local function filetype_of(name, filetypes)
+  local ft = nil
+  if vim.fn.has('nvim-0.8') == 1 then
+    ft = vim.filetype.match({ filename = name })
+  else -- 0.7's vim.filetype.match sets the buffer's filetype: the extensions it gives these filetypes
+    ft = name:match('%.pyi?$') and 'python' or name:match('%.ya?ml$') and 'yaml' or nil
+  end
+  return ft and vim.tbl_contains(filetypes or {}, ft) and ft or nil
+end
+
+--- BufReadPre: the server starts as the file is read, before FileType, whose first autocommand is the filetype's
+--- own plugin (Python's asks `has('python3')`, which probes the interpreters on PATH for pynvim: seconds on a busy
+--- machine). The server boots meanwhile; FileType attaches the buffer to this client (reused, not a second one).
+local function start_early(bufnr, opts)
+  if vim.bo[bufnr].buftype ~= '' or client() then
+    return
+  end
+  local config = uses_lsp_enable and M.config() or opts
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or not filetype_of(name, config.filetypes) or not M.runnable(config.cmd) then
+    return
+  end
+  if uses_lsp_enable then -- the root vim.lsp.enable finds, so that its start reuses this client
+    local root = vim.fs.root(bufnr, config.root_markers or { '.git' })
+    if root then
+      M.client_id = vim.lsp.start(vim.tbl_extend('force', config, { root_dir = root }), { bufnr = bufnr, attach = false })
+    end
+    return
+  end
+  config = client_config.build(M, opts)
+  config.root_dir = client_config.root_dir(bufnr)
+  M.client_id = vim.lsp.start_client(config)
+end
+
 --- Wait until the server answered `initialize` (tests and scripts).
 function M.wait_ready(timeout_ms)
   return vim.wait(timeout_ms or 10000, function()
@@ -304,6 +339,12 @@ function M.setup(opts)
       if M.attached(args.buf) then
         M.cursor_moved(opts.cursor_debounce_ms)
       end
+    end,
+  })
+  vim.api.nvim_create_autocmd('BufReadPre', {
+    group = group,
+    callback = function(args)
+      start_early(args.buf, opts)
     end,
   })
   commands.setup(M)

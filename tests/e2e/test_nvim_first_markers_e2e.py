@@ -1,0 +1,34 @@
+"""The Neovim client (clients/nvim) in real headless Neovim 0.7 and 0.11 starts the server as a Python file is
+read, before FileType's work (the filetype's own plugin runs first there, and Python's probes the interpreters
+on PATH for pynvim: seconds on a busy machine, during which the server now boots), attaches the buffer to that
+one client at FileType, and draws the markers a first server made."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+
+from tests.e2e import test_editors_e2e as editors
+from tests.e2e.test_editors_e2e import ROOT, run
+from tests.e2e.test_markers_first_list_e2e import SOURCE, made_by_a_first_server
+
+nvim = editors.nvim  # the fixture: every test here runs on Neovim 0.7 and 0.11
+
+
+def test_the_server_starts_before_filetype_and_the_first_markers_are_drawn(tmp_path: Path, nvim: str) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "calc"]):
+        if args[0] == "add":
+            (root / "calc.py").write_text(SOURCE, encoding="utf-8")
+        subprocess.run(["git", "-c", "user.name=Ada", "-c", "user.email=ada@example.org", *args], cwd=root, check=True)
+    made = asyncio.run(made_by_a_first_server(root, (root / "calc.py").as_uri()))
+    assert len(made) == 2
+    script = ROOT / "tests" / "editors" / "nvim_early_start.lua"
+    seen = run([nvim, "--headless", "--clean", "-c", f"luafile {script}"], root, tmp_path / "out.json", "nvim")
+    assert "error" not in seen, seen.get("error")
+    assert seen["running_at_filetype"] is True  # before: False, the server started by FileType, after the ftplugin
+    assert seen["drawn"] is True
+    assert seen["clients"] == 1  # FileType reused the client started early
+    assert seen["attached"] is True
