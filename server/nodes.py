@@ -47,8 +47,12 @@ class NodeIdSpace:
 
 def allocate(tree: Tree) -> NodeIdSpace:
     """Reserve the ids of a new parse."""
+    return reserve(tree.root_node.descendant_count)
+
+
+def reserve(count: int) -> NodeIdSpace:
+    """Reserve the ids of a parse of ``count`` nodes made elsewhere (a worker process: its tree stays there)."""
     global _next_base
-    count = tree.root_node.descendant_count
     with _lock:
         base = _next_base
         _next_base += count

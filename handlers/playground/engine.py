@@ -15,13 +15,14 @@ from tree_sitter import Tree
 from tether_lsp.server.documents import ByteEdit
 from tether_lsp.server.span_carry import HOLD_START, carry_span
 
-from .model import MapFile, PlaygroundMap, Prompt
+from .model import MapFile, PlaygroundMap
+from .model import Prompt as Prompt
 from .resolver import DEFAULT, Thresholds, resolve_file_prompts
 from .run import conversation
 from .scan import Detected as Detected
 from .scan import detect as detect
 from .scan import first_error as first_error
-from .scan import scan
+from .scan import scan as scan
 from .text import preview, shown
 
 

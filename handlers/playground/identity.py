@@ -180,8 +180,11 @@ class PromptIds:
         """The prompts of the file at ``path`` (its real path; ``text`` parsed as ``tree``) in document order,
         with the ids the editors' playground gives them; what the resolver changed is written back."""
         mine = self.host.settings.section(PlaygroundSettings)
-        limits = mine.thresholds()
-        prompts = detect(language, tree, text, mine.keywords or None, mine.yamlKeys or None)
+        return self.named(path, detect(language, tree, text, mine.keywords or None, mine.yamlKeys or None))
+
+    def named(self, path: Path, prompts: list[Prompt]) -> list[FoundPrompt]:
+        """:meth:`found` for prompts detected already (in a worker process, say), in document order."""
+        limits = self.host.settings.section(PlaygroundSettings).thresholds()
         pmap, stored = self.current()
         entries = entries_of(pmap, path)
         entry = preferred(entries)

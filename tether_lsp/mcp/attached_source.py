@@ -31,13 +31,16 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tether_lsp.server.documents import ByteEdit
 from tether_lsp.server.errors import InvalidParams
 
 from .files import Files, FileText, version_of
 from .source import LiveRoots
+
+if TYPE_CHECKING:
+    from tree_sitter import Tree
 
 #: Versions handed out per buffer whose document version is remembered, and buffers remembered.
 KEEP_VERSIONS = 64
@@ -95,6 +98,10 @@ class Editor(Protocol):
 
     def edit_timeout(self) -> float:
         """Seconds an edit waits for the editor to confirm it (``tether.mcp.http.editTimeout``)."""
+        ...
+
+    def tree(self, uri: str, version: int, language: str, text: bytes) -> Tree | None:
+        """The editor's language server's tree of that document version, if it parsed it already (else None)."""
         ...
 
 
@@ -165,6 +172,16 @@ class WorkspaceSource:
             "it again",
             kind="editUnconfirmed",
         )
+
+    def server_tree(self, file: FileText, language: str) -> Tree | None:
+        """The language server's parse of ``file`` when it is a buffer's text this source handed out and the server
+        parsed that version already: the front does not parse it a second time."""
+        seen = self._documents.get(file.path)
+        document = seen.get(file.version) if seen is not None else None
+        if document is None:
+            return None
+        uri, document_version = document
+        return self.link.tree(uri, document_version, language, file.text)
 
     def _remember(self, path: Path, version: str, uri: str, document_version: int) -> None:
         """``version`` (a content hash handed out for ``path``'s buffer) is the document's ``document_version``."""

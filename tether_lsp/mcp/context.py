@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,6 +84,11 @@ class Context:
         self.hosts = ThreadHosts(self.settings, COMPONENTS)
         self.prompt_maps = PromptMaps(self.hosts, self.files.roots)
         self.lock = threading.Lock()
+        #: Runs ``fn(*args)`` in a worker process and waits for it (attached mode: the language server's pool);
+        #: None: the heavy work of a tool runs in its own thread.
+        self.in_process: Callable[..., Any] | None = None
+        #: The process id that made the last outline (tests, diagnostics).
+        self.outlined_in: int | None = None
         self._lines: OrderedDict[str, LineIndex] = OrderedDict()
         self._notes: NotesBackend | None = None
 

@@ -1,82 +1,37 @@
 """``outline``: a file's classes, functions and methods (Python) or documents and keys (YAML), nested, each with
 its node id and range — found by the selector engine's kinds (``selectFunctions``, ``selectClasses``,
-``selectDocuments``, ``selectPairs``, then ``selectName`` / ``selectKey`` for the names) — and its prompts, as
-items of kind ``prompt`` with their ``prompt_id`` (:mod:`.prompt_ids`), where they sit."""
+``selectDocuments``, ``selectPairs``, then ``selectName`` / ``selectKey`` for the names: :mod:`.outline_items`) —
+and its prompts, as items of kind ``prompt`` with their ``prompt_id`` (:mod:`.prompt_ids`), where they sit.
+
+A file of :data:`PROCESS_MIN_BYTES` or more is outlined in a worker process when the front has one
+(``Context.in_process``: attached mode, the language server's own): the parse, the walk and the prompts' detection
+hold the interpreter for hundreds of milliseconds on a large file, which in attached mode is the editor's
+language server's. This process only gives the items their node ids and the prompts their ids.
+"""
 
 from __future__ import annotations
 
-from tether_lsp.handlers.selectors.engine import run, validate
-from tether_lsp.server.positions import Encoding, LineIndex, Pos
+from tether_lsp.handlers.playground.settings import PlaygroundSettings
 
-from .args import Json, range_of
+from .args import Json
 from .context import Answer, Context
+from .files import FileText
+from .outline_items import Place, Structural, outline_rows, places, structural
 from .prompt_ids import FoundPrompt
-from .trees import Parsed
 
-#: The selectors that find the outline's items, and those that find their names, per language.
-ITEMS = {"python": ("selectClasses", "selectFunctions"), "yaml": ("selectDocuments", "selectPairs")}
-NAMES = {"python": "selectName", "yaml": "selectKey"}
+#: Files this large (bytes) are outlined in a worker process when there is one (as the playground's detection).
+PROCESS_MIN_BYTES = 8 * 1024
 
 
-def _select(parsed: Parsed, lines: LineIndex, name: str, cursors: list[int]) -> list[int]:
-    return run(
-        validate(name, []),
-        parsed.index,
-        parsed.table,
-        parsed.tree,
-        cursors,
-        lambda line, ch: lines.offset_of(Pos(line, ch), Encoding.UTF32),
-    )
-
-
-def _kind(parsed: Parsed, row: int) -> str:
-    table, index = parsed.table, parsed.index
-    if parsed.language == "yaml":
-        return "document" if table.matches("document", index, row) else "key"
-    if table.matches("class", index, row):
-        return "class"
-    return "method" if table.matches("method", index, row) else "function"
-
-
-def prompt_item(parsed: Parsed, lines: LineIndex, found: FoundPrompt) -> Json:
-    """A prompt as an outline item: the node of its whole expression, its playground anchor as the name."""
-    start, end = found.prompt.span
-    node = parsed.tree.root_node.descendant_for_byte_range(start, end) or parsed.tree.root_node
-    return {
-        "node_id": parsed.ids.id_of(parsed.tree, node),
-        "kind": "prompt",
-        "name": found.prompt.anchor,
-        "range": range_of(lines, start, end),
-        "prompt_id": found.prompt_id,
-    }
-
-
-def items(parsed: Parsed, lines: LineIndex, prompts: list[FoundPrompt] | None = None) -> list[Json]:
-    """The outline's items (and prompts, as items of kind ``prompt``), nested by containment (pre-order, so
-    parents come first)."""
-    index = parsed.index
-    rows = sorted({r for name in ITEMS[parsed.language] for r in _select(parsed, lines, name, [0])})
-    names: dict[int, str] = {}
-    for name_row in _select(parsed, lines, NAMES[parsed.language], rows):
-        owner = next((a for a in index.ancestors(name_row) if a in names or a in rows), None)
-        if owner is not None and owner not in names:
-            names[owner] = index.node_text(name_row)
+def nest(items: list[Structural], prompts: list[tuple[Place, FoundPrompt]], base: int) -> list[Json]:
+    """The items (and prompts, as items of kind ``prompt``) nested by containment, parents first; ``base``: the
+    node id of row 0 in this version."""
     placed: list[tuple[int, int, int, Json]] = []  # start, end, order (rows in pre-order, then prompts), item
-    documents = 0
-    for row in rows:
-        kind = _kind(parsed, row)
-        if kind == "document":
-            documents += 1
-        start, end = index.span(row)
-        item: Json = {
-            "node_id": parsed.node_id(row),
-            "kind": kind,
-            "name": names.get(row, f"document {documents}" if kind == "document" else ""),
-            "range": range_of(lines, start, end),
-        }
-        placed.append((start, end, len(placed), item))
-    for found in prompts or []:
-        placed.append((*found.prompt.span, len(placed), prompt_item(parsed, lines, found)))
+    for start, end, row, kind, name, where in items:
+        placed.append((start, end, len(placed), {"node_id": base + row, "kind": kind, "name": name, "range": where}))
+    for (start, end, row, where), found in prompts:
+        item = {"node_id": base + row, "kind": "prompt", "name": found.prompt.anchor, "range": where}
+        placed.append((start, end, len(placed), {**item, "prompt_id": found.prompt_id}))
     placed.sort(key=lambda p: (p[0], -p[1], p[2]))
     out: list[Json] = []
     stack: list[tuple[int, int, Json]] = []
@@ -103,14 +58,47 @@ def render(items: list[Json], depth: int = 0) -> list[str]:
     return lines
 
 
-def outline(context: Context, *, path: str) -> Answer:
-    file = context.load(path)
+def in_this_process(context: Context, file: FileText) -> tuple[str, list[Json]]:
+    """The file's language and outline, parsed and walked here."""
     parsed = context.trees.parsed(file)
     lines = context.lines(file)
-    found = items(parsed, lines, context.prompt_maps.found(file, parsed))
+    found = context.prompt_maps.found(file, parsed)
+    spots = places(parsed.tree, lines, [f.prompt for f in found])
+    items = structural(parsed, lines)
+    return parsed.language, nest(items, list(zip(spots, found, strict=True)), parsed.ids.base)
+
+
+def in_a_worker(context: Context, file: FileText) -> tuple[str, list[Json]]:
+    """The file's language and outline, parsed and walked in a worker process (:data:`PROCESS_MIN_BYTES`)."""
+    assert context.in_process is not None
+    language = context.trees.parsable(file)
+    playground = context.prompt_maps.settings.section(PlaygroundSettings)
+    key = f"agents:{file.path.as_uri()}"  # not the playground's own key: its memo follows the editor's settings
+    rows = context.in_process(
+        outline_rows,
+        key,
+        language,
+        file.text,
+        context.trees.limits,
+        playground.keywords or None,
+        playground.yamlKeys or None,
+    )
+    if rows is None:  # the limits changed between the check and the job: refused as a parse would be
+        context.trees.parsed(file)
+        raise AssertionError("unreachable")  # pragma: no cover
+    context.outlined_in, count, items, prompts, spots = rows
+    ids = context.trees.ids_of(file, count)
+    found = context.prompt_maps.named(file, prompts)
+    return language, nest(items, list(zip(spots, found, strict=True)), ids.base)
+
+
+def outline(context: Context, *, path: str) -> Answer:
+    file = context.load(path)
+    large = context.in_process is not None and len(file.text) >= PROCESS_MIN_BYTES
+    language, found = in_a_worker(context, file) if large else in_this_process(context, file)
     context.shown(file)
-    head = f"{file.shown} (version {file.version}, {parsed.language})"
+    head = f"{file.shown} (version {file.version}, {language})"
     return Answer(
-        {"path": file.shown, "version": file.version, "language": parsed.language, "items": found},
+        {"path": file.shown, "version": file.version, "language": language, "items": found},
         "\n".join([head, *render(found)] if found else [head, "(nothing to outline)"]),
     )

@@ -19,6 +19,8 @@ from tether_lsp.handlers.playground.identity import FoundPrompt as FoundPrompt
 from tether_lsp.handlers.playground.identity import PromptIds
 
 if TYPE_CHECKING:
+    from tether_lsp.handlers.playground.engine import Prompt
+    from tether_lsp.server.settings import Settings
     from tether_lsp.server.thread_host import ThreadHosts
 
     from .files import FileText, Roots
@@ -58,3 +60,12 @@ class PromptMaps:
     def found(self, file: FileText, parsed: Parsed) -> list[FoundPrompt]:
         """The file's prompts in document order, with the ids the editors' playground gives them."""
         return self.of(self.root_of(file.path)).found(file.path, parsed.language, parsed.tree, file.text)
+
+    def named(self, file: FileText, prompts: list[Prompt]) -> list[FoundPrompt]:
+        """:meth:`found` for the file's prompts detected already (in a worker process)."""
+        return self.of(self.root_of(file.path)).named(file.path, prompts)
+
+    @property
+    def settings(self) -> Settings:
+        """The hosts' settings: what their playground detects prompts with."""
+        return self.hosts.settings

@@ -5,7 +5,7 @@ from the same bytes and gets the same ids back, so an id an agent holds stays va
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tree_sitter import Parser, Tree
@@ -14,8 +14,8 @@ from tether_lsp.handlers.selectors.index import TreeIndex
 from tether_lsp.handlers.selectors.kinds import KindTable, table_for
 from tether_lsp.server.comment_edits import edit_tree
 from tether_lsp.server.documents import ByteEdit
-from tether_lsp.server.errors import InvalidParams, RequestFailed
-from tether_lsp.server.nodes import NodeIdSpace, allocate
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.nodes import NodeIdSpace, allocate, reserve
 from tether_lsp.server.syntax import GrammarLimits, language_by_name, language_for, parse_text
 
 from .files import FileText
@@ -63,6 +63,11 @@ class Trees:
 
     def __init__(self, limits: GrammarLimits) -> None:
         self.limits = limits
+        #: Where a version's tree may come from without parsing (attached mode: the language server's parse of
+        #: an open buffer, :meth:`~.attached_source.WorkspaceSource.server_tree`); None: always parse here.
+        self.shared: Callable[[FileText, str], Tree | None] | None = None
+        #: Parses made here (tests: what the language server parsed is not parsed again).
+        self.parses = 0
         self._trees: OrderedDict[tuple[Path, str], Parsed] = OrderedDict()
         self._ids: OrderedDict[tuple[Path, str], NodeIdSpace] = OrderedDict()
 
@@ -78,12 +83,32 @@ class Trees:
         if found is not None:
             self._trees.move_to_end(key)
             return found
-        language = self._language(file, field)
-        try:
+        language = self.parsable(file, field)
+        tree = self.shared(file, language) if self.shared is not None else None
+        if tree is None:
             tree = parse_text(language, file.text, self.limits)
-        except RequestFailed as exc:
-            raise InvalidParams(field, f"{file.shown}: {exc.message}", kind=exc.data.get("kind", "")) from None
+            self.parses += 1
         return self._keep(key, Parsed(language, tree, self._ids_of(key, tree), file.text))
+
+    def parsable(self, file: FileText, field: str = "path") -> str:
+        """The file's language; ``field`` is refused as :meth:`parsed` refuses it (not Python or YAML, or too large
+        or deep to parse)."""
+        language = self._language(file, field)
+        text_only = self.limits.check(language, file.text)
+        if text_only is not None:
+            exc = text_only.error()
+            raise InvalidParams(field, f"{file.shown}: {exc.message}", kind=exc.data.get("kind", ""))
+        return language
+
+    def ids_of(self, file: FileText, count: int) -> NodeIdSpace:
+        """The node ids of ``file``'s version parsed elsewhere into ``count`` nodes (a worker process): the ones this
+        version has, or new ones it keeps (a later parse here of the same bytes gets them back)."""
+        key = (file.path, file.version)
+        ids = self._ids.get(key)
+        if ids is None or ids.count != count:
+            ids = reserve(count)
+        self._remember_ids(key, ids)
+        return ids
 
     def written(self, before: FileText, after: FileText, edits: Sequence[ByteEdit]) -> None:
         """A version this front wrote from ``before`` by ``edits`` (each in the text the previous ones leave): its
@@ -114,11 +139,14 @@ class Trees:
         ids = self._ids.get(key)
         if ids is None or ids.count != tree.root_node.descendant_count:
             ids = allocate(tree)
+        self._remember_ids(key, ids)
+        return ids
+
+    def _remember_ids(self, key: tuple[Path, str], ids: NodeIdSpace) -> None:
         self._ids[key] = ids
         self._ids.move_to_end(key)
         while len(self._ids) > KEEP_IDS:
             self._ids.popitem(last=False)
-        return ids
 
     def _keep(self, key: tuple[Path, str], parsed: Parsed) -> Parsed:
         self._trees[key] = parsed

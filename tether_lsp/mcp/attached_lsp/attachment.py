@@ -93,17 +93,12 @@ class Attachment:
 
     def _start(self, wanted: McpHttpSettings, settings: Settings) -> None:
         from .. import discovery
-        from ..attached_source import WorkspaceSource
-        from ..context import Context
         from ..http import Endpoint
 
         assert self._link is not None
         link = self._link
         if self.context is None:
-            source = WorkspaceSource(link, 0)
-            # edits made on an older version are carried through the editor's own history
-            self.context = Context([], settings, source=source, exact_edits=source.exact_edits)
-            source.max_bytes = self.context.limits.maxFileBytes
+            self.context = attached_context(link, settings)
             if self.markers is not None:
                 from ..notes_backend import LiveNotes
 
@@ -131,6 +126,22 @@ class Attachment:
             self._stop()
             if self.context is not None:
                 self.context.close()
+
+
+def attached_context(link: EditorLink, settings: Settings) -> Context:
+    """The agents' front over the editor's workspace as ``link`` reaches it (imports the front: call it when the
+    endpoint starts, not at start-up)."""
+    from ..attached_source import WorkspaceSource
+    from ..context import Context
+
+    source = WorkspaceSource(link, 0)
+    # edits made on an older version are carried through the editor's own history
+    context = Context([], settings, source=source, exact_edits=source.exact_edits)
+    source.max_bytes = context.limits.maxFileBytes
+    # the server's own parses of open buffers, and its worker processes for the heavy work
+    context.trees.shared = source.server_tree
+    context.in_process = link.in_process
+    return context
 
 
 def _restart_key(http: McpHttpSettings | None) -> tuple[object, ...] | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
+from tree_sitter import Tree
 
 from tether_lsp.server.documents import ByteEdit
 from tether_lsp.server.errors import InvalidParams
@@ -34,6 +35,8 @@ T = TypeVar("T")
 
 #: Seconds a read waits for the LSP loop (it answers from memory: only a stuck loop takes longer).
 LOOP_TIMEOUT = 10.0
+#: Seconds a tool's work in a worker process may take (an outline of the largest file allowed takes seconds).
+PROCESS_TIMEOUT = 120.0
 
 
 class EditorLink:
@@ -74,6 +77,15 @@ class EditorLink:
         """The document's recorded edits from document version ``base`` to ``current`` (each given with the text
         it had then), or None when its history no longer holds them."""
         return self.run(lambda: self._edits_between_now(uri, base, current), LOOP_TIMEOUT)
+
+    def tree(self, uri: str, version: int, language: str, text: bytes) -> Tree | None:
+        """The language server's own tree of the document's version ``version`` when it parsed it already and
+        keeps it in memory (it holds ``text`` in ``language``), else None: never a parse on the server's loop."""
+        return self.run(lambda: self._tree_now(uri, version, language, text), LOOP_TIMEOUT)
+
+    def in_process(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the language server's worker processes (``tether.limits.processes``), waited for here."""
+        return self.run(lambda: self.server.run_in_process(fn, *args), PROCESS_TIMEOUT)
 
     # --- on the LSP loop ---------------------------------------------------------------------------------
 
@@ -149,6 +161,15 @@ class EditorLink:
         if old is None or now is None or old.text != base[1] or now.text != current[1]:
             return None
         return [edit for item in doc.versions() if base[0] < item.version <= current[0] for edit in item.edits]
+
+    async def _tree_now(self, uri: str, version: int, language: str, text: bytes) -> Tree | None:
+        snapshot = self.server.syntax.get(uri, version)
+        if snapshot is None or snapshot.language != language or snapshot.text != text:
+            return None
+        slot = snapshot.slot
+        if not (slot.is_parsed and slot.resident) or snapshot.text_only is not None:
+            return None
+        return slot.get()
 
     def _text_now(self, path: Path) -> bytes | None:
         for doc in self.server.documents:
