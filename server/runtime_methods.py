@@ -39,7 +39,7 @@ def runtime_feature() -> Feature[TetherServer]:
             notification=True,
             options=types.SaveOptions(include_text=True),
         ),
-        Method("tether/documentInfo", debug.document_info, debug.DocumentInfoParams, debug.DocumentInfo),
+        Method("tether/documentInfo", debug.document_info, debug.DocumentInfoParams, debug.DocumentInfo, runs="async"),
     ]
     if os.environ.get("TETHER_TEST_HOOKS") == "1":
         rows += [
@@ -52,4 +52,9 @@ def runtime_feature() -> Feature[TetherServer]:
                 notification=True,
             ),
         ]
-    return Feature("runtime", setup=lambda server: server, methods=rows)
+    return Feature("runtime", setup=_setup, methods=rows)
+
+
+def _setup(server: TetherServer) -> TetherServer:
+    server.on_initialized(document_sync.warm_converters_off_loop)
+    return server

@@ -7,10 +7,13 @@ of one version — taken at dispatch and never mutated. The cache is keyed on ``
 Parsing is lazy: ``didChange`` only records a snapshot; its tree (and node-id space, and the verdict on
 whether the text may be parsed at all) is built the first time something asks for it, by one incremental
 parse from the latest tree parsed for that document across all the edits in between. A burst of sixty
-keystrokes costs one parse, paid by the first request that needs a tree. Each parsed version gets its own
-fresh ids; an intermediate version that was never parsed simply never had ids. The latest parsed tree is
-kept per document (edited on a *copy*, so older snapshots keep theirs), and a few recent snapshots per uri.
-YAML edits that stay inside comments skip even that parse (``comment_edits`` says why and when).
+keystrokes costs one parse, paid by the first request that needs a tree. A handler that can wait for it
+(``await snapshot.slot.parse_soon()``) gets it parsed in slices of a few milliseconds with the loop running in
+between (:mod:`server.sliced_parse`); every feature asking for that version's tree meanwhile shares that parse.
+Each parsed version gets its own fresh ids; an intermediate version that was never parsed simply never had ids.
+The latest parsed tree is kept per document (edited on a *copy*, so older snapshots keep theirs), and a few
+recent snapshots per uri. YAML edits that stay inside comments skip even that parse (``comment_edits`` says why
+and when).
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, TypeVar, cast
+from dataclasses import dataclass
+from typing import TypeVar
 
 from tree_sitter import Parser, Tree
 
@@ -36,6 +39,11 @@ from .languages import language_for as language_for
 from .nodes import NodeIdSpace, allocate
 from .positions import LineIndex
 from .settings import LimitSettings
+from .sliced_parse import SlicedParse
+
+# Parsed and TreeSlot are named here too, where they were defined before tree_slot.py.
+from .tree_slot import Parsed as Parsed
+from .tree_slot import TreeSlot as TreeSlot
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -44,82 +52,6 @@ log = logging.getLogger(__name__)
 SNAPSHOTS_PER_URI = 4
 #: Source bytes of documents whose trees stay in memory by default (``tether.limits.treeCacheBytes``).
 TREE_BUDGET_BYTES: int = LimitSettings().treeCacheBytes
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """What one parse produced: the tree and its ids, or why the text was not parsed."""
-
-    tree: Tree | None
-    ids: NodeIdSpace | None
-    parse_ms: float = 0.0
-    text_only: TextOnly | None = None
-
-
-class TreeSlot:
-    """One version's tree, built on first use (``build``); the cache may drop the tree under memory pressure
-    and refill it on demand.
-
-    Re-parsing the same bytes yields the same tree, node for node, so the refilled tree keeps the parse's
-    node ids (its :class:`NodeIdSpace`) — an id a client holds stays valid.
-    """
-
-    __slots__ = ("_build", "_derived", "_parsed", "_refill", "_tree")
-
-    def __init__(
-        self,
-        tree: Tree | None,
-        refill: Callable[[], Tree] | None = None,
-        *,
-        build: Callable[[], Parsed] | None = None,
-        parsed: Parsed | None = None,
-    ) -> None:
-        self._tree = tree
-        self._refill = refill
-        self._build = build
-        self._parsed = parsed if build is None else None
-        self._derived: dict[str, Any] = {}
-
-    def parsed(self) -> Parsed:
-        """Parse now if it has not happened yet (the one place laziness is resolved)."""
-        if self._parsed is None:
-            build, self._build = self._build, None
-            parsed = build() if build is not None else Parsed(None, None)
-            # the slot holds the tree, not the record: eviction must be able to free it
-            self._tree, self._parsed = parsed.tree, replace(parsed, tree=None)
-        return self._parsed
-
-    @property
-    def is_parsed(self) -> bool:
-        return self._parsed is not None
-
-    @property
-    def resident(self) -> bool:
-        return self._tree is not None
-
-    def get(self) -> Tree | None:
-        self.parsed()
-        if self._tree is None and self._refill is not None:
-            self._tree = self._refill()
-        return self._tree
-
-    def evict(self) -> None:
-        if self._refill is not None:
-            self._tree = None
-            self._derived.clear()
-
-    def set_refill(self, refill: Callable[[], Tree]) -> None:
-        self._refill = refill
-
-    def derived(self, key: str, build: Callable[[Tree], T]) -> T:
-        """Data a feature derives from this tree (an index, say): built once, dropped with the tree."""
-        value = self._derived.get(key)
-        if value is None:
-            tree = self.get()
-            if tree is None:
-                raise LookupError("no tree")
-            value = self._derived[key] = build(tree)
-        return cast(T, value)
 
 
 _NO_TREE = TreeSlot(None)
@@ -174,6 +106,51 @@ class Snapshot:
     @property
     def index(self) -> LineIndex:
         return self.doc.index
+
+
+class _Build:
+    """How one version's tree is built: all at once when a caller needs it now, or in slices (:meth:`step`) that
+    leave the loop its turn in between; a caller needing it now finishes a parse that slices began."""
+
+    def __init__(self, cache: SyntaxCache, doc: Document, current: TextVersion, spec: LanguageSpec, slot: TreeSlot):
+        self.cache, self.doc, self.current, self.spec, self.slot = cache, doc, current, spec, slot
+        self._job: SlicedParse | None = None
+        self._base: tuple[Tree, bool] | None = None
+        self._ready: Parsed | None = None  # built without a parse (text only, or edits inside comments only)
+
+    def _start(self) -> bool:
+        """Check the text and find the tree to start from; True when no parse is needed."""
+        if self._ready is None and self._job is None:
+            cache, uri = self.cache, self.doc.uri
+            text_only = cache._text_only(uri, self.spec, self.current.text)
+            if text_only is not None:
+                self._ready = Parsed(None, None, 0.0, text_only)
+                return True
+            self._base = cache._edited_base(self.doc, self.current.version, self.spec.name)
+            if self._base is not None and self._base[1]:  # edits inside comments only: the edited tree is the new one
+                self._ready = cache._parsed(self, self._base[0], 0.0)
+        return self._ready is not None
+
+    def step(self) -> bool:
+        """Parse one slice; True once the tree is there (:meth:`__call__` then only records it)."""
+        if self._start():
+            return True
+        if self._job is None:
+            self._job = SlicedParse(self.spec.language, self.current.text, self._base[0] if self._base else None)
+        return self._job.step() is not None
+
+    def __call__(self) -> Parsed:
+        if self._start():
+            assert self._ready is not None
+            return self._ready
+        cache, uri = self.cache, self.doc.uri
+        if self._job is None:
+            tree, ms = cache._parse(uri, self.spec, self.current.text, self._base[0] if self._base else None)
+            return cache._parsed(self, tree, ms)
+        finished = self._job.step(None)
+        assert finished is not None
+        cache._counted(uri)
+        return cache._parsed(self, finished, self._job.seconds * 1000)
 
 
 class SyntaxCache:
@@ -242,45 +219,44 @@ class SyntaxCache:
     def _parse(self, uri: str, spec: LanguageSpec, text: bytes, old: Tree | None) -> tuple[Tree, float]:
         started = time.perf_counter()
         tree = self._parser(spec).parse(text, old) if old is not None else self._parser(spec).parse(text)
+        self._counted(uri)
+        return tree, (time.perf_counter() - started) * 1000
+
+    def _counted(self, uri: str) -> None:
         self.parse_count += 1
         self.parse_counts[uri] = self.parse_counts.get(uri, 0) + 1
-        return tree, (time.perf_counter() - started) * 1000
 
     def _lazy(self, doc: Document, current: TextVersion, spec: LanguageSpec) -> Snapshot:
         """A snapshot whose tree is parsed when first needed (see the module docstring)."""
-        uri = doc.uri
         slot = TreeSlot(None)
+        slot._build = _Build(self, doc, current, spec, slot)
+        return self._store(Snapshot(doc.uri, current, spec.name, slot))
 
-        def build() -> Parsed:
-            text_only = self._limits().check(spec.name, current.text)
-            if text_only is not None:
-                if uri not in self._warned:  # once per document, not per keystroke
-                    self._warned.add(uri)
-                    log.warning("%s: %s", uri, text_only.reason)
-                return Parsed(None, None, 0.0, text_only)
-            base = self._edited_base(doc, current.version, spec.name)
-            if base is not None and base[1]:  # edits inside comments only: the edited tree is the new one
-                tree, ms = base[0], 0.0
-            else:
-                tree, ms = self._parse(uri, spec, current.text, base[0] if base else None)
-            ids = allocate(tree)
-            if self._latest_parsed.get(uri, (-1, tree))[0] <= current.version:
-                self._latest_parsed[uri] = (current.version, tree)
+    def _parsed(self, build: _Build, tree: Tree, ms: float) -> Parsed:
+        """What a parse of ``build``'s version gave: its ids, the tree the next version parses from, a refill."""
+        uri, spec, current = build.doc.uri, build.spec, build.current
+        ids = allocate(tree)
+        if self._latest_parsed.get(uri, (-1, tree))[0] <= current.version:
+            self._latest_parsed[uri] = (current.version, tree)
 
-            def refill() -> Tree:
-                fresh, _ = self._parse(uri, spec, current.text, None)
-                if fresh.root_node.descendant_count != ids.count:  # pragma: no cover - parsing is deterministic
-                    raise RuntimeError(f"re-parse of {uri} gave a different tree")
-                self._touch(uri, len(current.text))
-                return fresh
+        def refill() -> Tree:
+            fresh, _ = self._parse(uri, spec, current.text, None)
+            if fresh.root_node.descendant_count != ids.count:  # pragma: no cover - parsing is deterministic
+                raise RuntimeError(f"re-parse of {uri} gave a different tree")
+            self._touch(uri, len(current.text))
+            return fresh
 
-            slot.set_refill(refill)
-            if uri in self._by_uri and current.version == self._newest_version(uri):
-                self._touch(uri, len(current.text))
-            return Parsed(tree, ids, ms)
+        build.slot.set_refill(refill)
+        if uri in self._by_uri and current.version == self._newest_version(uri):
+            self._touch(uri, len(current.text))
+        return Parsed(tree, ids, ms)
 
-        slot._build = build
-        return self._store(Snapshot(uri, current, spec.name, slot))
+    def _text_only(self, uri: str, spec: LanguageSpec, text: bytes) -> TextOnly | None:
+        text_only = self._limits().check(spec.name, text)
+        if text_only is not None and uri not in self._warned:  # once per document, not per keystroke
+            self._warned.add(uri)
+            log.warning("%s: %s", uri, text_only.reason)
+        return text_only
 
     def _edited_base(self, doc: Document, version: int, language: str) -> tuple[Tree, bool] | None:
         """The latest parsed tree of the document, copied and edited up to ``version`` (None: parse afresh),
