@@ -43,7 +43,7 @@ class Keys:
         return self.places.key(uri) if self.places is not None else None
 
     def of_many(self, uris: Iterable[str]) -> dict[str, FileKey | None]:
-        return {uri: self.of(uri) for uri in set(uris)}
+        return self.places.keys(uris) if self.places is not None else dict.fromkeys(uris)
 
     def uri(self, r: Any, near: str | None = None) -> str:
         """A stored row's file as a uri of this server's clone (the one holding ``near``, else the one holding

@@ -56,15 +56,15 @@ def served(root: Path, processes: int = 0) -> tuple[ThreadHost, MarkersState]:
     return host, MarkersState(host)
 
 
-def seed(state: MarkersState, root: Path) -> dict[str, Location]:
+def seed(state: MarkersState, root: Path, names: Sequence[str] = FILES) -> dict[str, Location]:
     """Three markers per file, each on a whole function, made at HEAD; their locations there."""
     head = git(root, "rev-parse", "HEAD").strip()
     rows: list[tuple[MarkerRecord, StoredLocation | None]] = []
     made = {}
-    for name in FILES:
+    for name in names:
         uri = (root / name).as_uri()
         for k in range(PER_FILE):
-            marker_id = f"{name[0]}{k}"
+            marker_id = f"{PurePath(name).stem}{k}"
             loc = Location(5 * k + 1, 1, 5 * k + 3, len(f"    return total + {k}") + 1)
             made[marker_id] = loc
             record = MarkerRecord(marker_id, uri, "note", "comment", "", head, datetime.now(UTC), "Ada", "", loc)
@@ -277,3 +277,34 @@ def test_reading_many_rows_of_a_file_names_it_once(repo: Path, tmp_path: Path, u
     assert len(found) == len(again) == 300
     assert len(uris_made) <= 5  # the clone, the folder asked, the file: not one per row
     db.close()
+
+
+def test_a_sync_reads_head_a_few_times_whatever_its_number_of_files(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Storing the locations names each file by (repository, path): the repository's identity was read, with its
+    HEAD, once per file (200 reads in a sync of 200 files)."""
+    names = [f"{letter}{n}.py" for letter in "fghij" for n in range(4)]
+    for name in names:
+        (repo / name).write_text(module(name[0]), encoding="utf-8")
+    commit_all(repo, "c1: twenty more files")
+    reads: list[Path] = []
+    real = Git.head
+
+    def spy(self: Git, root: Path) -> str | None:
+        reads.append(root)
+        return real(self, root)
+
+    host, state = served(repo)
+    try:
+        seed(state, repo, [*FILES, *names])
+        state.sync.sync_repo(repo)
+        for name in [*FILES, *names]:
+            shift(repo, name, 1)
+        commit_all(repo, "c2: every file shifts")
+        monkeypatch.setattr(Git, "head", spy)
+        moved = state.sync.sync_repo(repo)
+        assert moved is not None and len(moved) == len(FILES) + len(names)
+        assert len(reads) <= 4  # the sync's, the clone adopted, the folder's markers, the stored files' keys
+    finally:
+        host.close()
