@@ -2,7 +2,7 @@
 
 A large document goes to a worker process (``tether.limits.processes``) as its text, parsed there: neither the
 parse nor the walk over the tree then holds the interpreter the loop runs in. A small one goes to a worker thread
-with a copy of the server's tree: the process hop would cost it more than it saves (``PROCESS_MIN_BYTES``).
+with a copy of the server's tree: the process hop would cost it more than it saves (``processMinBytes``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from tether_lsp.server.host import Host
 from tether_lsp.server.settings import LimitSettings
 
 from .scan import Detected, scan, scan_texts
+from .settings import PlaygroundSettings
 
 if TYPE_CHECKING:
     from tree_sitter import Tree
@@ -27,12 +28,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Documents at least this large go to a worker process when there is one. Measured: the hop itself costs 0.4 ms
-#: (a call that does nothing; a thread's 0.07 ms) and the child's parse and walk as long as the loop's parse and the
-#: thread's walk (1,000 lines of Python: 11 ms against 2.6 + 9.6 ms); 8 KiB (300 lines of Python) is where the
-#: thread path holds the interpreter the loop needs for about 4 ms (0.9 ms parsing on the loop, 3.1 ms walking).
-#: Below it the hop's fixed cost, and a second tree kept in the child, buy back less than that.
-PROCESS_MIN_BYTES = 8 * 1024
+#: Documents at least this large go to a worker process when there is one (``tether.playground.processMinBytes``).
+#: Measured: the hop itself costs 0.4 ms (a call that does nothing; a thread's 0.07 ms) and the child's parse and walk
+#: as long as the loop's parse and the thread's walk (1,000 lines of Python: 11 ms against 2.6 + 9.6 ms); 8 KiB (300
+#: lines of Python) is where the thread path holds the interpreter the loop needs for about 4 ms (0.9 ms parsing on
+#: the loop, 3.1 ms walking). Below it the hop's fixed cost, and a second tree kept in the child, buy back less.
+PROCESS_MIN_BYTES = PlaygroundSettings().processMinBytes
 
 #: A document's version and what its prompts were found in (a copy of the server's tree, or the text alone).
 ThreadJob = tuple[str, int, str, bytes, "Tree"]  # uri, version, language, text, tree
@@ -43,7 +44,8 @@ Found = tuple[str, int, Detected | None]
 
 def in_process(host: Host, size: int) -> bool:
     """Whether a document of ``size`` bytes is read in a worker process."""
-    return size >= PROCESS_MIN_BYTES and host.settings.section(LimitSettings).processes > 0
+    least = host.settings.section(PlaygroundSettings).processMinBytes
+    return size >= least and host.settings.section(LimitSettings).processes > 0
 
 
 @dataclass

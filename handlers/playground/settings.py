@@ -43,6 +43,13 @@ class PlaygroundSettings:
         "null: `tether.tasks.apiKeyEnv`.",
     )
     timeout: float = setting(300.0, "Seconds a run may take before it is stopped.", minimum=1)
+    processMinBytes: int = setting(
+        8 * 1024,
+        "Documents at least this large have their prompts found in a worker process (`tether.limits.processes`), "
+        "which parses the text itself; smaller ones in a worker thread, from the server's tree (the hop to a process "
+        "costs about what finding a small file's prompts does). 0: every document goes to a process.",
+        minimum=0,
+    )
     maxRunsPerPrompt: int = setting(
         100, "Runs kept per prompt (the oldest are deleted when a run is added).", minimum=1, maximum=100_000
     )

@@ -119,13 +119,16 @@ ADDED = 'ADDED_PROMPT = "Summarise {text} in one line."\n'
 
 
 @asynccontextmanager
-async def language_server(root: Path, processes: int = 1) -> AsyncIterator[tuple[TetherServer, Session]]:
-    """A language server in this process with the playground feature, ``tether.limits.processes`` given."""
+async def language_server(
+    root: Path, processes: int = 1, **playground: Any
+) -> AsyncIterator[tuple[TetherServer, Session]]:
+    """A language server in this process with the playground feature, ``tether.limits.processes`` given (and
+    ``tether.playground`` settings)."""
     server = TetherServer("tether-lsp", "test")
     glue: playground_lsp.PlaygroundFront = server.router.install(playground_lsp.FEATURE)
     server.workspace_root = root
     server.workers.bind_loop(asyncio.get_running_loop())
-    server.settings = server.settings_schema.parse({"limits": {"processes": processes}})[0]
+    server.settings = server.settings_schema.parse({"limits": {"processes": processes}, "playground": playground})[0]
     server.protocol.notify = lambda method, params=None: None  # type: ignore[method-assign]
     try:
         yield server, glue.session
@@ -177,6 +180,22 @@ async def test_with_no_processes_or_for_a_small_document_the_prompts_are_found_i
         assert await anchors(session, uri) == ["SYSTEM_PROMPT"]
         assert session.detected_in == os.getpid()
         assert server.processes.pids() == []  # no process was started for it
+
+
+@pytest.mark.parametrize(
+    ("least", "text", "in_a_process"),
+    [(0, PROMPTS, True), (len(LARGE.encode()) + 1, LARGE, False)],
+    ids=["a-small-document-when-the-least-is-0", "a-large-document-under-a-larger-least"],
+)
+async def test_the_size_from_which_a_document_goes_to_a_process_is_the_playground_setting(
+    tmp_path: Path, least: int, text: str, in_a_process: bool
+) -> None:
+    uri = (tmp_path / "prompts.py").as_uri()
+    async with language_server(tmp_path, processMinBytes=least) as (server, session):
+        opened(server, uri, text)
+        assert await anchors(session, uri) == ["SYSTEM_PROMPT"]
+        assert (session.detected_in != os.getpid()) is in_a_process
+        assert (session.detected_in in server.processes.pids()) is in_a_process
 
 
 async def test_a_killed_worker_process_is_replaced_and_the_next_change_is_read(tmp_path: Path) -> None:
