@@ -99,6 +99,8 @@ class Tracker:
         self._warmed = False  # a worker process was asked to import the detectors
         #: The process that found the prompts last applied (this one: a worker thread): where detection runs.
         self.detected_in: int | None = None
+        #: Whether the map's files exist, looked at in a worker before results that may need it are applied.
+        self._existing: dict[str, bool] = {}
 
     def _load(self) -> PlaygroundMap:
         try:
@@ -122,7 +124,7 @@ class Tracker:
             settings = self.server.settings.section(PlaygroundSettings)
             self._engine = PlaygroundEngine(
                 pmap,
-                exists=_exists,
+                exists=self._exists,
                 on_map_change=self.writes.saved,
                 keywords=settings.keywords or None,
                 yaml_keys=settings.yamlKeys or None,
@@ -294,11 +296,15 @@ class Tracker:
         async def detect_then_apply() -> None:
             try:
                 results = await batch.find(self.server, self.server.snapshot)
+                self._existing = await self._look_for_renames(results)
             finally:
                 if self._detecting is running:
                     self._detecting = None
             self.detected_in = batch.found_in
-            self.apply_detected(results)
+            try:
+                self.apply_detected(results)
+            finally:
+                self._existing = {}
 
         running = self._detecting = asyncio.ensure_future(detect_then_apply())
         self.background(running, "playground: finding prompts")
@@ -323,6 +329,20 @@ class Tracker:
             return  # the next batch (not after a stale answer: the change that made it stale set a timer)
         if self.pending and "change" not in self.pending.values():
             self.catch_up()
+
+    async def _look_for_renames(self, results: list[Found]) -> dict[str, bool]:
+        """Whether each file of the map exists, looked at in a worker, when a result has prompts for a file the map
+        does not hold yet: the resolver then looks for a file renamed to it among those gone from disk, and a stat
+        per map file is file work the loop must not do."""
+        pmap = self.engine.pmap
+        if not any(found and found[0] and pmap.by_uri(uri) is None for uri, _v, found in results):
+            return {}
+        uris = [entry.uri for entry in pmap.files.values() if entry.prompts]
+        return await self.server.run_blocking(lambda: {uri: _exists(uri) for uri in uris})
+
+    def _exists(self, uri: str) -> bool:
+        known = self._existing.get(uri)
+        return _exists(uri) if known is None else known
 
     def _start_loading_then_catch_up(self) -> None:
         """The map is not loaded yet: load it in a worker, then process what is pending."""

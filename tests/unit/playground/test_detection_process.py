@@ -9,6 +9,7 @@ import asyncio
 import os
 import re
 import signal
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,6 +24,7 @@ from benchmarks.corpus import python_file
 from benchmarks.prompt_detection import CORPUS
 from tests.unit.server.process_probe import pid_and_modules
 from tether_lsp.handlers.playground import lsp as playground_lsp
+from tether_lsp.handlers.playground import tracker
 from tether_lsp.handlers.playground.detection import PROCESS_MIN_BYTES
 from tether_lsp.handlers.playground.model import Prompt
 from tether_lsp.handlers.playground.scan import Detected, scan, scan_texts
@@ -208,3 +210,26 @@ async def test_a_killed_worker_process_is_replaced_and_the_next_change_is_read(t
         changed(server, uri, 2, ADDED + LARGE)
         assert await anchors(session, uri) == ["ADDED_PROMPT", "SYSTEM_PROMPT"]
         assert session.detected_in in server.processes.pids() and session.detected_in != killed
+
+
+async def test_whether_the_maps_files_exist_is_looked_at_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file new to the map may be one renamed from a file gone from disk: the resolver asks whether each map file
+    exists, a stat each, which is file work the loop must not do."""
+    looked: list[tuple[str, bool]] = []  # (uri, on the loop's thread)
+    exists = tracker._exists
+
+    def spy(uri: str) -> bool:
+        looked.append((uri, threading.current_thread() is threading.main_thread()))
+        return exists(uri)
+
+    monkeypatch.setattr(tracker, "_exists", spy)
+    gone, fresh = (tmp_path / "gone.py").as_uri(), (tmp_path / "new.py").as_uri()  # neither is on disk
+    async with language_server(tmp_path) as (server, session):
+        opened(server, gone, PROMPTS)
+        assert await anchors(session, gone) == ["SYSTEM_PROMPT"]
+        opened(server, fresh, 'OTHER_PROMPT = "Write a limerick about {topic}, in French."\n')
+        assert await anchors(session, fresh) == ["OTHER_PROMPT"]
+    assert (gone, False) in looked
+    assert [uri for uri, on_loop in looked if on_loop] == []
