@@ -21,7 +21,7 @@ from functools import partial
 from tether_lsp.server.errors import RequestFailed
 from tether_lsp.server.host import Host
 
-from .relocate import FileDone, FileWork, Relocate, in_thread, relocate_files
+from .relocate import FileDone, FileWork, Relocate, WireDone, from_wire, in_thread, relocate_wire, to_wire
 
 #: Files per call to a worker process: enough to make a call's round trip small beside its work (a file of 500
 #: lines takes about 10 ms), few enough that the processes share a sync's files evenly.
@@ -56,7 +56,8 @@ class _Calls:
     def __init__(self, host: Host, batches: list[list[FileWork]]) -> None:
         self.host = host
         self.batches = batches
-        self.futures: list[Future[list[FileDone]]] = [Future() for _ in batches]
+        self.wire = [[to_wire(w) for w in batch] for batch in batches]  # here, not on the loop
+        self.futures: list[Future[list[WireDone]]] = [Future() for _ in batches]
         self._beat = time.monotonic()
         self._lock = threading.Lock()
         host.call_on_loop(self._start)
@@ -64,9 +65,9 @@ class _Calls:
     def _start(self) -> None:
         """Loop: every batch asked of the worker processes at once (the pool queues what it cannot run yet)."""
         self._answered()
-        for batch, future in zip(self.batches, self.futures, strict=True):
+        for batch, future in zip(self.wire, self.futures, strict=True):
             if future.set_running_or_notify_cancel():  # not taken back by a waiting thread that gave up on the loop
-                task = asyncio.ensure_future(self.host.run_in_process(relocate_files, batch))
+                task = asyncio.ensure_future(self.host.run_in_process(relocate_wire, batch))
                 task.add_done_callback(partial(_settle, future))
 
     def _answered(self) -> None:
@@ -84,10 +85,10 @@ class _Calls:
             out += self._wait(batch, future)
         return out
 
-    def _wait(self, batch: list[FileWork], future: Future[list[FileDone]]) -> list[FileDone]:
+    def _wait(self, batch: list[FileWork], future: Future[list[WireDone]]) -> list[FileDone]:
         while True:
             try:
-                return future.result(timeout=BEAT_S)
+                return [from_wire(done) for done in future.result(timeout=BEAT_S)]
             except TimeoutError:
                 if self._silent_for() > LOOP_GONE_S:
                     future.cancel()  # never started, or its answer would need the loop: done here instead
@@ -95,7 +96,7 @@ class _Calls:
                 self.host.call_on_loop(self._answered)
 
 
-def _settle(future: Future[list[FileDone]], task: asyncio.Future[list[FileDone]]) -> None:
+def _settle(future: Future[list[WireDone]], task: asyncio.Future[list[WireDone]]) -> None:
     """Loop: a worker process's answer (or failure) handed to the waiting thread."""
     if future.done():
         return

@@ -26,6 +26,7 @@ from tether_lsp.handlers.markers.state import MarkersState
 from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
 from tether_lsp.server.settings import SettingsSchema
 from tether_lsp.server.storage import Database
+from tether_lsp.server.syntax import GrammarLimits
 from tether_lsp.server.thread_host import ThreadHost
 
 FILES = ("a.py", "b.py", "c.py", "d.py", "e.py")
@@ -206,7 +207,7 @@ def test_the_files_are_relocated_in_a_worker_process(
         commit_all(repo, "c1: every file shifts")
         state.sync.sync_repo(repo)
         assert relocated == []  # none in this process
-        assert asked == [(relocate.relocate_files, len(FILES))]
+        assert asked == [(relocate.relocate_wire, len(FILES))]
         assert host.processes.pids()
         assert at(state, repo) == {
             i: (f"{i[0]}.py", Location(loc.line_start + 2, 1, loc.line_end + 2, loc.col_end)) for i, loc in made.items()
@@ -306,5 +307,53 @@ def test_a_sync_reads_head_a_few_times_whatever_its_number_of_files(
         moved = state.sync.sync_repo(repo)
         assert moved is not None and len(moved) == len(FILES) + len(names)
         assert len(reads) <= 4  # the sync's, the clone adopted, the folder's markers, the stored files' keys
+    finally:
+        host.close()
+
+
+def plain(value: object) -> bool:
+    """Whether a value is made of builtins only (what pickles without running Python code per object)."""
+    if isinstance(value, (tuple, list)):
+        return all(plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(plain(k) and plain(v) for k, v in value.items())
+    return value is None or type(value) in (str, int, bool, float)
+
+
+def test_the_worker_process_answers_in_plain_values_equal_to_this_threads(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frozen slotted dataclasses unpickle field by field through Python code, on the serving interpreter's result
+    thread: the works go and the answers come back as tuples, and once rebuilt they are exactly what this thread computes."""
+    host, state = served(repo, processes=1)
+    calls: list[tuple[Any, Any]] = []
+    real = host.run_in_process
+
+    async def spy(fn: Callable[..., Any], *args: Any) -> Any:
+        calls.append((args[0], await real(fn, *args)))
+        return calls[-1][1]
+
+    monkeypatch.setattr(host, "run_in_process", spy)
+    try:
+        seed(state, repo)
+        state.sync.sync_repo(repo)
+        for n, name in enumerate(FILES):
+            shift(repo, name, n + 1)
+        text = (repo / "c.py").read_text(encoding="utf-8")
+        (repo / "c.py").write_text(text.replace("def c_1(x):", 'def c_1(x, y=2):\n    """grown"""'), "utf-8")
+        commit_all(repo, "c1: every file shifts, one function grows")
+        state.sync.sync_repo(repo)
+        assert calls and all(plain(asked) and plain(answer) for asked, answer in calls)
+        works = [
+            relocate.FileWork(
+                old, new, {k: Location(*v) for k, v in at.items()}, language, GrammarLimits(*limits), product
+            )
+            for asked, _ in calls
+            for old, new, at, language, limits, product in asked
+        ]
+        assert len(works) == len(FILES)
+        in_thread = relocate.in_thread(works)
+        assert [relocate.from_wire(done) for _, answer in calls for done in answer] == in_thread
+        assert any(r.content_changed for done in in_thread for r in done.results.values())
     finally:
         host.close()
