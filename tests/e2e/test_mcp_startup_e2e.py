@@ -1,6 +1,7 @@
-"""``tether-lsp mcp --root`` starting: ``initialize`` is answered before the MCP SDK, pydantic and the engines load
-(they take about a second to import), the official SDK client accepts that answer and the session goes on as
-before; nothing is logged to stderr unless asked (agents' clients show the server's stderr to their users)."""
+"""``tether-lsp mcp --root`` starting: ``initialize`` (or ``server/discover``) and ``tools/list`` are answered before
+the MCP SDK, pydantic and the engines load (they take about a second to import), the official SDK client accepts
+those answers and the session goes on as before; nothing is logged to stderr unless asked (agents' clients show
+the server's stderr to their users)."""
 
 from __future__ import annotations
 
@@ -132,13 +133,10 @@ def no_server_left() -> Iterator[None]:
     Raw.started.clear()
 
 
-def test_initialize_is_answered_before_the_sdk_and_the_engines_load(root: Path, gate: Gate) -> None:
+def test_initialize_and_the_tool_list_are_answered_before_the_sdk_and_the_engines_load(root: Path, gate: Gate) -> None:
     server = Raw(root, gate.env())
-    try:
-        server.send(initialize())
-        answered = server.answer()  # before the old code imported the SDK: it waited at the gate
-    finally:
-        gate.open()
+    server.send(initialize())
+    answered = server.answer()  # the old code imported the SDK first: it waited at the gate
     assert answered == {
         "jsonrpc": "2.0",
         "id": 1,
@@ -149,36 +147,35 @@ def test_initialize_is_answered_before_the_sdk_and_the_engines_load(root: Path, 
             "instructions": handshake.instructions(str(root.resolve())),
         },
     }
+    call = {"name": "outline", "arguments": {"path": "app.py"}}
     server.send(
-        {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
     )
-    listed = server.answer()  # the SDK's second answer to initialize is not sent: this is the next one
-    assert listed["id"] == 2
+    listed = server.answer()  # the call needs the SDK and the engines: it waits
+    assert listed["id"] == 3
     assert listed["result"]["tools"] == [listing(t).model_dump(by_alias=True, exclude_none=True) for t in TOOLS]
-    server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "outline", "arguments": {"path": "app.py"}},
-        }
-    )
-    called = server.answer()
+    gate.open()
+    called = server.answer()  # the SDK's second answers to initialize and tools/list are not sent: this is next
+    assert called["id"] == 2
     assert [item["name"] for item in called["result"]["structuredContent"]["items"]] == ["main"]
-    assert server.close() == ""  # no log line, and no difference between the two answers to initialize
+    server.send({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
+    assert server.answer() == {**listed, "id": 4}  # the SDK's own answer, now
+    assert server.close() == ""  # no log line: the SDK's answers were those sent
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_the_sdk_client_starts_a_session_on_the_early_answer(root: Path, gate: Gate, mode: str) -> None:
-    """The official client's handshake (auto: ``server/discover``, legacy: ``initialize``) completes while the
-    server's SDK import waits; then the tools work."""
+    """The official client's handshake (auto: ``server/discover``, legacy: ``initialize``) and its tool list
+    complete while the server's SDK import waits; then the tools work."""
     params = StdioServerParameters(command=str(COMMAND), args=["mcp", "--root", str(root)], env=gate.env())
     with McpClient(params, timeout=DEADLINE, mode=mode) as client:
+        assert [t.name for t in client.tools()] == TOOL_NAMES
         gate.open()
         assert client.client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
         assert client.client.server_info is not None and client.client.server_info.name == "tether-lsp"
         assert client.client.instructions == handshake.instructions(str(root.resolve()))
-        assert [t.name for t in client.tools()] == TOOL_NAMES
         assert client.ok("outline", {"path": "app.py"})["items"][0]["name"] == "main"
 
 

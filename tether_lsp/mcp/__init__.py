@@ -9,7 +9,7 @@
 * :mod:`.prompt_ids` — prompts found by the playground's detection and named by its resolver, in the playground
   map of the database the language server would use for the root, so agents and editors share prompt ids.
 * :mod:`.server` — the MCP SDK glue; :mod:`.cli` — the command line; :mod:`.handshake` — the client's first
-  request answered over stdio before the SDK and the tools load.
+  request and its tool list answered over stdio before the SDK and the engines load.
 * Attached mode (``tether.mcp.http.enabled``): :mod:`.attached_lsp` — its glue in the language server (what
   loads at start-up: settings, the switch; and the link to the editor's buffers and ``workspace/applyEdit``);
   :mod:`.http` — the endpoint (streamable HTTP on 127.0.0.1, its own thread and loop); :mod:`.attached_source`

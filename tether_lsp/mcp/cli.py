@@ -85,10 +85,10 @@ def main(argv: Sequence[str]) -> int:
     if any(not installed(name) for name in SDK):
         print(MISSING_SDK, file=sys.stderr)
         return 2
-    from .handshake import FirstLine
+    from .handshake import EarlyAnswers
 
-    # initialize is answered from a thread while the SDK and the tools import here (see handshake.py)
-    first = FirstLine(roots).start()
+    # the first requests are answered from a thread while the SDK and the engines import here (see handshake.py)
+    early = EarlyAnswers(roots).start()
     try:
         import anyio
 
@@ -106,9 +106,9 @@ def main(argv: Sequence[str]) -> int:
         log.warning("settings: %s", warning)
     context = Context(options.root, settings)
     log.info("tether-lsp mcp: serving %s", roots)
-    first.join()
+    early.stop()
     try:
-        anyio.run(serve_stdio, context, first)
+        anyio.run(serve_stdio, context, early)
     finally:
         context.close()
     return 0

@@ -1,21 +1,23 @@
-"""The client's first request answered before the MCP SDK is imported (``tether-lsp mcp --root``).
+"""The client's first requests answered before the MCP SDK is imported (``tether-lsp mcp --root``).
 
 Why: importing the SDK takes most of a second (its pydantic models of every protocol version are built at import),
 and an agent's client waits for the answer to its first request before it lists the tools or shows the server as
-ready. So the command reads the first line of stdin itself, in a thread, while the SDK and the tools import, and
-answers it when it opens a session: ``initialize`` (the handshake of the protocol up to 2025-11-25, what most
-clients send) or ``server/discover`` with a 2026-07-28 envelope (the SDK's own Python client probes with it). The
-answer is what the SDK's server answers: the server's name, version, capabilities and instructions, and for
-``initialize`` the protocol version negotiated as the SDK negotiates it (the client's when the handshake knows it,
-else the newest). A test compares both answers for every version the SDK knows.
+ready. So the command reads stdin itself, in a thread, while the SDK and the tools' engines import, and answers
+the first line when it opens a session: ``initialize`` (the handshake of the protocol up to 2025-11-25, what most
+clients send) or ``server/discover`` with a 2026-07-28 envelope (the SDK's own Python client probes with it);
+then ``tools/list`` of that session. The answers are what the SDK's server answers: the server's name, version,
+capabilities and instructions, for ``initialize`` the protocol version negotiated as the SDK negotiates it (the
+client's when the handshake knows it, else the newest), and the tool table (:mod:`.tools`, whose adapters load at
+their first call). A test compares them with the SDK's for every version the SDK knows.
 
-Nothing else changes: the line is handed to the SDK once it is imported (:func:`.server.serve_stdio`), which
-answers it again; that second answer is not sent (it is compared with the first, and a difference is logged as
-an error). The line is read a byte at a time, so nothing after it leaves the pipe before the SDK's transport
-reads it. A first line that opens no session this way (a ping, a malformed request, another version) gets no
-early answer: the SDK answers it as before, once imported.
+Nothing else changes: every line read is handed to the SDK once it is imported (:func:`.server.handed_over`), in
+order, and the SDK answers it; its answers to the requests answered here are not sent (they are compared with
+the first, and a difference is logged as an error). Lines are read a byte at a time and reading stops between two
+lines, so nothing else leaves the pipe before the SDK's transport reads it. A first line that opens no session
+this way (a ping, a malformed request, another version) gets no early answer and ends the reading: the SDK answers
+it as before, once imported.
 
-This module imports nothing of the SDK, of the engines or of the tools.
+This module imports nothing of the SDK or of the engines.
 """
 
 from __future__ import annotations
@@ -23,11 +25,15 @@ from __future__ import annotations
 import io
 import json
 import os
+import select
+import sys
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from tether_lsp import __version__
+
+from .tools import TOOLS, Tool
 
 #: The protocol versions the SDK negotiates through ``initialize``, oldest to newest, and those whose requests each
 #: carry their envelope (``mcp_types.version``'s ``HANDSHAKE_PROTOCOL_VERSIONS`` and ``MODERN_PROTOCOL_VERSIONS``;
@@ -36,6 +42,10 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
 #: The reserved ``_meta`` keys of a 2026-07-28 envelope.
 ENVELOPE = "io.modelcontextprotocol/"
+#: What the SDK adds to a 2026-07-28 result of a listing (its cache hints, besides the ``serverInfo`` stamp).
+MODERN_RESULT: Mapping[str, Any] = {"cacheScope": "private", "ttlMs": 0, "resultType": "complete"}
+#: Whether stdin can be waited on together with a wake-up pipe (``select``); elsewhere only the first line is read.
+READS_ON = sys.platform != "win32"
 SERVER_NAME = "tether-lsp"
 #: What :func:`.server.build`'s server declares: tools, whose list never changes.
 CAPABILITIES: Mapping[str, Any] = {"tools": {"listChanged": False}}
@@ -84,26 +94,73 @@ def discover_result(roots: str) -> Json:
         "supportedVersions": list(MODERN_VERSIONS),
         "capabilities": capabilities(),
         "instructions": instructions(roots),
-        "cacheScope": "private",
-        "ttlMs": 0,
-        "resultType": "complete",
+        **MODERN_RESULT,
         "_meta": {f"{ENVELOPE}serverInfo": server_info()},
     }
 
 
-def early_result(message: Any, roots: str) -> Json | None:
-    """The result of a first request that opens a session, or None: the SDK answers it."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        return None
-    request_id = message.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+class Session(NamedTuple):
+    """The session a first request answered here opened: its era and protocol version."""
+
+    modern: bool
+    version: str
+
+
+def opening(message: Any, roots: str) -> tuple[Json, Session] | None:
+    """The result of a first request that opens a session, and the session; None: the SDK answers it."""
+    if not request(message):
         return None
     params = message.get("params")
-    if message.get("method") == "initialize" and isinstance(params, dict) and opens_handshake(params):
-        return initialize_result(params, roots)
-    if message.get("method") == "server/discover" and isinstance(params, dict) and opens_modern(params):
-        return discover_result(roots)
+    if message["method"] == "initialize" and isinstance(params, dict) and opens_handshake(params):
+        result = initialize_result(params, roots)
+        return result, Session(False, result["protocolVersion"])
+    if message["method"] == "server/discover" and isinstance(params, dict) and opens_modern(params):
+        return discover_result(roots), Session(True, params["_meta"][f"{ENVELOPE}protocolVersion"])
     return None
+
+
+def tool_json(tool: Tool) -> Json:
+    """A tool as ``tools/list`` shows it (what :func:`.server.listing` gives the SDK)."""
+    hints = {
+        "readOnlyHint": tool.read_only,
+        "destructiveHint": tool.writes,
+        "idempotentHint": tool.read_only,
+        "openWorldHint": tool.open_world,
+    }
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": tool.input_schema(),
+        "annotations": hints,
+    }
+
+
+def tools_result(message: Any, session: Session) -> Json | None:
+    """The result of a ``tools/list`` request in ``session``, or None (another request, a page asked for, an envelope
+    of the other era): the SDK answers it."""
+    if not request(message) or message["method"] != "tools/list":
+        return None
+    params = message.get("params", {})
+    if not isinstance(params, dict) or not set(params) <= {"_meta"}:
+        return None
+    meta = params.get("_meta", {})
+    if session.modern:
+        if not opens_modern(params) or meta[f"{ENVELOPE}protocolVersion"] != session.version:
+            return None
+    elif not isinstance(meta, dict) or any(key.startswith(ENVELOPE) for key in meta):
+        return None
+    tools = [tool_json(tool) for tool in TOOLS]
+    if not session.modern:
+        return {"tools": tools}
+    return {"tools": tools, **MODERN_RESULT, "_meta": {f"{ENVELOPE}serverInfo": server_info()}}
+
+
+def request(message: Any) -> bool:
+    """A JSON-RPC request (not a notification, not a batch) with an id the SDK takes as it is."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+        return False
+    request_id = message.get("id")
+    return isinstance(request_id, (int, str)) and not isinstance(request_id, bool)
 
 
 def opens_handshake(params: Json) -> bool:
@@ -131,63 +188,95 @@ def implementation(info: Any) -> bool:
     return isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)
 
 
-class FirstLine:
-    """Reads stdin's first line in a thread and answers it when it opens a session; :meth:`join` hands over."""
+class EarlyAnswers:
+    """Reads stdin's lines in a thread until :meth:`stop`: answers the first when it opens a session, then that
+    session's ``tools/list``; keeps every line read for the SDK (:attr:`consumed`)."""
 
     def __init__(self, roots: str, stdin: int = 0, stdout: int = 1) -> None:
         self.roots = roots
         self.stdin, self.stdout = stdin, stdout
-        #: The bytes read (the first line, or less at end of input): the SDK's transport never saw them.
-        self.consumed = b""
-        #: The id and result of the request answered here, or None.
-        self.answered: tuple[int | str, Json] | None = None
-        self._thread = threading.Thread(target=self._run, name="tether-mcp-first-line", daemon=True)
+        #: The bytes read (whole lines, but for the end of input): the SDK's transport never saw them.
+        self.consumed = bytearray()
+        #: The ids and results of the requests answered here, in order.
+        self.answered: list[tuple[int | str, Json]] = []
+        self._wake_read, self._wake = os.pipe()
+        self._thread = threading.Thread(target=self._run, name="tether-mcp-early-answers", daemon=True)
 
-    def start(self) -> FirstLine:
+    def start(self) -> EarlyAnswers:
         self._thread.start()
         return self
 
-    def join(self) -> None:
-        """Wait until the first line is read and answered (or stdin ended), before the SDK's transport takes
-        stdin and stdout."""
+    def stop(self) -> None:
+        """Stop reading between two lines and wait for it: then the SDK's transport may take stdin and stdout."""
+        os.write(self._wake, b"!")
         self._thread.join()
+        os.close(self._wake)
+        os.close(self._wake_read)
 
     def lines(self) -> list[str]:
         """The consumed bytes as the SDK's stdio transport splits and decodes them."""
-        return list(io.TextIOWrapper(io.BytesIO(self.consumed), encoding="utf-8", errors="replace"))
+        return split(bytes(self.consumed))
 
     def _run(self) -> None:
-        self.consumed = read_line(self.stdin)
-        lines = self.lines()
-        if len(lines) != 1:
-            return
-        try:
-            message = json.loads(lines[0])
-        except ValueError:
-            return
-        result = early_result(message, self.roots)
-        if result is None:
-            return
-        answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        session: Session | None = None
+        while True:
+            line = read_line(self.stdin, self._wake_read if READS_ON else None)
+            if line is None:
+                return
+            self.consumed += line
+            if not line.endswith(b"\n"):
+                return  # the end of input
+            message = parse(line)
+            if session is None:
+                opened = opening(message, self.roots)
+                if opened is None:
+                    return  # the SDK answers it, and whatever follows
+                result, session = opened
+            else:
+                found = tools_result(message, session)
+                if found is None:
+                    continue
+                result = found
+            self._send(message["id"], result)
+            if not READS_ON:
+                return
+
+    def _send(self, request_id: int | str, result: Json) -> None:
+        answer = {"jsonrpc": "2.0", "id": request_id, "result": result}
         write_all(self.stdout, (json.dumps(answer, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
-        self.answered = (message["id"], result)
+        self.answered.append((request_id, result))
 
 
-def read_line(fd: int) -> bytes:
-    """Bytes up to and including the first newline (or to the end of input), read one at a time so that the rest
-    stays in the pipe for the SDK's transport (an ``initialize`` line is a few hundred bytes)."""
+def split(data: bytes) -> list[str]:
+    """Lines as the SDK's stdio transport reads them (UTF-8 with replacement, universal newlines)."""
+    return list(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace"))
+
+
+def parse(line: bytes) -> Any:
+    """The JSON value of one line, or None (not one line to the SDK, not JSON)."""
+    texts = split(line)
+    if len(texts) != 1:
+        return None
+    try:
+        return json.loads(texts[0])
+    except ValueError:
+        return None
+
+
+def read_line(fd: int, wake: int | None) -> bytes | None:
+    """Bytes up to and including the next newline (or to the end of input), read one at a time so that the rest
+    stays in the pipe for the SDK's transport; None when ``wake`` is readable before a line starts."""
     got = bytearray()
     while True:
+        if not got and wake is not None and wake in select.select([fd, wake], [], [])[0]:
+            return None
         try:
             byte = os.read(fd, 1)
         except OSError:
-            break
-        if not byte:
-            break
+            return bytes(got)
         got += byte
-        if byte == b"\n":
-            break
-    return bytes(got)
+        if byte in (b"", b"\n"):
+            return bytes(got)
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -2,9 +2,9 @@
 checked against the tool's declared arguments and run where its row says: in a worker thread, one call at a
 time, or on the event loop (``run_prompt``: its model call holds no lock, the answer's pieces go out as
 progress notifications when the client asked for them). The answer is structured content with a short text,
-every refusal ``isError: true`` with the message naming the argument and why. Over stdio, the first request may
-have been answered before this module loaded (:mod:`.handshake`): :func:`handed_over` passes it to the SDK
-again and keeps the SDK's second answer off stdout."""
+every refusal ``isError: true`` with the message naming the argument and why. Over stdio, the first requests may
+have been answered before this module loaded (:mod:`.handshake`): :func:`handed_over` passes them to the SDK
+again and keeps the SDK's second answers off stdout."""
 
 from __future__ import annotations
 
@@ -138,27 +138,27 @@ def build(context: Context) -> Server[Any]:
     )
 
 
-async def serve_stdio(context: Context, first: handshake.FirstLine | None = None) -> None:
-    """Serve MCP over stdin/stdout until the client closes them; ``first``: the line read (and maybe answered) before
-    the SDK was imported (:mod:`.handshake`), replayed to the SDK ahead of stdin."""
+async def serve_stdio(context: Context, early: handshake.EarlyAnswers | None = None) -> None:
+    """Serve MCP over stdin/stdout until the client closes them; ``early``: the lines read (some answered) before the
+    SDK was imported (:mod:`.handshake`), handed to the SDK ahead of stdin."""
     server = build(context)
     options = server.create_initialization_options()
     async with stdio_server() as (read_stream, write_stream):
-        if first is None:
+        if early is None:
             await server.run(read_stream, write_stream, options)
         else:
-            await handed_over(first, server, options, read_stream, write_stream)
+            await handed_over(early, server, options, read_stream, write_stream)
 
 
 async def handed_over(
-    first: handshake.FirstLine,
+    early: handshake.EarlyAnswers,
     server: Server[Any],
     options: InitializationOptions,
     read_stream: ReadStream[SessionMessage | Exception],
     write_stream: WriteStream[SessionMessage],
 ) -> None:
-    """Run ``server`` on the transport's streams with the first line read before it ahead of what stdin sends next,
-    and without its second answer to a request answered early (compared with the first)."""
+    """Run ``server`` on the transport's streams with the lines read before it ahead of what stdin sends next, and
+    without its second answers to the requests answered early (each compared with the first)."""
     to_server, server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](0)
     written = anyio.Event()
@@ -166,7 +166,7 @@ async def handed_over(
     async def inbound() -> None:
         async with read_stream, to_server:
             try:
-                for line in first.lines():
+                for line in early.lines():
                     await to_server.send(replayed(line))
                 async for item in read_stream:
                     await to_server.send(item)
@@ -174,12 +174,12 @@ async def handed_over(
                 pass  # the server stopped reading
 
     async def outbound() -> None:
-        pending = first.answered
+        pending = list(early.answered)
         async with write_stream, from_server:
             async for item in from_server:
-                if pending is not None and answers(item.message, pending[0]):
-                    compare(item.message, pending[1])
-                    pending = None
+                sent = next((i for i, (request_id, _) in enumerate(pending) if answers(item.message, request_id)), None)
+                if sent is not None:
+                    compare(item.message, pending.pop(sent)[1])
                     continue
                 await write_stream.send(item)
         written.set()
@@ -214,7 +214,7 @@ def compare(message: types.JSONRPCMessage, sent: dict[str, Any]) -> None:
     if isinstance(message, types.JSONRPCResponse) and message.result == sent:
         return
     log.error(
-        "the first request was answered before the MCP SDK loaded with %s, but the SDK answers %s",
+        "a request was answered before the MCP SDK loaded with %s, but the SDK answers %s",
         json.dumps(sent),
         message.model_dump_json(by_alias=True, exclude_unset=True),
     )

@@ -8,22 +8,19 @@ and the table checks what an agent sends against them before the adapter runs, s
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tether_lsp.handlers.markers.kinds import DEFAULT_KIND, KINDS
-from tether_lsp.server.settings import LimitSettings
 
 from .args import RANGE, Arg, Array, Json, NodeOrRange, Strings, Text, checked, schema
-from .context import Answer, Context
-from .edit import edit
-from .notes import note_add, note_delete, note_update, notes
-from .outline import outline
-from .prompts import prompts
-from .read import read
-from .run_prompt import run_prompt
-from .select import select
+
+if TYPE_CHECKING:
+    from tether_lsp.server.settings import LimitSettings
+
+    from .context import Answer, Context
 
 #: Longest tool description: agents read every one before their first call.
 MAX_DESCRIPTION = 300
@@ -93,12 +90,13 @@ class Tool(NamedTuple):
 
     def problem(self) -> str | None:
         """Why the row contradicts its adapter (its signature or where it runs), or None."""
-        is_coroutine = inspect.iscoroutinefunction(self.run)
+        adapter = self.run.adapter() if isinstance(self.run, Lazy) else self.run
+        is_coroutine = inspect.iscoroutinefunction(adapter)
         if self.runs == "async" and not is_coroutine:
             return "runs 'async' but its adapter is not a coroutine function"
         if self.runs == "worker" and is_coroutine:
             return "runs in a worker but its adapter is a coroutine function (declare runs='async')"
-        parameters = list(inspect.signature(self.run).parameters.values())
+        parameters = list(inspect.signature(adapter).parameters.values())
         leading = 2 if self.runs == "async" else 1  # (context) or (context, progress)
         if len(parameters) < leading or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in parameters[:leading]):
             return f"its adapter must take {leading} leading positional parameter(s) before the arguments"
@@ -109,6 +107,23 @@ class Tool(NamedTuple):
         return None
 
 
+class Lazy:
+    """An adapter imported at its first call: listing the tools loads no engine (:mod:`.handshake` answers
+    ``tools/list`` before the SDK loads, the SDK after it, both from this table)."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+        self._adapter: Callable[..., Any] | None = None
+
+    def adapter(self) -> Callable[..., Any]:
+        if self._adapter is None:
+            self._adapter = getattr(importlib.import_module(f"{__package__}.{self.module}"), self.name)
+        return self._adapter
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.adapter()(*args, **kwargs)  # a coroutine adapter's call returns its coroutine
+
+
 TOOLS: tuple[Tool, ...] = (
     Tool(
         "outline",
@@ -116,7 +131,7 @@ TOOLS: tuple[Tool, ...] = (
         "each with its node id and range, and the file's version. Start here, then read or edit by node id.",
         (Arg("path", PATH, required=True),),
         "{path, version, language, items: {node_id, kind, name, range, children?}[]}",
-        outline,
+        Lazy("outline", "outline"),
     ),
     Tool(
         "select",
@@ -141,7 +156,7 @@ TOOLS: tuple[Tool, ...] = (
             ),
         ),
         "{path, version, matches: {node_id, range, text}[]}",
-        select,
+        Lazy("select", "select"),
     ),
     Tool(
         "read",
@@ -152,7 +167,7 @@ TOOLS: tuple[Tool, ...] = (
             Arg("targets", Array({"anyOf": [{"type": "integer"}, RANGE]}, "node ids or ranges; none: the whole file")),
         ),
         "{path, version, parts: {target, range, text}[]}",
-        read,
+        Lazy("read", "read"),
     ),
     Tool(
         "edit",
@@ -164,7 +179,7 @@ TOOLS: tuple[Tool, ...] = (
             Arg("edits", Array(EDIT, min_items=1, order=("type", "minItems", "items")), required=True),
         ),
         "{path, version, written, unsaved?, results: {status, range?, current_text?, candidates?}[], syntax_errors?}",
-        edit,
+        Lazy("edit", "edit"),
         writes=True,
         read_only=False,
     ),
@@ -175,7 +190,7 @@ TOOLS: tuple[Tool, ...] = (
         "changed (its code was edited) or missing.",
         (Arg("path", PATH), Arg("under", Text("a folder relative to a root, or absolute"))),
         "{notes: {id, path, kind, text, author, created_at, state, range?, missing_reason?}[]}",
-        notes,
+        Lazy("notes", "notes"),
     ),
     Tool(
         "note_add",
@@ -189,7 +204,7 @@ TOOLS: tuple[Tool, ...] = (
             Arg("base_version", VERSION),
         ),
         "{id, path, kind, text, author, created_at, state, range?, missing_reason?}",
-        note_add,
+        Lazy("notes", "note_add"),
         read_only=False,
     ),
     Tool(
@@ -197,7 +212,7 @@ TOOLS: tuple[Tool, ...] = (
         "Change a note's text or kind (a note of yours or a person's, by the id notes gave).",
         (Arg("id", NOTE_ID, required=True), Arg("text", NOTE_TEXT), Arg("kind", KIND)),
         "{id, path, kind, text, author, created_at, state, range?, missing_reason?}",
-        note_update,
+        Lazy("notes", "note_update"),
         writes=True,
         read_only=False,
     ),
@@ -206,7 +221,7 @@ TOOLS: tuple[Tool, ...] = (
         "Delete a note (by the id notes gave): it is gone from the editors' marker lists too.",
         (Arg("id", NOTE_ID, required=True),),
         "{deleted: true}",
-        note_delete,
+        Lazy("notes", "note_delete"),
         writes=True,
         read_only=False,
     ),
@@ -216,7 +231,7 @@ TOOLS: tuple[Tool, ...] = (
         "prompt_id (the same id the editors use), name, range, text, the variables a run needs and its role.",
         (Arg("path", PATH, required=True),),
         "{path, version, prompts: {prompt_id, name, range, text, variables, role}[]}",
-        prompts,
+        Lazy("prompts", "prompts"),
     ),
     Tool(
         "run_prompt",
@@ -228,7 +243,7 @@ TOOLS: tuple[Tool, ...] = (
             Arg("model", Text("a model name (default: the settings')")),
         ),
         "{output, model, finish_reason, usage?: {prompt_tokens, completion_tokens}}",
-        run_prompt,
+        Lazy("run_prompt", "run_prompt"),
         runs="async",
         read_only=False,
         open_world=True,

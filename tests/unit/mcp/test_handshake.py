@@ -1,6 +1,7 @@
-"""The first request answered before the SDK loads (:mod:`tether_lsp.mcp.handshake`) gets the answer the SDK's own
-server gives: for ``initialize`` at every protocol version the SDK knows (and one it does not), and for a
-2026-07-28 ``server/discover``; what does not open a session is left to the SDK."""
+"""The first requests answered before the SDK loads (:mod:`tether_lsp.mcp.handshake`) get the answers the SDK's own
+server gives: ``initialize`` at every protocol version the SDK knows (and ones it does not), a 2026-07-28
+``server/discover``, and ``tools/list`` after each; what does not open a session, or another request, is left to
+the SDK."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from mcp_types import version as sdk_versions
 from tether_lsp.mcp import handshake
 from tether_lsp.mcp.context import Context
 from tether_lsp.mcp.server import build
+from tether_lsp.mcp.tools import TOOLS
 
 CLIENT = {"name": "test", "version": "1"}
 VERSIONS = [*sdk_versions.KNOWN_PROTOCOL_VERSIONS, "2099-01-01", "1"]
@@ -35,22 +37,42 @@ def discover(version: str = "2026-07-28") -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": "d", "method": "server/discover", "params": {"_meta": meta}}
 
 
-def sdk_answer(context: Context, request: dict[str, Any]) -> dict[str, Any]:
-    """What the SDK's server (built as the command builds it) answers as its first message."""
+def tools_list(request_id: int | str = 2, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/list", **({"params": params} if params else {})}
 
-    async def run() -> dict[str, Any]:
+
+def sdk_answers(context: Context, *messages: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the SDK's server (built as the command builds it) answers to these messages, one answer per request."""
+
+    async def run() -> list[dict[str, Any]]:
         server = build(context)
-        to_server, reads = anyio.create_memory_object_stream[SessionMessage | Exception](1)
-        writes, from_server = anyio.create_memory_object_stream[SessionMessage](1)
+        to_server, reads = anyio.create_memory_object_stream[SessionMessage | Exception](len(messages))
+        writes, from_server = anyio.create_memory_object_stream[SessionMessage](len(messages))
+        answers = []
         async with anyio.create_task_group() as group:
             group.start_soon(server.run, reads, writes, server.create_initialization_options())
-            await to_server.send(SessionMessage(types.jsonrpc_message_adapter.validate_python(request)))
-            answer = await from_server.receive()
+            for message in messages:
+                await to_server.send(SessionMessage(types.jsonrpc_message_adapter.validate_python(message)))
+            for _ in [m for m in messages if "id" in m]:
+                answer = await from_server.receive()
+                answers.append(answer.message.model_dump(by_alias=True, exclude_unset=True, mode="json"))
             to_server.close()
-        dumped: dict[str, Any] = answer.message.model_dump(by_alias=True, exclude_unset=True, mode="json")
-        return dumped
+        return answers
 
     return anyio.run(run)
+
+
+def early_answers(roots: str, *messages: dict[str, Any]) -> list[dict[str, Any]]:
+    """What :mod:`~tether_lsp.mcp.handshake` answers: the first message, then the tool list."""
+    opened = handshake.opening(messages[0], roots)
+    assert opened is not None
+    result, session = opened
+    answers = [{"jsonrpc": "2.0", "id": messages[0]["id"], "result": result}]
+    for message in messages[1:]:
+        listed = handshake.tools_result(message, session)
+        if listed is not None:
+            answers.append({"jsonrpc": "2.0", "id": message["id"], "result": listed})
+    return answers
 
 
 def test_the_versions_are_the_sdks() -> None:
@@ -59,20 +81,21 @@ def test_the_versions_are_the_sdks() -> None:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_initialize_gets_the_sdks_answer(version: str, tmp_path: Path) -> None:
+def test_initialize_and_the_tool_list_get_the_sdks_answers(version: str, tmp_path: Path) -> None:
     context = Context([tmp_path])
-    request = initialize(version)
-    early = handshake.early_result(request, context.files.roots.describe())
-    assert early is not None
-    assert sdk_answer(context, request) == {"jsonrpc": "2.0", "id": 1, "result": early}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    messages = (initialize(version), initialized, tools_list(2), tools_list("3", _meta={"progressToken": 1}))
+    early = early_answers(context.files.roots.describe(), *messages)
+    assert [a["id"] for a in early] == [1, 2, "3"]
+    assert sdk_answers(context, *messages) == early
 
 
-def test_discover_gets_the_sdks_answer(tmp_path: Path) -> None:
+def test_discover_and_the_tool_list_get_the_sdks_answers(tmp_path: Path) -> None:
     context = Context([tmp_path])
-    request = discover()
-    early = handshake.early_result(request, context.files.roots.describe())
-    assert early is not None
-    assert sdk_answer(context, request) == {"jsonrpc": "2.0", "id": "d", "result": early}
+    messages = (discover(), tools_list(2, **discover()["params"]))
+    early = early_answers(context.files.roots.describe(), *messages)
+    assert [a["id"] for a in early] == ["d", 2]
+    assert sdk_answers(context, *messages) == early
 
 
 @pytest.mark.parametrize(
@@ -89,9 +112,36 @@ def test_discover_gets_the_sdks_answer(tmp_path: Path) -> None:
         discover("2025-11-25"),  # a discover at a handshake version: the SDK says what it supports
         {**discover(), "params": {"_meta": {f"{handshake.ENVELOPE}protocolVersion": "2026-07-28"}}},
         {**discover(), "params": {**discover()["params"], "cursor": "x"}},
+        tools_list(),
         [initialize("2025-06-18")],  # a batch
         "initialize",
     ],
 )
 def test_what_opens_no_session_is_left_to_the_sdk(request_: Any) -> None:
-    assert handshake.early_result(request_, "/r") is None
+    assert handshake.opening(request_, "/r") is None
+
+
+LEGACY = handshake.Session(False, "2025-06-18")
+MODERN = handshake.Session(True, "2026-07-28")
+
+
+@pytest.mark.parametrize(
+    ("session", "request_"),
+    [
+        (LEGACY, {"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+        (LEGACY, {"jsonrpc": "2.0", "method": "tools/list"}),  # a notification
+        (LEGACY, tools_list(cursor="next")),  # a page: the SDK says what it makes of it
+        (LEGACY, {**tools_list(), "params": []}),
+        (LEGACY, tools_list(**discover()["params"])),  # an envelope on a handshake session: refused by the SDK
+        (MODERN, tools_list()),  # no envelope on a 2026-07-28 session
+        (MODERN, tools_list(**discover("2025-11-25")["params"])),
+        (MODERN, {**tools_list(**discover()["params"]), "id": None}),
+    ],
+)
+def test_other_requests_are_left_to_the_sdk(session: handshake.Session, request_: Any) -> None:
+    assert handshake.tools_result(request_, session) is None
+
+
+def test_the_tool_list_is_the_tables() -> None:
+    listed = handshake.tools_result(tools_list(), LEGACY)
+    assert listed is not None and [t["name"] for t in listed["tools"]] == [t.name for t in TOOLS]
