@@ -22,6 +22,13 @@ else:  # loaded on first use (~50 ms to import): initialize does not need it
     process = lazy_module("rapidfuzz.process")
     Levenshtein = lazy_module("rapidfuzz.distance.Levenshtein")
 
+
+def load_matching() -> None:
+    """Import rapidfuzz now: a worker calls this before the first match, which would otherwise import it on the
+    loop (10-50 ms)."""
+    _ = process.extract, Levenshtein.normalized_similarity
+
+
 THRESHOLD = 0.4  # similarity of a fuzzy pair (distance <= 0.6) ...
 SHORT_THRESHOLD = 0.6  # ... and when both texts are under SHORT characters
 SHORT = 40

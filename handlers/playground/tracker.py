@@ -27,6 +27,7 @@ from .engine import PlaygroundEngine, State
 from .identity import PromptIds
 from .map_writes import MapWrites
 from .model import PlaygroundMap
+from .resolver import load_matching
 from .scan import Detected, ready
 from .settings import PlaygroundSettings
 
@@ -103,6 +104,7 @@ class Tracker:
         self._existing: dict[str, bool] = {}
 
     def _load(self) -> PlaygroundMap:
+        load_matching()  # before any prompt is matched on the loop
         try:
             return self.ids.stored_map() or PlaygroundMap()
         except Exception as exc:

@@ -9,6 +9,8 @@ import asyncio
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -233,3 +235,42 @@ async def test_whether_the_maps_files_exist_is_looked_at_off_the_loop(
         assert await anchors(session, fresh) == ["OTHER_PROMPT"]
     assert (gone, False) in looked
     assert [uri for uri, on_loop in looked if on_loop] == []
+
+
+#: Run in a fresh interpreter: which thread first imports rapidfuzz while an editor's session finds and matches
+#: its first prompts.
+FIRST_IMPORT = """
+import asyncio, sys, threading
+from pathlib import Path
+first = []
+
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "rapidfuzz" and not first:
+            first.append(threading.current_thread() is threading.main_thread())
+
+sys.meta_path.insert(0, Spy())
+from tests.unit.playground.test_detection_process import PROMPTS, anchors, changed, language_server, opened
+
+async def main():
+    root = Path(sys.argv[1])
+    async with language_server(root) as (server, session):
+        uri = (root / "a.py").as_uri()
+        opened(server, uri, PROMPTS)
+        assert await anchors(session, uri) == ["SYSTEM_PROMPT"]
+        changed(server, uri, 2, PROMPTS.replace("concise", "terse"))  # matched to the prompt it was: fuzzily
+        assert await anchors(session, uri) == ["SYSTEM_PROMPT"]
+
+asyncio.run(main())
+print("on the loop" if first == [True] else "in a worker" if first == [False] else "never")
+"""
+
+
+def test_the_matchers_library_is_imported_in_a_worker_not_on_the_loop(tmp_path: Path) -> None:
+    """rapidfuzz (10-50 ms to import) loads on first use: a worker loads it with the map, before the loop matches."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_IMPORT, str(tmp_path)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "in a worker"
