@@ -29,9 +29,9 @@ from benchmarks.syntax import pct, row
 Step = tuple[Any, ...]
 
 
-async def start(command: list[str], root: Path) -> LanguageClient:
+async def start(command: list[str], root: Path, env: dict[str, str] | None = None) -> LanguageClient:
     client = make_client("bench")
-    await client.start_io(*command)
+    await client.start_io(*command, **({"env": env} if env is not None else {}))
     # Raw initialize: some peers answer with capabilities lsprotocol's client-side types cannot structure.
     params = {
         "processId": None,

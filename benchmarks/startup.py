@@ -9,9 +9,15 @@ result (raw JSON-RPC over stdio, one message a line). Then, when they are instal
 the editor opens a file of a small repository and of one holding 10,000 markers and starts the server; the time
 until the first file's markers are drawn (:mod:`benchmarks.startup_editors`).
 
+Tether runs as installed: its modules' bytecode compiled once, as pip does at install for the peers' (which
+have theirs next to their sources). A checkout run with ``PYTHONDONTWRITEBYTECODE=1`` in the environment
+compiles every module from source at each start instead (some 0.9 of 3 billion instructions up to
+``initialize``); so the Tether servers get a bytecode folder of their own (``PYTHONPYCACHEPREFIX``), filled by
+one unmeasured start that also answers a first selector; ``--source`` measures the compiling start instead.
+
 Targets: spawn -> initialize <= 2x pylsp; first selector answer >= 25x faster than the peers'; ``tether-lsp mcp``
 -> initialize <= 0.5 s; markers drawn <= 1 s. Prints medians and ratios; asserts nothing.
-Usage: ``python -m benchmarks.startup [--rounds N] [--no-editors] [--json FILE]``.
+Usage: ``python -m benchmarks.startup [--rounds N] [--no-editors] [--source] [--json FILE]``.
 """
 
 from __future__ import annotations
@@ -42,10 +48,21 @@ TETHER = [sys.executable, "-m", "tether_lsp", "--log-level", "warning"]
 MCP = [str(Path(sys.executable).parent / "tether-lsp"), "mcp", "--log-level", "warning"]
 
 
-async def first_answer(name: str, command: list[str], root: Path, text: str, n: int) -> tuple[float, float]:
+def tether_env(bytecode: Path | None) -> dict[str, str]:
+    """The environment of a Tether server: this checkout first; with ``bytecode``, compiled modules kept there."""
+    env = {**os.environ, **this_checkout()}
+    if bytecode is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
+    return env
+
+
+async def first_answer(
+    name: str, command: list[str], root: Path, text: str, n: int, env: dict[str, str] | None = None
+) -> tuple[float, float]:
     """(spawn -> initialize result, didOpen -> first answer) in ms, on a fresh server."""
     started = time.perf_counter()
-    client = await start(command, root)
+    client = await start(command, root, env)
     initialized = (time.perf_counter() - started) * 1000
     try:
         uri = (root / f"first_{name.replace(' ', '_')}_{n}.py").as_uri()
@@ -64,7 +81,7 @@ async def first_answer(name: str, command: list[str], root: Path, text: str, n: 
     return initialized, answered
 
 
-async def mcp_initialize(root: Path) -> float:
+async def mcp_initialize(root: Path, env: dict[str, str]) -> float:
     """``tether-lsp mcp`` spawned -> its ``initialize`` result, in ms."""
     hello = {
         "jsonrpc": "2.0",
@@ -84,7 +101,7 @@ async def mcp_initialize(root: Path) -> float:
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, **this_checkout()},
+        env=env,
     )
     assert proc.stdin is not None
     assert proc.stdout is not None
@@ -99,7 +116,7 @@ async def mcp_initialize(root: Path) -> float:
     return elapsed
 
 
-async def servers(rounds: int) -> dict[str, dict[str, list[float]]]:
+async def servers(rounds: int, source: bool = False) -> dict[str, dict[str, list[float]]]:
     bin_dir = ensure_peers()
     commands = {
         "Tether": TETHER,
@@ -110,14 +127,20 @@ async def servers(rounds: int) -> dict[str, dict[str, list[float]]]:
     times: dict[str, dict[str, list[float]]] = {name: {"initialize": [], "first": []} for name in commands}
     times["tether-lsp mcp"] = {"initialize": []}
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "root"
+        root.mkdir()
+        env = tether_env(None if source else Path(tmp) / "bytecode")
+        envs = {"Tether": env}
+        if not source:  # the start that writes the bytecode, unmeasured
+            await first_answer("Tether", TETHER, root, text, -1, env)
+            await mcp_initialize(root, env)
         names = list(commands)
         for r in range(rounds):
             for name in names[r % 3 :] + names[: r % 3]:
-                initialized, answered = await first_answer(name, commands[name], root, text, r)
+                initialized, answered = await first_answer(name, commands[name], root, text, r, envs.get(name))
                 times[name]["initialize"].append(initialized)
                 times[name]["first"].append(answered)
-            times["tether-lsp mcp"]["initialize"].append(await mcp_initialize(root))
+            times["tether-lsp mcp"]["initialize"].append(await mcp_initialize(root, env))
     return times
 
 
@@ -125,9 +148,11 @@ def median(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
-def report(times: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
+def report(times: dict[str, dict[str, list[float]]], source: bool = False) -> dict[str, Any]:
     rounds = len(times["Tether"]["initialize"])
     print(f"Spawn -> initialize result, and open a 10,000-line file -> first answer ({rounds} rounds, interleaved)")
+    how = "compiling its modules from source at each start (--source)" if source else "with its compiled bytecode"
+    print(f"  Tether runs {how}; the peers with theirs (compiled at install)")
     for name, figures in times.items():
         first = f"   first answer median {median(figures['first']):7.0f} ms" if "first" in figures else ""
         spread = f"{min(figures['initialize']):.0f}-{max(figures['initialize']):.0f}"
@@ -154,9 +179,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-editors", action="store_true", help="skip Neovim and Emacs")
     parser.add_argument("--json", type=Path, help="also write the figures to this file, as JSON")
+    parser.add_argument(
+        "--source", action="store_true", help="Tether without bytecode (as PYTHONDONTWRITEBYTECODE=1 leaves a checkout)"
+    )
     args = parser.parse_args()
     logging.getLogger("pygls.protocol").setLevel(logging.ERROR)  # the servers' notifications nobody follows here
-    results = {"servers": report(asyncio.run(servers(args.rounds)))}
+    results = {"servers": report(asyncio.run(servers(args.rounds, args.source)), args.source)}
     if not args.no_editors:
         results["editors"] = startup_editors.main()
     written.write(results)

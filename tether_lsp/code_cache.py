@@ -37,7 +37,8 @@ def cache_file() -> Path:
     from platformdirs import user_cache_dir
 
     tag = f"{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}"
-    return Path(user_cache_dir("tether-lsp")) / f"attrs-code-{tag}.marshal"
+    # "2": the keys of this format (they carry the compile flags); older servers keep their own file
+    return Path(user_cache_dir("tether-lsp")) / f"attrs-code-2-{tag}.marshal"
 
 
 def _key(script: str, filename: str, inherit: bool) -> bytes:
