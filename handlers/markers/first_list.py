@@ -186,6 +186,7 @@ class FirstList:
         self.open_text = open_text
         self.database_open = database_open  # once open, the full path no longer waits for it
         self._following: set[str] = set()
+        self._written: set[str] = set()  # followed uris this server wrote markers of while their full pass ran
 
     async def answer(self, uri: str) -> Listed | None:
         """The quick answer for ``uri``, or None (then the caller takes the full path)."""
@@ -207,7 +208,13 @@ class FirstList:
             _text, located = await self.full(uri)
         finally:
             self._following.discard(uri)
-        if shown(located) != shown(quick):
+        written = uri in self._written  # the full pass may have read before that write: its cache may be stale
+        self._written.discard(uri)
+        if written or shown(located) != shown(quick):
             log.info("markers: the first list of %s changed once the stores were read", uri)
             self.state.forget(uri)
             self.state.on_change([uri])
+
+    def written(self, uris: list[str]) -> None:
+        """Loop: this server wrote the markers of ``uris`` (a marker made while a first list is followed)."""
+        self._written.update(u for u in uris if u in self._following)

@@ -243,7 +243,12 @@ class Markers:
             lambda uri: _open_text(server, uri),
             lambda: server.databases.opened,
         )
-        state.on_written = lambda uris: watch.written(*uris)
+
+        def written(uris: list[str]) -> None:
+            watch.written(*uris)
+            self.first.written(uris)
+
+        state.on_written = written
         state.open_document = server.document
 
         def on_document(event: DocumentEvent) -> None:
