@@ -34,7 +34,7 @@ class TreeSlot:
     node ids (its :class:`NodeIdSpace`) — an id a client holds stays valid.
     """
 
-    __slots__ = ("_build", "_derived", "_parsed", "_refill", "_tree")
+    __slots__ = ("_build", "_derived", "_parsed", "_refill", "_slicing", "_tree")
 
     def __init__(
         self,
@@ -47,6 +47,7 @@ class TreeSlot:
         self._tree = tree
         self._refill = refill
         self._build = build
+        self._slicing: asyncio.Future[None] | None = None
         self._parsed = parsed if build is None else None
         self._derived: dict[str, Any] = {}
 
@@ -61,7 +62,15 @@ class TreeSlot:
 
     async def parse_soon(self) -> None:
         """Parse now, in slices of a few milliseconds (:mod:`.sliced_parse`) with the loop running between them.
-        Every caller shares the one parse, and one that needs the tree at once meanwhile finishes it."""
+        Every caller waits for the one task slicing the parse (one slice per turn of the loop, however many wait),
+        and one that needs the tree at once meanwhile finishes it."""
+        if self._parsed is None:
+            if self._slicing is None:
+                self._slicing = asyncio.ensure_future(self._slice())
+            await asyncio.shield(self._slicing)  # a cancelled caller leaves the parse to the others
+        self.parsed()
+
+    async def _slice(self) -> None:
         while self._parsed is None:
             step = getattr(self._build, "step", None)
             if step is None or step():

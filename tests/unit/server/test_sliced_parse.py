@@ -72,3 +72,32 @@ async def test_a_caller_needing_the_tree_at_once_finishes_the_sliced_parse() -> 
     assert tree is not None and snapshot.tree is tree
     assert cache.parse_counts["file:///big.yaml"] == 1
     assert sexp(tree) == sexp(parse_text("yaml", doc.current.text))
+
+
+async def test_however_many_wait_the_loop_gets_its_turn_after_every_slice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five requests waiting for the same version (a client asking every 5 ms) do not make five slices in a row."""
+    events: list[str] = []
+    step = SlicedParse.step
+
+    def noted(self: SlicedParse, budget_s: float | None = 0.002) -> object:
+        if self.tree is None:  # a slice that parses (not the call that hands the finished tree over)
+            events.append("slice")
+        return step(self, budget_s)
+
+    monkeypatch.setattr(SlicedParse, "step", noted)
+    cache = SyntaxCache()
+    snapshot = cache.open(Document("file:///big.py", "python", 1, TEXTS["python"]))
+    parsing = True
+
+    async def beat() -> None:
+        while parsing:
+            events.append("beat")
+            await asyncio.sleep(0)
+
+    beating = asyncio.ensure_future(beat())
+    await asyncio.gather(*(snapshot.slot.parse_soon() for _ in range(5)))
+    parsing = False
+    await beating
+    slices = "".join("s" if e == "slice" else "b" for e in events).strip("b")
+    assert slices.count("s") > 1 and "ss" not in slices
+    assert cache.parse_counts["file:///big.py"] == 1
