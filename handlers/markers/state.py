@@ -35,6 +35,7 @@ from tether_lsp.server.settings import LimitSettings
 
 from . import git, locating
 from .cache import Cached, OpenDocument, carried
+from .checks import CachedChecks
 from .clones import Clones
 from .convert import to_location
 from .heads import HeadCheck
@@ -89,7 +90,8 @@ class MarkersState:
         #: Loop only: the front's open document of a uri (None: not open; its text is read from disk).
         self.open_document: Callable[[str], OpenDocument | None] = lambda uri: None
         self._lock = threading.RLock()
-        self._polls: set[str] = set()  # loop only: uris with a HEAD/rename check under way
+        #: Loop only: renames and HEAD checked after cached answers, at most once a second per document.
+        self.checks = CachedChecks(server, lambda uri: self.poll(uri), self._moved_into)
         self.team = TeamChannel(server, self._from_other_servers)  # NOTIFY and LISTEN on PostgreSQL
         self.clones = Clones(server, self.git, self.team.announce)  # uris <-> (repository, path)
         self.sync = HeadSync(self, self.clones, self._resynced)  # each repository's markers at its HEAD
@@ -159,23 +161,10 @@ class MarkersState:
         if await self.head_check.current(cached.root) != cached.head:
             self.forget(uri)
 
-    def poll_soon(self, uri: str) -> None:
-        """Loop: check HEAD and renames for ``uri`` in a worker (at most one check per uri at a time)."""
-        if uri in self._polls:
-            return
-        self._polls.add(uri)
-
-        async def poll() -> None:
-            try:
-                if await self.server.run_blocking(self.poll, uri):
-                    self.forget(uri)
-                    self.on_change([uri])
-            except Exception as exc:
-                log.info("markers: checking %s failed: %s", uri, exc)
-            finally:
-                self._polls.discard(uri)
-
-        self.server.spawn(poll(), f"markers: checking {uri}")
+    def _moved_into(self, uri: str) -> None:
+        """Loop: a check found markers renamed into ``uri``."""
+        self.forget(uri)
+        self.on_change([uri])
 
     def poll(self, uri: str) -> bool:
         """Worker: follow renames into ``uri`` and notice a moved HEAD; True when markers moved into it."""
@@ -330,7 +319,7 @@ class MarkersState:
             await self.check_head(uri)
             cached = self.from_cache(uri)
             if cached is not None:
-                self.poll_soon(uri)
+                self.checks.after_cached_answer(uri)
                 return cached
             document = self.open_document(uri)
             current = document.current if document is not None else None
