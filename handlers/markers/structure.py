@@ -25,14 +25,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from tree_sitter import Node
+from tree_sitter import Node, Tree
 
-from tether_lsp.server.errors import RequestFailed
-from tether_lsp.server.syntax import GrammarLimits, language_for, parse_text
+from tether_lsp.server.syntax import GrammarLimits, language_for
 
 from .calculator import Calculated, Location, block_of_lines, calculate, split_lines
 from .line_map import LineMap
 from .line_similarity import normalise
+from .reparse import parse, parse_after
 
 #: Python statements whose body a marker can cover as a block (named by their header line).
 PY_BLOCKS = frozenset(
@@ -76,10 +76,12 @@ def units(language: str, text: str, limits: GrammarLimits | None = None) -> list
     """Every unit of a text in document order; None when the text is not parsed (over ``limits``: the
     ``tether.limits`` grammar settings, their defaults when None)."""
     data = text.encode("utf-8", "surrogatepass")
-    try:
-        tree = parse_text(language, data, limits)
-    except RequestFailed:
-        return None
+    tree = parse(language, data, limits)
+    return None if tree is None else units_of(language, tree, data)
+
+
+def units_of(language: str, tree: Tree, data: bytes) -> list[Unit]:
+    """Every unit of a parsed text (``data``, its bytes) in document order."""
     out: list[Unit] = []
     holders = HOLDERS[language]
     stack: list[tuple[Node, tuple[str, ...]]] = [(tree.root_node, ())]
@@ -230,16 +232,24 @@ def follow(
     if language not in ("python", "yaml") or old_text == new_text:
         return results
     assert language is not None
-    old_units = units(language, old_text, limits)
-    if not old_units:
+    old_data = old_text.encode("utf-8", "surrogatepass")
+    old_tree = parse(language, old_data, limits)
+    old_units = units_of(language, old_tree, old_data) if old_tree is not None else None
+    if not old_units or old_tree is None:
         return results
     old_lines = split_lines(old_text)
     shapes = {key: covered(old_units, old_lines, loc) for key, loc in locations.items()}
     if not any(shapes.values()):
         return results
-    new_units = units(language, new_text, limits)
-    if new_units is None:
+    new_data = new_text.encode("utf-8", "surrogatepass")
+    new_tree = (
+        parse_after(language, old_tree, old_data, new_data, line_map.opcodes, limits)
+        if line_map is not None
+        else parse(language, new_data, limits)
+    )
+    if new_tree is None:
         return results
+    new_units = units_of(language, new_tree, new_data)
     new_lines = split_lines(new_text)
     for key, was in shapes.items():
         if was is None:
