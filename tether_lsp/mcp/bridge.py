@@ -36,6 +36,8 @@ async def bridge(session: Session) -> None:
             to_endpoint,
         ),
         stdio_server() as (from_agent, to_agent),
+        to_agent,  # closed when the pumps end: each transport's writer ends then, and the bridge with them
+        to_endpoint,
         anyio.create_task_group() as group,
     ):
 
