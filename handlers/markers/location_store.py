@@ -92,7 +92,7 @@ class LocationStore:
     def at(self, commit: str, marker_ids: list[str], near: str | None = None) -> dict[str, StoredLocation]:
         """The current-algorithm locations stored at ``commit`` for these markers."""
         found: dict[str, StoredLocation] = {}
-        t = locations_table
+        t, name = locations_table, self.keys.namer(near)
         with self.db.transaction() as conn:
             for k in range(0, len(marker_ids), 500):
                 rows = conn.execute(
@@ -102,7 +102,7 @@ class LocationStore:
                         t.c.algorithm_version == ALGORITHM_VERSION,
                     )
                 ).all()
-                found.update((s.marker_id, s) for s in (_stored(r, self.keys.uri(r._mapping, near)) for r in rows))
+                found.update((s.marker_id, s) for s in (_stored(r, name(r._mapping)) for r in rows))
         return found
 
     def ids_in_files(self, commit: str, uris: list[str]) -> list[str]:
@@ -129,13 +129,15 @@ class LocationStore:
     ) -> dict[str, StoredLocation]:
         """Each marker's location at the commit given for it (its creation commit), whatever the algorithm."""
         found: dict[str, StoredLocation] = {}
-        t = locations_table
+        t, name = locations_table, self.keys.namer(near)
         with self.db.transaction() as conn:
             for k in range(0, len(marker_ids), 500):
-                rows = conn.execute(select(t).where(t.c.marker_id.in_(marker_ids[k : k + 500]))).all()
+                chunk = marker_ids[k : k + 500]
+                at = sorted({c for i in chunk if (c := commits.get(i)) is not None})  # not the later commits' rows
+                rows = conn.execute(select(t).where(t.c.marker_id.in_(chunk), t.c.commit_hash.in_(at))).all()
                 for row in rows:
                     if commits.get(row.marker_id) == row.commit_hash:
-                        found[row.marker_id] = _stored(row, self.keys.uri(row._mapping, near))
+                        found[row.marker_id] = _stored(row, name(row._mapping))
         return found
 
     def put(self, items: list[StoredLocation]) -> None:

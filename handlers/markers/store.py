@@ -171,7 +171,14 @@ class MarkerStore:
         where, covered = self.keys.folder(t, uri_prefix)
         with self.db.transaction() as conn:
             rows = conn.execute(select(t).where(where)).all()
-        return [_record(row, self.keys.in_folder(row._mapping, covered)) for row in rows]
+        named: dict[tuple[Any, Any, Any], str | None] = {}  # each file's uri made once, not once per marker
+        out = []
+        for row in rows:
+            r = row._mapping
+            file = (r["uri"], r["repo"], r["path"])
+            uri = named[file] if file in named else named.setdefault(file, self.keys.in_folder(r, covered))
+            out.append(_record(row, uri))
+        return out
 
     def uris_under(self, uri_prefix: str) -> list[str]:
         """The distinct files with markers under a folder: in the clones found there, and — for a folder

@@ -19,7 +19,8 @@ from tests.helpers import commit_all, git
 from tether_lsp.handlers.markers import calculator, line_map, offload, relocate
 from tether_lsp.handlers.markers.calculator import Location, split_lines
 from tether_lsp.handlers.markers.git import Git
-from tether_lsp.handlers.markers.location_store import StoredLocation
+from tether_lsp.handlers.markers.keys import Keys
+from tether_lsp.handlers.markers.location_store import LocationStore, StoredLocation
 from tether_lsp.handlers.markers.places import Places
 from tether_lsp.handlers.markers.settings import MarkersSettings
 from tether_lsp.handlers.markers.state import MarkersState
@@ -357,3 +358,47 @@ def test_the_worker_process_answers_in_plain_values_equal_to_this_threads(
         assert any(r.content_changed for done in in_thread for r in done.results.values())
     finally:
         host.close()
+
+
+def test_reading_many_rows_of_a_file_places_it_once(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A HEAD sync reads every marker and its locations (10,000 rows in a few hundred files): each row's file was
+    mapped from (repository, path) to this clone's uri on its own."""
+    db = Database.sqlite(tmp_path / "m.db")
+    db.migrate({"markers": MIGRATIONS})
+    places = Places(Git())
+    store, locations = MarkerStore(db, places=places), LocationStore(db, places)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    uri = (repo / "a.py").as_uri()
+    loc = Location(1, 1, 2, 5)
+    ids = [f"m{n}" for n in range(300)]
+    store.insert_many(
+        [
+            (
+                MarkerRecord(i, uri, "n", "comment", "", head, datetime.now(UTC), "Ada", "", loc),
+                StoredLocation(i, head, uri, loc, None, head),
+            )
+            for i in ids
+        ]
+    )
+    placed: list[str] = []
+    real_uri, real_in_folder = Places.uri, Keys.in_folder
+
+    def spy_uri(self: Places, key: Any, near: str | None = None) -> str | None:
+        placed.append(key.path)
+        return real_uri(self, key, near)
+
+    def spy_in_folder(r: Any, covered: Any) -> str | None:
+        placed.append(r["path"])
+        return real_in_folder(r, covered)
+
+    monkeypatch.setattr(Places, "uri", spy_uri)
+    monkeypatch.setattr(Keys, "in_folder", staticmethod(spy_in_folder))
+    found = store.under(repo.as_uri() + "/")
+    origins = locations.origin(ids, {i: head for i in ids}, near=repo.as_uri() + "/")
+    stored = locations.at(head, ids, near=repo.as_uri() + "/")
+    assert {r.uri for r in found} == {s.uri for s in [*origins.values(), *stored.values()]} == {uri}
+    assert len(found) == len(origins) == len(stored) == 300
+    assert placed == ["a.py"] * 3  # once per read, not once per row
+    db.close()

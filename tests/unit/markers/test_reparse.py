@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tree_sitter import Node, Tree
+from tree_sitter import Node, Parser, Tree
 
 from tether_lsp.handlers.markers import reparse, structure
 from tether_lsp.handlers.markers.calculator import Location, split_lines
@@ -94,7 +94,7 @@ def test_a_text_with_a_cr_is_parsed_afresh() -> None:
 
 def test_following_a_change_parses_the_new_text_from_the_old_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     parses: list[bool] = []
-    real = reparse.Parser
+    real = Parser
 
     class Counting:
         def __init__(self, language: Any) -> None:
