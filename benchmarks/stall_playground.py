@@ -1,10 +1,12 @@
 """Loop stalls while the playground finds prompts: again after each typing pause in 10,000-line files, and in a
 dict nested 5,000 deep.
 
-Prompts after a pause: detection runs in a worker once typing pauses (a walk over the whole tree). Each round adds
-one prompt line to the middle of the file in view and waits for the state that lists it, while a cheap request
-(``tether/documentInfo``) goes out every 5 ms. Printed: the worst loop stall, those requests' latency (p50/p99:
-what a user's next keystroke would wait), and how long each new prompt took to be listed (the pause included).
+Prompts after a pause: detection runs in a worker process once typing pauses (the text parsed there, the changed
+statements read again). Each round adds one prompt line to the middle of the file in view and waits for the state
+that lists it, while a cheap request (``tether/documentInfo``, which waits for that version's parse) goes out every
+5 ms. Printed: the worst loop stall, those requests' latency (p50/p99: what a user's next keystroke would wait; the
+faster the rounds, the fewer requests, so p99 nears the slowest), and how long each new prompt took to be listed
+(the pause included).
 
 Deep dict: ``PROMPT = {"prompt": {"prompt": ... "tell the user hello" ...}}`` 5,000 levels deep on one line, open
 and in view, while the typist types into another open file. Each round replaces the innermost string and asks
