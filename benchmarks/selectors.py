@@ -31,7 +31,10 @@ Step = tuple[Any, ...]
 
 async def start(command: list[str], root: Path, env: dict[str, str] | None = None) -> LanguageClient:
     client = make_client("bench")
-    await client.start_io(*command, **({"env": env} if env is not None else {}))
+    if env is None:
+        await client.start_io(*command)
+    else:
+        await client.start_io(*command, env=env)
     # Raw initialize: some peers answer with capabilities lsprotocol's client-side types cannot structure.
     params = {
         "processId": None,

@@ -81,7 +81,7 @@ async def first_answer(
     return initialized, answered
 
 
-async def mcp_initialize(root: Path, env: dict[str, str]) -> float:
+async def mcp_initialize(root: Path, env: dict[str, str] | None = None) -> float:
     """``tether-lsp mcp`` spawned -> its ``initialize`` result, in ms."""
     hello = {
         "jsonrpc": "2.0",
@@ -101,7 +101,7 @@ async def mcp_initialize(root: Path, env: dict[str, str]) -> float:
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
-        env=env,
+        env=env if env is not None else tether_env(None),
     )
     assert proc.stdin is not None
     assert proc.stdout is not None

@@ -68,6 +68,16 @@ def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
     if params.process_id and params.process_id != os.getpid():
         _watch_parent(ls, params.process_id)
     log.info("%s %s: position encoding %s, root %s", ls.name, ls.version, ls.encoding, ls.workspace_root)
+    asyncio.get_event_loop().call_soon(resume_collection)  # once this answer is written
+
+
+def resume_collection() -> None:
+    """End of start-up: ``tether-lsp`` turned the cyclic collector off while it imports (``tether_lsp.__main__``;
+    its passes over the growing heap were ~8% of the instructions up to ``initialize``). What start-up made
+    lives as long as the process: frozen, it is never walked again, and collection resumes for the rest."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 async def initialized(ls: TetherServer, _params: types.InitializedParams) -> None:

@@ -103,7 +103,7 @@ def test_start_up_does_not_load_what_initialize_does_not_need() -> None:
     """SQLAlchemy (~90 ms to import) loads on the first database use and numpy on the first selector, not when
     the server is built; rapidfuzz (~50 ms) on the first comparison of lines, regex on the first pattern; the MCP
     SDK and its HTTP stack only when tether.mcp.http.enabled is true."""
-    heavy = ("sqlalchemy", "psycopg", "numpy", "rapidfuzz", "regex")
+    heavy: tuple[str, ...] = ("sqlalchemy", "psycopg", "numpy", "rapidfuzz", "regex")
     heavy += ("mcp", "mcp_types", "starlette", "uvicorn", "anyio", "httpx2")
     probe = (
         "import sys; from tether_lsp.compose import create_server; "
