@@ -106,7 +106,7 @@ async def create(m: Markers, params: CreateParams) -> Marker:
 
 async def list_markers(m: Markers, params: ListParams) -> MarkerList:
     """Every marker of a file where its code is now: located ones in document order, then missing ones (a
-    session's first lists from the stored locations when they are the answer: :mod:`.first_list`)."""
+    session's first lists are answered from the stored locations when those are the answer)."""
     uri = params.text_document.uri
     listed: Listed | None = await m.first.answer(uri)
     text, located = listed if listed is not None else await located_now(m, uri, last_known=True)
