@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import platformdirs
-
 
 def find_git_dir(start: Path) -> Path | None:
     """The git directory shared by the clone containing ``start`` (worktrees resolve to the common dir)."""
@@ -36,4 +34,6 @@ def data_folder(workspace_root: Path | None) -> Path:
         git_dir = find_git_dir(workspace_root)
         if git_dir is not None:
             return git_dir / "tether"
+    import platformdirs  # here, not at start-up: on Linux it imports tempfile, shutil, random...
+
     return Path(platformdirs.user_data_dir("tether", appauthor=False))

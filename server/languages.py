@@ -2,18 +2,19 @@
 
 Why apart from the parse cache: choosing a grammar is asked of texts that are no open document too (the
 command line, the agents' front, the worker processes), and adding a language is one row here. A grammar's
-``Language`` object is made the first time it is needed.
+module is imported and its ``Language`` object made the first time it is needed: not at start-up (a grammar
+package's import brings ``importlib.resources`` and ``tempfile`` with it), and never for a language no document
+is in.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from urllib.parse import urlparse
 
-import tree_sitter_python
-import tree_sitter_yaml
 from tree_sitter import Language
 
 
@@ -34,11 +35,16 @@ class LanguageSpec:
         return self._language[0]
 
 
+def grammar(module: str) -> Callable[[], object]:
+    """The loader of a grammar package's language (``module.language()``), imported when first called."""
+    return lambda: importlib.import_module(module).language()
+
+
 LANGUAGES: tuple[LanguageSpec, ...] = (
-    LanguageSpec("python", tree_sitter_python.language, frozenset({"python"}), frozenset({".py", ".pyi"})),
+    LanguageSpec("python", grammar("tree_sitter_python"), frozenset({"python"}), frozenset({".py", ".pyi"})),
     LanguageSpec(
         "yaml",
-        tree_sitter_yaml.language,
+        grammar("tree_sitter_yaml"),
         frozenset({"yaml", "ansible", "github-actions-workflow", "dockercompose", "helm"}),
         frozenset({".yaml", ".yml"}),
     ),

@@ -34,11 +34,21 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 
 
 def cache_file() -> Path:
-    from platformdirs import user_cache_dir
-
     tag = f"{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}"
     # "2": the keys of this format (they carry the compile flags); older servers keep their own file
-    return Path(user_cache_dir("tether-lsp")) / f"attrs-code-2-{tag}.marshal"
+    return user_cache_dir() / f"attrs-code-2-{tag}.marshal"
+
+
+def user_cache_dir() -> Path:
+    """platformdirs' user cache folder of tether-lsp. On Linux it is read here as platformdirs reads it
+    (``XDG_CACHE_HOME``, else ``~/.cache``): importing platformdirs there imports ``tempfile`` and, with it,
+    ``shutil``, ``random`` and the compression modules, which start-up has no other use for."""
+    if sys.platform == "linux" and not hasattr(sys, "getandroidapilevel"):
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        return Path(base if base.strip() else os.path.expanduser("~/.cache")) / "tether-lsp"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("tether-lsp"))
 
 
 def _key(script: str, filename: str, inherit: bool) -> bytes:
@@ -87,11 +97,12 @@ class CodeCache:
     def save(self) -> None:
         """Write what this process used, atomically (several servers may start at once, and entries of older
         versions of lsprotocol/attrs drop out); errors only cost speed."""
-        import tempfile  # only when writing: start-up does not pay for it
-
+        # A name of this process and thread, as mkstemp would give (tempfile is not imported for it: it brings
+        # shutil, random and the compression modules into every start that saves).
+        tmp = self.path.parent / f".attrs-code-{os.getpid()}-{threading.get_ident()}"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".attrs-code-")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as out:
                 out.write(marshal.dumps(self.used))
             os.replace(tmp, self.path)

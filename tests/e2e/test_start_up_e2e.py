@@ -21,8 +21,11 @@ import pytest
 
 from tests.helpers import server_env
 
-#: Packages initialize must not wait for (each is loaded by the first request that needs it, or never).
-HEAVY = ("sqlalchemy", "psycopg", "numpy", "rapidfuzz", "regex", "mcp", "httpx", "starlette", "uvicorn", "anyio")
+#: Packages initialize must not wait for (each is loaded by the first request that needs it, or never): the
+#: grammars, and tempfile, which a grammar package (through importlib.resources) or platformdirs would bring.
+HEAVY: tuple[str, ...] = ("sqlalchemy", "psycopg", "numpy", "rapidfuzz", "regex")
+HEAVY += ("mcp", "httpx", "starlette", "uvicorn", "anyio")
+HEAVY += ("tree_sitter_python", "tree_sitter_yaml", "tempfile", "platformdirs")
 
 WRAPPER = """
 import gc, sys
@@ -172,3 +175,5 @@ def test_initialize_is_answered_before_any_collection_and_any_heavy_import(serve
     server.close()
     after = server.events_so_far()[len(before) :]
     assert "gc 0" in after  # the youngest generation collected as objects were made: collection is on again
+    assert "import tree_sitter_python" in after
+    assert "import tree_sitter_yaml" not in after  # no YAML document: its grammar is never loaded

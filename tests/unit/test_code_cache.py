@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import server_env
+from tether_lsp import code_cache
 from tether_lsp.code_cache import CodeCache
 
 PROBE = (
@@ -106,3 +109,16 @@ def test_the_methods_dataclasses_write_are_loaded_the_second_time_and_behave_the
     assert second["hits"] == first["new"]
     uncached = dataclass_start(tmp_path, TETHER_CODE_CACHE="0")
     assert second["init"] == first["init"] == uncached["init"]  # "tuple[int, ...]" stays a string, int stays the type
+
+
+@pytest.mark.parametrize("xdg", [None, "", "  ", "/somewhere/cache"])
+def test_the_cache_folder_is_platformdirs_user_cache_folder(xdg: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read without importing platformdirs on Linux (it imports tempfile and more), and the same folder."""
+    import platformdirs
+
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert code_cache.user_cache_dir() == Path(platformdirs.user_cache_dir("tether-lsp"))
+    assert code_cache.cache_file().parent == code_cache.user_cache_dir()
