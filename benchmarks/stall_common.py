@@ -13,8 +13,11 @@ whether the server keeps up or falls behind.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +37,10 @@ OPEN_LOOP = False
 
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The servers' data folder for workspaces outside git (the user's data folder otherwise): one per benchmark run,
+#: so a run never inherits an earlier run's prompt ids or markers (a scenario's file would be taken for a rename).
+DATA_HOME = tempfile.mkdtemp(prefix="tether-bench-data-")
+atexit.register(shutil.rmtree, DATA_HOME, True)
 
 
 def this_checkout() -> dict[str, str]:
@@ -47,6 +54,7 @@ def stall_env(**extra: str) -> dict[str, str]:
     return {
         **os.environ,
         **this_checkout(),
+        "XDG_DATA_HOME": DATA_HOME,
         "TETHER_LOOP_WATCH": "1",
         "TETHER_TEST_HOOKS": "1",
         "PYTHONUNBUFFERED": "1",
