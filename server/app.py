@@ -161,7 +161,7 @@ class TetherServer(LanguageServer):
 
     def grammar_limits(self) -> GrammarLimits:
         limits = self.settings.section(LimitSettings)
-        return GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting)
+        return GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting, limits.pythonMaxNesting)
 
     def max_message_bytes(self) -> int:
         return self.settings.section(LimitSettings).maxMessageBytes

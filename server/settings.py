@@ -106,6 +106,14 @@ class LimitSettings:
         minimum=1,
         maximum=240,
     )
+    pythonMaxNesting: int = setting(
+        200,
+        "Deepest indentation of a Python document that is parsed (tree-sitter-python crashes at 384 levels; "
+        "CPython refuses more than 100). A deeper document is held as text only: tree features answer -32803 "
+        "`documentTooDeep`.",
+        minimum=1,
+        maximum=380,
+    )
     treeCacheBytes: int = setting(
         3 * 512 * 1024,
         "Source bytes of open documents whose syntax trees stay in memory (a tree costs about 35 times its "

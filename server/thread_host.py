@@ -102,7 +102,7 @@ class ThreadHost:
 
     def grammar_limits(self) -> GrammarLimits:
         limits = self._settings.section(LimitSettings)
-        return GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting)
+        return GrammarLimits(limits.maxTreeBytes, limits.yamlMaxNesting, limits.pythonMaxNesting)
 
     async def start_progress(self, title: str, client_token: str | int | None = None) -> Silent:
         return Silent()

@@ -56,6 +56,60 @@ def test_yaml_nested_past_the_grammar_limit_is_text_only_and_the_server_lives(re
     assert ready.wait_for_stderr(b"WARNING tether_lsp.server.syntax").count(b"WARNING tether_lsp.server.syntax") == 1
 
 
+def deep_blocks_python(levels: int, indent: str = " ") -> str:
+    """A function whose body nests ``levels`` indentation levels, with a string at the bottom (where the Python
+    grammar's scanner saves its indentation stack as the string starts)."""
+    body = "".join(indent * level + "if x:\n" for level in range(1, levels))
+    return "def f(x):\n" + body + indent * levels + "return 'tell the user hello'\n"
+
+
+@pytest.mark.parametrize(
+    ("levels", "indent"), [(1_000, " "), (600, "    "), (520, "\t")], ids=["1000-spaces", "600-four-spaces", "520-tabs"]
+)
+def test_python_nested_past_the_grammar_limit_is_text_only_and_the_server_lives(
+    ready: RawServer, levels: int, indent: str
+) -> None:
+    """tree-sitter-python 0.25 crashes the process (SIGSEGV) on ~510 nested blocks with a string inside: such a
+    text never reaches the grammar, in the server or in its worker processes (prompt detection of a large file)."""
+    uri = "file:///deep_blocks.py"
+    open_doc(ready, uri, deep_blocks_python(levels, indent), "python")
+    held = info(ready, uri)
+    assert held["textOnlyReason"] and "tether.limits.pythonMaxNesting" in held["textOnlyReason"]  # type: ignore[operator]
+    answer = ready.request("tether/applySelector", {"uri": uri, "selector": "selectFunctions", "cursorNodeIds": []})
+    assert answer["error"]["code"] == -32803
+    assert answer["error"]["data"]["kind"] == "documentTooDeep"
+    ready.notify(
+        "tether/editor/didChangeActiveEditor", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 0}}
+    )
+    assert "result" in ready.request("tether/playground/getState", {})
+    ready.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": deep_blocks_python(150, indent)}]},
+    )
+    assert info(ready, uri)["textOnlyReason"] is None  # back under the limit: parsed again
+    answer = ready.request("tether/applySelector", {"uri": uri, "selector": "selectFunctions", "cursorNodeIds": []})
+    assert len(answer["result"]["ranges"]) == 1
+    completion = ready.request(
+        "tether/analyzeReplacement",
+        {
+            "textDocument": {"uri": uri},
+            "position": {"line": 0, "character": 0},
+            "completion": deep_blocks_python(levels),
+        },
+    )
+    assert "result" in completion, completion
+    deeper = {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}}  # an edit that nests it deep
+    ready.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 3},
+            "contentChanges": [{"range": deeper, "text": deep_blocks_python(levels, indent).split("\n", 1)[1]}],
+        },
+    )
+    assert "tether.limits.pythonMaxNesting" in info(ready, uri)["textOnlyReason"]  # type: ignore[operator]
+    assert_alive(ready)
+
+
 def test_yaml_within_the_limit_is_parsed(ready: RawServer) -> None:
     uri = "file:///fine.yaml"
     open_doc(ready, uri, deep_block_yaml(150), "yaml")

@@ -1,4 +1,5 @@
-"""What may reach a grammar: the prefix shortcut, the YAML block-nesting bound and the YAML line ceiling."""
+"""What may reach a grammar: the prefix shortcut, the YAML block-nesting bound, the YAML line ceiling and the Python
+indentation bound."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from hypothesis import strategies as st
 
 from tether_lsp.server import grammar_limits
 from tether_lsp.server.grammar_limits import (
+    PYTHON_NESTING_CEILING,
     YAML_MAX_LINES,
     YAML_NESTING_CEILING,
     deepest_prefix,
+    python_nesting_over,
     yaml_lines_over,
     yaml_nesting_over,
 )
@@ -107,3 +110,52 @@ def test_the_shortcut_never_hides_a_nesting_over_the_limit(lines: list[tuple[int
         patch.setattr(grammar_limits, "deepest_prefix", lambda _text, at_least: 10**9)  # always the full scan
         full = yaml_nesting_over(text, limit)
     assert yaml_nesting_over(text, limit) == full
+
+
+def blocks(levels: int, indent: str = " ") -> bytes:
+    body = "".join(indent * level + "if x:\n" for level in range(1, levels))
+    return ("def f(x):\n" + body + indent * levels + "return 'x'\n").encode()
+
+
+@pytest.mark.parametrize("indent", [" ", "    ", "\t", " \t"])
+def test_python_indentation_over_the_limit_is_reported_and_under_it_is_not(indent: str) -> None:
+    assert python_nesting_over(blocks(200, indent), 200) is None
+    assert python_nesting_over(blocks(201, indent), 200) == 201
+    held = GrammarLimits(python_max_nesting=50).check("python", blocks(51, indent))
+    assert held is not None and held.kind == "documentTooDeep" and "tether.limits.pythonMaxNesting" in held.reason
+    assert GrammarLimits(python_max_nesting=50).check("yaml", blocks(51, indent)) is None
+
+
+def test_python_blank_and_comment_lines_push_no_level() -> None:
+    text = b"x = 1\n" + b"\n".join(b" " * (level + 1) + b"# c" for level in range(300)) + b"\n" + b" " * 300 + b"\n"
+    assert python_nesting_over(text, 10) is None
+
+
+def test_the_python_ceiling_caps_any_setting() -> None:
+    assert python_nesting_over(blocks(PYTHON_NESTING_CEILING + 1), 10_000) == PYTHON_NESTING_CEILING + 1
+
+
+def python_depth(text: bytes) -> int:
+    """The deepest stack of strictly increasing indentation widths, line by line, with no shortcut."""
+    stack, deepest = [0], 0
+    for line in text.split(b"\n"):
+        content = line.lstrip(b" \t\f\r")
+        if content and not content.startswith(b"#"):
+            width = sum(8 if c == 9 else 1 for c in line[: len(line) - len(content)])
+            while stack[-1] > width:
+                stack.pop()
+            if width > stack[-1]:
+                stack.append(width)
+            deepest = max(deepest, len(stack) - 1)
+    return deepest
+
+
+PYTHON_LINE = st.tuples(st.lists(st.sampled_from([" ", "\t"]), max_size=20), st.sampled_from(["x", "", "# c", "'s'"]))
+
+
+@given(st.lists(PYTHON_LINE, max_size=30), st.integers(1, 12))
+def test_the_python_shortcut_never_hides_a_nesting_over_the_limit(
+    lines: list[tuple[list[str], str]], limit: int
+) -> None:
+    text = "\n".join("".join(indent) + rest for indent, rest in lines).encode()
+    assert (python_nesting_over(text, limit) is None) == (python_depth(text) <= limit)
