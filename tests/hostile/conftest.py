@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.helpers import server_env
 from tests.rawclient import RawServer
 
 
 @pytest.fixture
-def raw() -> Iterator[RawServer]:
-    server = RawServer("--log-level", "debug", env=None)
+def raw(tmp_path: Path) -> Iterator[RawServer]:
+    """A server with a data folder of its own: hostile tests store markers of huge lines, which in the shared test
+    home piled up run after run (every list of those files read them all) and were shared by concurrent workers."""
+    server = RawServer("--log-level", "debug", env=server_env(tmp_home=tmp_path))
     try:
         yield server
     finally:

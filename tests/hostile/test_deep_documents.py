@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakemodel import Answer, RunningModel
+from tests.helpers import server_env
 from tests.rawclient import RawServer
 
 DEPTH = 20_000
@@ -133,12 +135,12 @@ def every_request(session: Session, uri: str, position: dict[str, int], completi
 
 
 @pytest.mark.parametrize("name", list(DEEP))
-def test_deep_documents_answer_every_request_before_and_after_an_edit_deep_inside(name: str) -> None:
+def test_deep_documents_answer_every_request_before_and_after_an_edit_deep_inside(name: str, tmp_path: Path) -> None:
     language, text, (line, character), replacement = DEEP[name]
     uri = f"file:///deep/{name}.{'py' if language == 'python' else 'yaml'}"
     position = {"line": line, "character": character}
     with RunningModel(Answer(text[:2_000])) as model:
-        server = RawServer("--log-level", "debug")
+        server = RawServer("--log-level", "debug", env=server_env(tmp_home=tmp_path))  # its markers stay its own
         try:
             server.initialize(
                 initializationOptions={"tether": {"inference": {"endpoint": model.url("/api/generate"), "delay": 0}}}

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from tests.helpers import server_env
 from tests.hostile.conftest import assert_alive
 from tests.rawclient import RawServer
 from tether_lsp.compose import create_server
@@ -109,8 +110,8 @@ TARGETS = _targets()
 
 
 @pytest.fixture(scope="module")
-def fuzzed() -> Iterator[RawServer]:
-    server = RawServer()
+def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
+    server = RawServer(env=server_env(tmp_home=tmp_path_factory.mktemp("fuzz-home")))
     try:
         server.initialize()
         for uri, language, text in ((DOC_PY, "python", PY), (DOC_YAML, "yaml", YAML)):
