@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether_lsp.server.errors import InvalidParams, StorageError
+from tether_lsp.server.errors import ContentModified, InvalidParams, StorageError
 from tether_lsp.server.files import FileRefused, file_exists, read_text, uri_to_path
 from tether_lsp.server.host import Host
 from tether_lsp.server.lazy import lazy_module
@@ -313,7 +313,8 @@ class MarkersState:
         carried through the edits since (:mod:`.cache`), if HEAD is still the one they were computed at (a
         worker follows renames meanwhile, and ``didChange`` follows if that moved anything); otherwise a worker
         locates them at HEAD (:meth:`locate_now`). ``last_known``: when the database fails, an open document's
-        last known locations are the answer.
+        last known locations are the answer. An open document edited while a worker located answers at its
+        current version, the locations carried through the edits; -32801 when they cannot be carried.
         """
         try:
             await self.check_head(uri)
@@ -331,9 +332,15 @@ class MarkersState:
             log.warning("markers: the database failed; serving the last locations known for %s", uri)
             return cached
         now = self.open_document(uri)
-        if current is not None and now is not None and now.current.version == current.version:
-            self.remember(uri, current.version, found.head, found.located, found.root)
-        return found.text, found.located
+        if current is None or now is None:
+            return found.text, found.located
+        self.remember(uri, current.version, found.head, found.located, found.root)
+        if now.current.version == current.version:
+            return found.text, found.located
+        carried_on = self.from_cache(uri)  # the user typed on while a worker located: carried to the text now
+        if carried_on is None:
+            raise ContentModified(uri, current.client_version, now.current.client_version)
+        return carried_on
 
     def from_cache(self, uri: str) -> tuple[str, list[service.Located]] | None:
         """Loop: the last computed locations of an open document, carried to its current version (no I/O)."""
