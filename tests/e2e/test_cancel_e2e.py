@@ -1,5 +1,6 @@
 """``$/cancelRequest`` over stdio: a cancelled request whose work runs in the workers is answered ``-32800`` at
-the handler's next wait, before a request sent after the cancel that needs the same workers, and exactly once.
+the handler's next wait, before a request sent after the cancel that needs the same workers, and exactly once;
+a long ``textDocument/selectionRange`` lets other requests be answered meanwhile and is cancelled as well.
 Ordering, not wall-clock time, is asserted: every message the server writes is recorded in the order read, and
 the count of answers is taken after ``exit`` closed the server's stdout."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarks.corpus import python_file
 from benchmarks.markers import make_repo, seed_markers
 from tests.rawclient import RawServer
 
@@ -63,20 +65,59 @@ def test_a_cancelled_workspace_listing_is_answered_at_once_and_once(tmp_path: Pa
         assert order.index(listing) < order.index(later), order
         cancelled = next(m for m in seen if m["id"] == listing)
         assert cancelled.get("error", {}).get("code") == REQUEST_CANCELLED, cancelled
-        # the server ends: whatever it still writes is read before stdout closes
-        shutdown = server.next_id()
-        server.send({"id": shutdown, "method": "shutdown", "params": None})
-        _answer(server, shutdown, seen)
-        server.notify("exit")
-        server.wait_closed(timeout=60)
-        while not server.messages.empty():
-            message = server.messages.get_nowait()
-            if "id" in message and "method" not in message:
-                seen.append(message)
-        assert [m["id"] for m in seen].count(listing) == 1, [m for m in seen if m["id"] == listing]
+        assert _answers_once_the_server_ended(server, seen).count(listing) == 1
     finally:
         server.close()
 
 
 def _uri(root: Path, name: str) -> str:
     return (root / name).as_uri()
+
+
+def _answers_once_the_server_ended(server: RawServer, seen: list[dict[str, Any]]) -> list[Any]:
+    """The ids of every answer, counted after ``exit`` closed the server's stdout (nothing more can come)."""
+    shutdown = server.next_id()
+    server.send({"id": shutdown, "method": "shutdown", "params": None})
+    _answer(server, shutdown, seen)
+    server.notify("exit")
+    server.wait_closed(timeout=60)
+    while not server.messages.empty():
+        message = server.messages.get_nowait()
+        if "id" in message and "method" not in message:
+            seen.append(message)
+    return [m["id"] for m in seen]
+
+
+def test_a_long_selection_range_lets_others_answer_and_is_cancelled(tmp_path: Path) -> None:
+    text = python_file(20_000)
+    lines = text.count("\n")
+    uri = (tmp_path / "big.py").as_uri()
+    server = RawServer()
+    seen: list[dict[str, Any]] = []
+    try:
+        server.initialize(rootUri=tmp_path.as_uri())
+        server.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+        )
+        assert server.request("tether/documentInfo", {"textDocument": {"uri": uri}}, timeout=60)["result"]
+        expanding = server.next_id()
+        positions = [{"line": line, "character": 4} for line in range(lines)]
+        server.send(
+            {
+                "id": expanding,
+                "method": "textDocument/selectionRange",
+                "params": {"textDocument": {"uri": uri}, "positions": positions},
+            }
+        )
+        before = server.next_id()
+        server.send({"id": before, "method": "tether/listSelectors", "params": {}})
+        assert _answer(server, before, seen)["result"]["selectors"]
+        assert all(m["id"] != expanding for m in seen), "selectionRange held the loop: answered before listSelectors"
+        server.notify("$/cancelRequest", {"id": expanding})
+        # read while it works (a -32800, not its result): its next slice ends it
+        cancelled = _answer(server, expanding, seen)
+        assert cancelled.get("error", {}).get("code") == REQUEST_CANCELLED, str(cancelled)[:300]
+        assert _answers_once_the_server_ended(server, seen).count(expanding) == 1
+    finally:
+        server.close()
