@@ -34,7 +34,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, MarkersState, ThreadHost]]:
     host.close()
 
 
-def locate_then(state: MarkersState, monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], None]) -> None:
+def locate_then(state: MarkersState, monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], object]) -> None:
     """The worker locates in the text it was given, and the user's edit arrives before the answer is built."""
     real = state.locate_now
 
