@@ -4,29 +4,16 @@ once per document every ``CHECK_EVERY_S``, however many cached answers an editor
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tether_lsp.handlers.markers import checks
 from tether_lsp.handlers.markers.state import MarkersState
-from tether_lsp.handlers.markers.store import MIGRATIONS
-from tether_lsp.mcp.settings import schema
 from tether_lsp.server.documents import Document
 from tether_lsp.server.thread_host import ThreadHost
 
-from .test_state_service import SOURCE, TOTAL, clone, placing
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Path, MarkersState, ThreadHost]]:
-    root = clone(tmp_path)
-    host = ThreadHost(schema().parse()[0], root, {"markers": lambda: MIGRATIONS})
-    state = MarkersState(host)
-    yield root, state, host
-    state.close()
-    host.close()
+from .test_state_service import SOURCE, TOTAL, placing
 
 
 def test_cached_answers_check_renames_once_a_second(

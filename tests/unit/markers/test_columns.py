@@ -96,10 +96,25 @@ def test_a_mapped_column_stays_on_the_new_line_and_keeps_unchanged_text(
         start, end = map_column(old, new, column), map_column(old, new, column, end=True)
     assert 1 <= start <= len(new) + 1 and 1 <= end <= len(new) + 1
     head = common_prefix(old, new)
-    if column <= head:  # inside the unchanged start of the line: the same column
-        assert start == column
+    # inside the unchanged start of the line: on the same character (difflib may align it with a later copy of
+    # it: '  ' -> ' a  ' maps column 1 to 3, both spaces kept), the same column when the ends are set aside
+    if column <= head:
+        assert new[start - 1] == old[column - 1]
+        if len(old) * len(new) > bound:
+            assert start == column
     if 1 < column <= head + 1:
-        assert end == column
+        assert new[end - 2] == old[column - 2]
+        if len(old) * len(new) > bound:
+            assert end == column
+
+
+def test_a_column_in_the_unchanged_start_may_follow_its_character_within_the_bound() -> None:
+    """Within the bound difflib aligns the whole lines: the first space of '  ' goes with the first of the two
+    spaces ' a  ' ends with (the longest common run), not with its own prefix; over it, the ends stay put."""
+    assert (map_column("  ", " a  ", 1), map_column("  ", " a  ", 2, end=True)) == (3, 4)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columns, "MAX_ALIGNED_PRODUCT", 7)
+        assert (map_column("  ", " a  ", 1), map_column("  ", " a  ", 2, end=True)) == (1, 2)
 
 
 def test_the_bound_is_on_the_product_of_the_lengths_inclusive() -> None:

@@ -5,33 +5,21 @@ worker read; -32801 ContentModified when they cannot be carried."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tether_lsp.handlers.markers.state import MarkersState
-from tether_lsp.handlers.markers.store import MIGRATIONS
-from tether_lsp.mcp.settings import schema
 from tether_lsp.server.byte_edits import ContentChange
 from tether_lsp.server.documents import Document
 from tether_lsp.server.errors import ContentModified
 from tether_lsp.server.positions import Encoding, Pos
 from tether_lsp.server.thread_host import ThreadHost
 
-from .test_state_service import SOURCE, TOTAL, clone, placing
+from .test_state_service import SOURCE, TOTAL, placing
 
 LINE_ON_TOP = ContentChange("# typed meanwhile\n", (Pos(0, 0), Pos(0, 0)))
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Path, MarkersState, ThreadHost]]:
-    root = clone(tmp_path)
-    host = ThreadHost(schema().parse()[0], root, {"markers": lambda: MIGRATIONS})
-    state = MarkersState(host)
-    yield root, state, host
-    state.close()
-    host.close()
 
 
 def locate_then(state: MarkersState, monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], object]) -> None:

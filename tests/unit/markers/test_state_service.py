@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -22,12 +22,11 @@ from tether_lsp.handlers.markers import lsp as markers_lsp
 from tether_lsp.handlers.markers import sqlite_watch
 from tether_lsp.handlers.markers.calculator import Location
 from tether_lsp.handlers.markers.state import MarkersState
-from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerStore
+from tether_lsp.handlers.markers.store import MarkerStore
 from tether_lsp.handlers.markers.wire import CreateParams, ListParams
 from tether_lsp.mcp.context import Context
 from tether_lsp.mcp.notes_backend import LiveNotes
 from tether_lsp.mcp.server import build
-from tether_lsp.mcp.settings import schema
 from tether_lsp.server.app import TetherServer
 from tether_lsp.server.document_sync import did_open
 from tether_lsp.server.errors import RequestFailed
@@ -52,17 +51,6 @@ def clone(tmp_path: Path) -> Path:
 def placing(uri: str, loc: Location) -> MarkersState.Placing:
     span = (Pos(loc.line_start - 1, loc.col_start - 1), Pos(loc.line_end - 1, loc.col_end - 1))
     return MarkersState.Placing(uri, None, span, Encoding.UTF32, "textDocument.uri")
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Path, MarkersState, ThreadHost]]:
-    root = clone(tmp_path)
-    # the database a language server on the clone opens, with the markers' tables
-    host = ThreadHost(schema().parse()[0], root, {"markers": lambda: MIGRATIONS})
-    state = MarkersState(host)
-    yield root, state, host
-    state.close()
-    host.close()
 
 
 def drained(host: ThreadHost) -> None:
