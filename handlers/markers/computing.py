@@ -11,9 +11,10 @@ are known from the same mappings.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from tether_lsp.server.storage import StorageError
 from tether_lsp.server.syntax import GrammarLimits
@@ -21,7 +22,8 @@ from tether_lsp.server.syntax import GrammarLimits
 from .calculator import Calculated, Location, find_elsewhere, split_lines
 from .git_view import GitView
 from .location_store import LocationStore, StoredLocation
-from .relocate import FileDone, FileWork, Relocate, in_thread
+from .places import Clone
+from .relocate import FileWork, Pending, Start, start_in_thread
 from .store import MarkerRecord, MarkerStore
 from .structure import language_of
 
@@ -30,8 +32,8 @@ log = logging.getLogger(__name__)
 #: Called with (done, total) while many locations are computed: the LSP edge turns it into ``$/progress``.
 Progress = Callable[[int, int], None]
 
-#: Files relocated between two progress reports.
-FILES_PER_REPORT = 64
+#: Files sent to be relocated at a time (a batch stored as soon as its answers are in).
+FILES_PER_BATCH = 8
 
 
 @dataclass
@@ -88,42 +90,147 @@ def compute(
     view: GitView,
     progress: Progress | None = None,
     limits: GrammarLimits | None = None,
-    relocate: Relocate = in_thread,
+    start: Start = start_in_thread,
     memo: Memo | None = None,
 ) -> HeadResult:
     """Compute and store the locations at ``view.head`` of the markers in ``todo``; ``stored`` has the others.
     ``memo``: what the sync before mapped (kept for the files this HEAD change left alone), and where this one
-    says what it mapped."""
+    says what it mapped.
+
+    A pipeline: the files go to ``start`` a batch at a time as git gives their texts, and each batch's locations
+    are stored as its answers come back, while the next batches are relocated. A file with a block gone from it
+    waits until the lines every changed file added are known (where such a block is searched for)."""
     if not todo:
         return HeadResult(stored, [], 0)
     commits = {r.id: r.commit_hash_when_created or "" for r in todo}
     origins = locations.origin([r.id for r in todo], commits, near=view.root_uri)
-    fresh: list[StoredLocation] = []
+    out = _Stored(markers, locations, stored, progress, len(todo))
     by_file: dict[tuple[str, str, str], list[MarkerRecord]] = defaultdict(list)
     for record in todo:
         origin = origins.get(record.id)
         if origin is None or origin.location is None:
             reason = "missingOriginalLocation" if origin is not None else "missingOriginalCommit"
-            fresh.append(StoredLocation(record.id, view.head, record.uri, None, reason, None))
+            out.add([StoredLocation(record.id, view.head, record.uri, None, reason, None)])
             continue
         by_file[(origin.commit, origin.uri, record.uri)].append(record)
-    groups = [_prepare(view, *file, records, origins, memo) for file, records in by_file.items()]
-    _relocate(groups, view, limits, relocate, progress, len(todo))
-    _know_added_lines(groups, view, relocate)
-    moved: list[MarkerRecord] = []
-    for group in groups:
-        fresh += _finish(view, group, moved, memo)
-    # a creation commit missing here may be in a teammate's clone (a branch not fetched yet): not stored, so
-    # that neither they nor this clone, once it has fetched, are told it is missing
-    shared = [s for s in fresh if s.missing_reason != "missingOriginalCommit"]
-    try:
-        for record in moved:
-            markers.replace(record)
-        locations.put(shared)
-    except StorageError as exc:  # computed all the same: served now, stored by a later request
-        log.warning("markers: could not store %d computed location(s): %s", len(shared), exc)
-    stored.update((s.marker_id, s) for s in fresh)
-    return HeadResult(stored, moved, len(fresh))
+    flow = _Flow(view, limits, start, memo, out)
+    groups = []
+    for file, records in by_file.items():
+        groups.append(group := _prepare(view, *file, records, origins, memo))
+        flow.add(group)
+    flow.drain()
+    _know_added_lines(groups, view, start)
+    for group, held in flow.deferred:
+        out.add(_finish(view, group, out.moved, memo, held))
+    out.flush()
+    if out.failed:  # computed all the same: served now, stored by a later request
+        log.warning("markers: could not store %d computed location(s): %s", out.failed[0], out.failed[1])
+    return HeadResult(stored, out.moved, out.computed)
+
+
+class _Stored:
+    """A sync's computed locations, stored a batch at a time (after a database failure, only kept here)."""
+
+    def __init__(
+        self,
+        markers: MarkerStore,
+        locations: LocationStore,
+        stored: dict[str, StoredLocation],
+        progress: Progress | None,
+        total: int,
+    ) -> None:
+        self.markers, self.locations, self.stored = markers, locations, stored
+        self.progress, self.total = progress, total
+        self.moved: list[MarkerRecord] = []  # every marker a committed rename or a moved block took to another file
+        self.computed = 0
+        self.failed: tuple[int, StorageError] | None = None  # how many were not stored, and why
+        self._fresh: list[StoredLocation] = []
+        self._moved = 0  # how many of ``moved`` are stored
+        self._clones: dict[Path, Clone | None] = {}  # the repositories' identities, read by the first store
+
+    def add(self, fresh: list[StoredLocation]) -> None:
+        self._fresh += fresh
+
+    def flush(self) -> None:
+        """Store what was added since the last flush: the markers moved, then their locations at HEAD."""
+        fresh, moved = self._fresh, self.moved[self._moved :]
+        self._fresh, self._moved = [], len(self.moved)
+        if not fresh and not moved:
+            return
+        # a creation commit missing here may be in a teammate's clone (a branch not fetched yet): not stored, so
+        # that neither they nor this clone, once it has fetched, are told it is missing
+        shared = [s for s in fresh if s.missing_reason != "missingOriginalCommit"]
+        if self.failed is None:
+            try:
+                for record in moved:
+                    self.markers.replace(record)
+                self.locations.put(shared, self._clones)
+            except StorageError as exc:
+                self.failed = (0, exc)
+        if self.failed is not None:
+            self.failed = (self.failed[0] + len(shared), self.failed[1])
+        self.stored.update((s.marker_id, s) for s in fresh)
+        self.computed += len(fresh)
+        if self.progress is not None:
+            self.progress(self.computed, self.total)
+
+
+class _Flow:
+    """The files of a sync on their way: relocated a batch at a time by ``start``, each batch finished and stored
+    as its answers come in; the markers whose block is gone from their file are left in :attr:`deferred`."""
+
+    def __init__(self, view: GitView, limits: GrammarLimits | None, start: Start, memo: Memo | None, out: _Stored):
+        self.view, self.limits, self.start, self.memo, self.out = view, limits, start, memo, out
+        self.batch: list[_Group] = []
+        self.pending: deque[tuple[list[_Group], Pending]] = deque()
+        self.deferred: list[tuple[_Group, list[MarkerRecord]]] = []
+
+    def add(self, group: _Group) -> None:
+        """A group whose texts are read: relocated (in a batch), or finished now when nothing is to compute."""
+        if group.old is not None and group.new is not None and group.new_path is not None and not group.kept:
+            self.batch.append(group)
+            if len(self.batch) >= FILES_PER_BATCH:
+                self._send()
+        else:
+            self._settle(group)
+        self._collect(wait=False)
+
+    def drain(self) -> None:
+        """Every batch sent, its answers waited for and stored."""
+        if self.batch:
+            self._send()
+        self._collect(wait=True)
+        self.out.flush()
+
+    def _send(self) -> None:
+        self.pending.append((self.batch, self.start([_work(g, self.limits) for g in self.batch])))
+        self.batch = []
+
+    def _collect(self, wait: bool) -> None:
+        """The batches answered (all of them when ``wait``), in order, finished and stored."""
+        while self.pending and (wait or self.pending[0][1].ready()):
+            part, pending = self.pending.popleft()
+            for group, answer in zip(part, pending.results(), strict=True):
+                group.results = answer.results
+                if group.new_path == group.origin_path:  # the same diff as the moved-block search's: not made twice
+                    assert group.new_path is not None
+                    self.view.know_target(group.commit, group.new_path, answer.added)
+                self._settle(group)
+            self.out.flush()
+
+    def _settle(self, group: _Group) -> None:
+        """A group's markers finished now, but for those whose block is gone from the file: they are searched for
+        in the other files once every changed file's added lines are known (their answers depend on no other)."""
+        if group.old is not None and not group.kept and (group.results is None or group.new_path is None):
+            self.deferred.append((group, group.records))  # gone with its file
+            return
+        found = group.results or {}
+        held = [r for r in group.records if r.id in found and found[r.id].reason == "codeBlockDeleted"]
+        if len(held) < len(group.records):
+            ready = [r for r in group.records if r.id not in found or found[r.id].reason != "codeBlockDeleted"]
+            self.out.add(_finish(self.view, group, self.out.moved, self.memo, ready))
+        if held:
+            self.deferred.append((group, held))
 
 
 def _kept(view: GitView, group: _Group, path: str | None, memo: Memo | None) -> dict[str, Calculated] | None:
@@ -172,30 +279,6 @@ def _prepare(
     return group
 
 
-def _relocate(
-    groups: list[_Group],
-    view: GitView,
-    limits: GrammarLimits | None,
-    relocate: Relocate,
-    progress: Progress | None,
-    total: int,
-) -> None:
-    """Every group with both texts carried to HEAD by ``relocate``, a slice of files at a time."""
-    work = [g for g in groups if g.old is not None and g.new is not None and g.new_path is not None]
-    done = total - sum(len(g.records) for g in work)
-    for first in range(0, len(work), FILES_PER_REPORT):
-        part = work[first : first + FILES_PER_REPORT]
-        answers = relocate([_work(g, limits) for g in part])
-        for group, answer in zip(part, answers, strict=True):
-            group.results = answer.results
-            if group.new_path == group.origin_path:  # the same diff as the moved-block search's: not made twice
-                assert group.new_path is not None
-                view.know_target(group.commit, group.new_path, answer.added)
-            done += len(group.records)
-        if progress is not None:
-            progress(done, total)
-
-
 def _work(group: _Group, limits: GrammarLimits | None) -> FileWork:
     assert group.old is not None
     assert group.new is not None
@@ -203,9 +286,9 @@ def _work(group: _Group, limits: GrammarLimits | None) -> FileWork:
     return FileWork(group.old, group.new, group.locations, language_of(group.new_path), limits)
 
 
-def _know_added_lines(groups: list[_Group], view: GitView, relocate: Relocate) -> None:
+def _know_added_lines(groups: list[_Group], view: GitView, start: Start) -> None:
     """The lines added to every file the range changed, for the searches of blocks gone from their file: those
-    of files no group mapped, mapped now (all at once, by ``relocate``)."""
+    of files no group mapped, mapped now (all at once, by ``start``)."""
     since = sorted(
         {
             g.commit
@@ -214,13 +297,20 @@ def _know_added_lines(groups: list[_Group], view: GitView, relocate: Relocate) -
         }
     )
     asked = [(commit, path, old, new) for commit in since for path, old, new in view.targets_to_make(commit)]
-    answers: list[FileDone] = relocate([FileWork(old, new, {}, None, None) for _, _, old, new in asked])
+    answers = start([FileWork(old, new, {}, None, None) for _, _, old, new in asked]).results() if asked else []
     for (commit, path, _, _), answer in zip(asked, answers, strict=True):
         view.know_target(commit, path, answer.added)
 
 
-def _finish(view: GitView, group: _Group, moved: list[MarkerRecord], memo: Memo | None) -> list[StoredLocation]:
-    """A group's stored locations at HEAD: its mapping's answers, a block gone from its file searched elsewhere."""
+def _finish(
+    view: GitView,
+    group: _Group,
+    moved: list[MarkerRecord],
+    memo: Memo | None,
+    records: list[MarkerRecord] | None = None,
+) -> list[StoredLocation]:
+    """A group's stored locations at HEAD (of ``records`` among its markers, else all): its mapping's answers, a
+    block gone from its file searched elsewhere."""
     if group.old is None and not group.kept:
         return [
             StoredLocation(r.id, view.head, r.uri, None, "missingOriginalCommit", group.commit) for r in group.records
@@ -238,7 +328,7 @@ def _finish(view: GitView, group: _Group, moved: list[MarkerRecord], memo: Memo 
         goes_to = stored_uri if group.new_path != path and view.exists(group.new_path) else uri
     out = []
     old_lines: list[str] = []
-    for record in group.records:
+    for record in group.records if records is None else records:
         result = results[record.id]
         target, at = goes_to, stored_uri
         if result.location is None and result.reason == "codeBlockDeleted":

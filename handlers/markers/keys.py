@@ -9,6 +9,7 @@ uri of the file in one of this server's clones.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import ColumnElement, Table, and_, or_
@@ -42,8 +43,9 @@ class Keys:
     def of(self, uri: str) -> FileKey | None:
         return self.places.key(uri) if self.places is not None else None
 
-    def of_many(self, uris: Iterable[str]) -> dict[str, FileKey | None]:
-        return self.places.keys(uris) if self.places is not None else dict.fromkeys(uris)
+    def of_many(self, uris: Iterable[str], clones: dict[Path, Clone | None] | None = None) -> dict[str, FileKey | None]:
+        """Each uri's key (``clones``: see :meth:`.Places.keys`)."""
+        return self.places.keys(uris, clones) if self.places is not None else dict.fromkeys(uris)
 
     def uri(self, r: Any, near: str | None = None) -> str:
         """A stored row's file as a uri of this server's clone (the one holding ``near``, else the one holding

@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy import text as sql_text
@@ -21,7 +22,7 @@ from tether_lsp.server.storage import Database, StorageError
 
 from .calculator import Location
 from .keys import Keys, key_columns
-from .places import FileKey, Places
+from .places import Clone, FileKey, Places
 from .settings import MarkersSettings
 from .tables import ALGORITHM_VERSION, locations_table, markers_table
 
@@ -184,7 +185,7 @@ class LocationStore:
                         found[row.marker_id] = _stored(row, name(row._mapping))
         return found
 
-    def put(self, items: list[StoredLocation]) -> None:
+    def put(self, items: list[StoredLocation], clones: dict[Path, Clone | None] | None = None) -> None:
         """Store (or replace) locations, all in one transaction and one statement of plain values given to the
         driver (SQLite: an executemany of tuples; PostgreSQL: arrays of columns). A HEAD sync stores 10,000 rows:
         through SQLAlchemy's insert, its per-row dictionaries and parameter processing cost the serving
@@ -194,11 +195,12 @@ class LocationStore:
         together) makes this write wait for its transaction and replace its row, instead of failing on the
         duplicate with the whole batch. Rows go in a fixed order, so two such writers take their row locks in
         the same order and never deadlock. A location of a marker deleted meanwhile is not stored (it would
-        outlive its marker).
+        outlive its marker). ``clones``: the repositories' identities read by the puts before (see
+        :meth:`.Places.keys`), for a sync storing its locations a batch at a time.
         """
         if not items:
             return
-        keys = self.keys.of_many(s.uri for s in items)  # before the transaction: git may be asked
+        keys = self.keys.of_many((s.uri for s in items), clones)  # before the transaction: git may be asked
         unique = sorted({(s.commit, s.marker_id): s for s in items}.values(), key=lambda s: (s.commit, s.marker_id))
         with self.db.transaction(write_lock=True) as conn:
             if conn.dialect.name == "postgresql":

@@ -21,7 +21,19 @@ from functools import partial
 from tether_lsp.server.errors import RequestFailed
 from tether_lsp.server.host import Host
 
-from .relocate import FileDone, FileWork, Relocate, WireDone, from_wire, in_thread, relocate_wire, to_wire
+from .relocate import (
+    FileDone,
+    FileWork,
+    Pending,
+    Relocate,
+    Relocated,
+    Start,
+    WireDone,
+    from_wire,
+    in_thread,
+    relocate_wire,
+    to_wire,
+)
 
 #: Files per call to a worker process: enough to make a call's round trip small beside its work (a file of 500
 #: lines takes about 10 ms), few enough that the processes share a sync's files evenly.
@@ -48,6 +60,18 @@ def in_processes(host: Host) -> Relocate:
         return _Calls(host, [works[k : k + FILES_PER_CALL] for k in range(0, len(works), FILES_PER_CALL)]).results()
 
     return relocate
+
+
+def starting(host: Host) -> Start:
+    """A :data:`~.relocate.Start` for worker threads: each batch of files goes to the host's worker processes at
+    once, its answers waited for later (in the calling thread when the host has none)."""
+
+    def start(works: list[FileWork]) -> Pending:
+        if not works or processes_of(host) <= 0:
+            return Relocated(in_thread(works))
+        return _Calls(host, [works[k : k + FILES_PER_CALL] for k in range(0, len(works), FILES_PER_CALL)])
+
+    return start
 
 
 class _Calls:
@@ -77,6 +101,10 @@ class _Calls:
     def _silent_for(self) -> float:
         with self._lock:
             return time.monotonic() - self._beat
+
+    def ready(self) -> bool:
+        """Whether every batch has its answer (or failed): :meth:`results` waits no more."""
+        return all(future.done() for future in self.futures)
 
     def results(self) -> list[FileDone]:
         """Worker thread: every batch's results in order (a failed call raises its error)."""

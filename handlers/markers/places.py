@@ -154,11 +154,12 @@ class Places:
         found = self.locate(uri)
         return None if found is None else FileKey(found[0].repo, found[1])
 
-    def keys(self, uris: Iterable[str]) -> dict[str, FileKey | None]:
+    def keys(self, uris: Iterable[str], clones: dict[Path, Clone | None] | None = None) -> dict[str, FileKey | None]:
         """:meth:`key` of many uris, each repository's identity read once (a HEAD sync stores thousands of
-        locations in a few hundred files: one HEAD read per file was a tenth of the sync's time)."""
+        locations in a few hundred files: one HEAD read per file was a tenth of the sync's time); ``clones``:
+        the identities read already, kept for the next call (a sync stores its files a batch at a time)."""
         out: dict[str, FileKey | None] = {}
-        clones: dict[Path, Clone | None] = {}
+        clones = {} if clones is None else clones
         for uri in set(uris):
             path = uri_to_path(uri)
             found = self.git.locate_file(path) if path is not None and path.is_absolute() else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import astuple, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tether_lsp.server.syntax import GrammarLimits
 
@@ -104,3 +104,34 @@ Relocate = Callable[[list[FileWork]], list[FileDone]]
 def in_thread(works: list[FileWork]) -> list[FileDone]:
     """In the calling thread: a request about one file's markers, tests, a front with no worker processes."""
     return relocate_files(works)
+
+
+class Pending(Protocol):
+    """A batch of files being relocated: whether its answers are in, and the answers (waited for)."""
+
+    def ready(self) -> bool: ...
+
+    def results(self) -> list[FileDone]: ...
+
+
+#: How a HEAD sync relocates files as it reads them: starts a batch and returns at once (:mod:`.offload`: in the
+#: worker processes), so that git reads, relocation and database writes overlap.
+Start = Callable[[list[FileWork]], Pending]
+
+
+@dataclass(frozen=True, slots=True)
+class Relocated:
+    """A batch relocated already."""
+
+    done: list[FileDone]
+
+    def ready(self) -> bool:
+        return True
+
+    def results(self) -> list[FileDone]:
+        return self.done
+
+
+def start_in_thread(works: list[FileWork]) -> Pending:
+    """:data:`Start` in the calling thread: the batch is relocated before this returns."""
+    return Relocated(relocate_files(works))

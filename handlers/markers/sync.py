@@ -158,8 +158,8 @@ class HeadSync:
                 records = markers.under(prefix)
             last = self._mapped.get(str(root))
             memo = tracking.Memo(*last) if last is not None else tracking.Memo()
-            relocate = offload.in_processes(stores.server)
-            result = tracking.at_head(records, markers, locations, view, progress, limits, relocate=relocate, memo=memo)
+            start = offload.starting(stores.server)
+            result = tracking.at_head(records, markers, locations, view, progress, limits, start=start, memo=memo)
             self._mapped[str(root)] = (head, memo.now)
         # every sync says how much it computed and how much it read (computed by another server or earlier):
         # the team-scale benchmark counts shared and repeated work from this line

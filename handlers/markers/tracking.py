@@ -26,7 +26,7 @@ from .computing import HeadResult, Memo, Progress
 from .git import Git
 from .git_view import GitView
 from .location_store import LocationStore, StoredLocation
-from .relocate import Relocate, in_thread
+from .relocate import Start, start_in_thread
 from .service import follow_renames
 from .store import MarkerRecord, MarkerStore
 from .structure import follow, language_of
@@ -54,15 +54,15 @@ def at_head(
     progress: Progress | None = None,
     limits: GrammarLimits | None = None,
     *,
-    relocate: Relocate = in_thread,
+    start: Start = start_in_thread,
     memo: Memo | None = None,
 ) -> HeadResult:
     """The stored location at ``view.head`` of every committed marker in ``records``, computing what is missing
-    (each file's markers by ``relocate``; ``memo``: what the sync before mapped, see :class:`.computing.Memo`)."""
+    (each file's markers relocated by ``start``; ``memo``: what the sync before mapped, :class:`.computing.Memo`)."""
     committed = {r.id: r for r in records if r.commit_hash_when_created}
     stored = locations.at(view.head, list(committed), near=view.root_uri)
     todo = [r for r in committed.values() if r.id not in stored]
-    how = Computing(markers, locations, view, limits, relocate, memo)
+    how = Computing(markers, locations, view, limits, start, memo)
     if len(todo) < SHARE_FROM or not locations.shared:
         return how.compute(todo, stored, progress)
     return _split(todo, stored, how, progress)
@@ -76,14 +76,14 @@ class Computing:
     locations: LocationStore
     view: GitView
     limits: GrammarLimits | None
-    relocate: Relocate
+    start: Start
     memo: Memo | None
 
     def compute(
         self, todo: list[MarkerRecord], stored: dict[str, StoredLocation], progress: Progress | None
     ) -> HeadResult:
         return computing.compute(
-            todo, stored, self.markers, self.locations, self.view, progress, self.limits, self.relocate, self.memo
+            todo, stored, self.markers, self.locations, self.view, progress, self.limits, self.start, self.memo
         )
 
 
