@@ -93,3 +93,31 @@ def test_the_tuples_follow_the_table_s_columns() -> None:
     assert tuple(c.name for c in locations_table.columns) == location_store._COLUMNS
     row = location_store.location_values(at_c1(4, 9), None)
     assert dict(zip(location_store._COLUMNS, row, strict=True)) == location_store.location_row(at_c1(4, 9), None)
+
+
+def test_reads_of_many_markers_hand_their_values_to_the_driver(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A HEAD sync reads 10,000 markers' locations 500 at a time: SQLAlchemy rendering each chunk's 500 values
+    into its ``IN`` was half the read's CPU. The rows read are the ones stored, by marker and commit."""
+    from sqlalchemy.sql.compiler import SQLCompiler
+
+    rendered: list[int] = []
+    real = SQLCompiler._process_parameters_for_postcompile
+
+    def spy(self: SQLCompiler, *args: Any, **kwargs: Any) -> Any:
+        rendered.append(1)
+        return real(self, *args, **kwargs)
+
+    locations = LocationStore(db)
+    now = [at_c1(n, n + 7 if n % 5 else None) for n in range(MARKERS)]
+    locations.put(now)
+    ids = [f"m{n:05}" for n in range(MARKERS)]
+    monkeypatch.setattr(SQLCompiler, "_process_parameters_for_postcompile", spy)
+    assert locations.at("c1", [*ids, "nobody"]) == {s.marker_id: s for s in now}
+    origins = locations.origin(ids, {i: "c0" if n % 2 else "c1" for n, i in enumerate(ids)})
+    assert origins == {i: now[n] if n % 2 == 0 else origins[i] for n, i in enumerate(ids)}
+    assert all(
+        origins[i].commit == "c0" and origins[i].location == Location(n + 1, 1, n + 2, 5)
+        for n, i in enumerate(ids)
+        if n % 2
+    )
+    assert rendered == []
