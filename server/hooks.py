@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from .errors import is_shutting_down
 from .settings import Settings
 from .syntax import Snapshot
 
@@ -75,8 +76,11 @@ class Hooks(Generic[S]):
         for hook in self._initialized:
             try:
                 await hook(server)
-            except Exception:  # one feature failing never fails another
-                log.exception("initialized hook %r failed", hook)
+            except Exception as exc:  # one feature failing never fails another
+                if is_shutting_down(exc):  # the client shut down before start-up work ended: nothing failed
+                    log.debug("initialized hook %r: the server is shutting down", hook)
+                else:
+                    log.exception("initialized hook %r failed", hook)
 
     def shutdown_begins(self) -> None:
         _run_each(self._shutdown_begin)
