@@ -22,7 +22,7 @@ from tether_lsp.server.syntax import GrammarLimits
 from .calculator import Calculated, Location, find_elsewhere, split_lines
 from .git_view import GitView
 from .location_store import LocationStore, StoredLocation
-from .places import Clone
+from .places import Clone, FileKey
 from .relocate import FileWork, Pending, Start, start_in_thread
 from .store import MarkerRecord, MarkerStore
 from .structure import language_of
@@ -147,6 +147,7 @@ class _Stored:
         self._fresh: list[StoredLocation] = []
         self._moved = 0  # how many of ``moved`` are stored
         self._clones: dict[Path, Clone | None] = {}  # the repositories' identities, read by the first store
+        self._keys: dict[str, FileKey | None] = {}  # each file stored, placed once
 
     def add(self, fresh: list[StoredLocation]) -> None:
         self._fresh += fresh
@@ -164,7 +165,9 @@ class _Stored:
             try:
                 for record in moved:
                     self.markers.replace(record)
-                self.locations.put(shared, self._clones)
+                placed = self._keys
+                placed.update(self.locations.keys.of_many({s.uri for s in shared} - placed.keys(), self._clones))
+                self.locations.put(shared, placed)
             except StorageError as exc:
                 self.failed = (0, exc)
         if self.failed is not None:

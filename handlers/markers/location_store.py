@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import logging
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -24,7 +23,7 @@ from tether_lsp.server.storage import Database, StorageError
 
 from .calculator import Location
 from .keys import Keys, key_columns
-from .places import Clone, FileKey, Places
+from .places import FileKey, Places
 from .settings import MarkersSettings
 from .tables import ALGORITHM_VERSION, locations_table, markers_table
 
@@ -219,7 +218,7 @@ class LocationStore:
                 found.update((s.marker_id, s) for s in _stored(mine, name))
         return found
 
-    def put(self, items: list[StoredLocation], clones: dict[Path, Clone | None] | None = None) -> None:
+    def put(self, items: list[StoredLocation], keys: Mapping[str, FileKey | None] | None = None) -> None:
         """Store (or replace) locations, all in one transaction and one statement of plain values given to the
         driver (SQLite: an executemany of tuples; PostgreSQL: arrays of columns). A HEAD sync stores 10,000 rows:
         through SQLAlchemy's insert, its per-row dictionaries and parameter processing cost the serving
@@ -229,12 +228,13 @@ class LocationStore:
         together) makes this write wait for its transaction and replace its row, instead of failing on the
         duplicate with the whole batch. Rows go in a fixed order, so two such writers take their row locks in
         the same order and never deadlock. A location of a marker deleted meanwhile is not stored (it would
-        outlive its marker). ``clones``: the repositories' identities read by the puts before (see
-        :meth:`.Places.keys`), for a sync storing its locations a batch at a time.
+        outlive its marker). ``keys``: every file's key, when the caller knows them (a sync storing its locations
+        a batch at a time places each file once).
         """
         if not items:
             return
-        keys = self.keys.of_many((s.uri for s in items), clones)  # before the transaction: git may be asked
+        if keys is None:
+            keys = self.keys.of_many(s.uri for s in items)  # before the transaction: git may be asked
         unique = sorted({(s.commit, s.marker_id): s for s in items}.values(), key=lambda s: (s.commit, s.marker_id))
         with self.db.transaction(write_lock=True) as conn:
             if conn.dialect.name == "postgresql":

@@ -9,7 +9,7 @@ the order is deterministic); nothing is timed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any
@@ -21,6 +21,7 @@ from tests.helpers import commit_all, git
 from tether_lsp.handlers.markers import computing, relocate
 from tether_lsp.handlers.markers.calculator import Location
 from tether_lsp.handlers.markers.location_store import LocationStore, StoredLocation
+from tether_lsp.handlers.markers.places import FileKey, Places
 from tether_lsp.handlers.markers.state import MarkersState
 from tether_lsp.handlers.markers.store import MarkerRecord
 from tether_lsp.server.thread_host import ThreadHost
@@ -128,11 +129,14 @@ def test_each_batch_is_stored_as_its_answers_come_in_before_the_last_batch_is_re
 
 
 def test_a_block_gone_from_its_file_waits_for_every_batch_and_is_found_in_the_last(
-    repo: Path, host_state: tuple[ThreadHost, MarkersState], events: list[tuple[str, Any]]
+    repo: Path,
+    host_state: tuple[ThreadHost, MarkersState],
+    events: list[tuple[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The first file's first function is cut and pasted into the last file: its marker is stored after the
     last batch is relocated, at the function's place in the last file; the first file's other markers go with
-    its batch."""
+    its batch. The first file, stored in twice, is placed (its repository and path found) once."""
     _host, state = host_state
     made = seed(state, repo)
     state.sync.sync_repo(repo)
@@ -143,7 +147,18 @@ def test_a_block_gone_from_its_file_waits_for_every_batch_and_is_found_in_the_la
     last.write_text(last.read_text(encoding="utf-8") + cut, encoding="utf-8")
     commit_all(repo, "c1: f00_0 moves to the last file")
     events.clear()
+    placed: list[str] = []
+    real_keys = Places.keys
+
+    def keys(self: Places, uris: Iterable[str], *args: Any) -> dict[str, FileKey | None]:
+        uris = list(uris)
+        placed.extend(uris)
+        return real_keys(self, uris, *args)
+
+    monkeypatch.setattr(Places, "keys", keys)
     state.sync.sync_repo(repo)
+    assert sorted(placed) == sorted({*placed})  # each file placed once, however many batches store in it
+    assert (repo / NAMES[0]).as_uri() in placed
     relocated = [n for n, (what, _) in enumerate(events) if what == "relocated"]
     puts = [(n, ids) for n, (what, ids) in enumerate(events) if what == "put"]
     assert puts[0][0] < relocated[-1]
