@@ -32,7 +32,9 @@ from benchmarks import markers_reference
 from benchmarks.corpus import python_file
 from benchmarks.syntax import pct, row
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
+from tether_lsp.handlers.markers.git import Git
 from tether_lsp.handlers.markers.location_store import StoredLocation
+from tether_lsp.handlers.markers.places import Places
 from tether_lsp.handlers.markers.store import MIGRATIONS, MarkerRecord, MarkerStore
 from tether_lsp.handlers.markers.structure import follow
 from tether_lsp.server.lspclient import make_client, raw_request
@@ -104,7 +106,9 @@ def make_repo(root: Path, files: int, lines_per_file: int) -> list[str]:
 
 
 def seed_markers(root: Path, names: list[str], per_file: int) -> int:
-    """Markers created at the first commit, written straight into the clone's database."""
+    """Markers created at the first commit, written straight into the clone's database, each file kept by its
+    repository and path as a server stores it (rows kept by uri would be adopted by the next server at its start,
+    the upgrade of an older database, holding the write lock for seconds)."""
     head = git(root, "rev-parse", "HEAD").strip()
     db = Database.sqlite(root / ".git" / "tether" / "tether.db")
     db.migrate({"markers": MIGRATIONS})
@@ -117,7 +121,7 @@ def seed_markers(root: Path, names: list[str], per_file: int) -> int:
             marker_id = str(uuid.uuid4())
             record = MarkerRecord(marker_id, uri, "note", "comment", "code", head, datetime.now(UTC), "Bench", "", loc)
             rows.append((record, StoredLocation(marker_id, head, uri, loc, None, head)))
-    MarkerStore(db).insert_many(rows)
+    MarkerStore(db, places=Places(Git())).insert_many(rows)
     db.close()
     return len(rows)
 
