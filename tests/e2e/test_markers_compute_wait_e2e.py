@@ -60,6 +60,16 @@ def seed(url: str, root: Path, commit: str) -> int:
     return len(rows)
 
 
+async def logged(lsp: Any, text: str) -> None:
+    """Until the server has logged a message containing ``text`` (within 60 s)."""
+    async with asyncio.timeout(60):
+        while True:
+            coming = lsp.protocol.wait_for_notification("window/logMessage")  # before looking: no race
+            if any(text in m.message for m in lsp.log_messages):
+                return
+            await asyncio.wrap_future(coming)
+
+
 @pytest.mark.postgres
 @pytest.mark.parametrize("wait", [0, 2])
 async def test_a_server_computes_the_files_a_teammate_holds_after_compute_wait_seconds(
@@ -80,6 +90,9 @@ async def test_a_server_computes_the_files_a_teammate_holds_after_compute_wait_s
         await lsp.initialize_session(
             types.InitializeParams(capabilities=capabilities(), root_uri=root.as_uri(), initialization_options=options)
         )
+        # the server takes the HEAD it starts at as synced (in a worker after `initialized`, then it listens): a
+        # commit made before that would be taken as the starting HEAD, and no sync would follow
+        await logged(lsp, "listening for other servers' changes")
         for n in range(FILES):
             (root / f"mod{n}.py").write_text(module(n, 3), encoding="utf-8")
         second = commit_all(root, "three lines above everything")
