@@ -23,6 +23,7 @@ import asyncio
 import importlib
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -252,8 +253,12 @@ def _import_all(modules: Sequence[str]) -> int:
 
 
 def _watch_parent(server_pid: int) -> None:
-    """Child, as it starts: end this process when the server that made it is gone (killed, crashed), whether the
-    child's parent is the server or the fork server (which ends with the server)."""
+    """Child, as it starts: its standard output becomes its standard error (the server's standard output is the
+    protocol, which only the server's loop writes: a stray print or a library's message in a child would break
+    the client's framing); and end this process when the server that made it is gone (killed, crashed), whether
+    the child's parent is the server or the fork server (which ends with the server)."""
+    sys.stdout.flush()
+    os.dup2(2, 1)
     parent = os.getppid()
 
     def watch() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import server_env
-from tests.unit.server.process_probe import pid_and_modules
+from tests.unit.server.process_probe import pid_and_modules, stdout_is_stderr
 from tether_lsp.server.errors import RequestFailed
 from tether_lsp.server.processes import Processes
 
@@ -67,6 +67,12 @@ async def test_a_call_runs_in_a_child_that_imported_only_what_it_needs(processes
     heavy = {"sqlalchemy", "numpy", "pygls", "lsprotocol.types", "httpx", "mcp", "tether_lsp.compose"}
     assert heavy.isdisjoint(modules)
     assert processes.started_in is not None
+
+
+async def test_a_child_writes_nothing_to_the_servers_standard_output(processes: Processes) -> None:
+    """The server's standard output is the protocol: a child's prints go to standard error."""
+    assert not os.path.samestat(os.fstat(1), os.fstat(2))  # here they differ (pytest captures each apart)
+    assert await processes.run(stdout_is_stderr)
 
 
 async def test_size_zero_runs_the_call_in_a_thread_of_this_process() -> None:
