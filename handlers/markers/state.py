@@ -90,6 +90,9 @@ class MarkersState:
         #: Loop only: the front's open document of a uri (None: not open; its text is read from disk).
         self.open_document: Callable[[str], OpenDocument | None] = lambda uri: None
         self._lock = threading.RLock()
+        #: Loop only: how many times cached locations were dropped (a write, another process's change): a list
+        #: computed while one was dropped may lack that change, so it is answered but not kept.
+        self._forgets = 0
         #: Loop only: renames and HEAD checked after cached answers, at most once a second per document.
         self.checks = CachedChecks(server, lambda uri: self.poll(uri), self._moved_into)
         self.team = TeamChannel(server, self._from_other_servers)  # NOTIFY and LISTEN on PostgreSQL
@@ -324,6 +327,7 @@ class MarkersState:
                 return cached
             document = self.open_document(uri)
             current = document.current if document is not None else None
+            forgets = self._forgets
             found = await self.server.run_blocking(self.locate_now, uri, current.string if current else None)
         except StorageError:
             cached = self.from_cache(uri) if last_known else None
@@ -334,10 +338,12 @@ class MarkersState:
         now = self.open_document(uri)
         if current is None or now is None:
             return found.text, found.located
-        self.remember(uri, current.version, found.head, found.located, found.root)
+        kept = forgets == self._forgets  # else a write came meanwhile: answered, not kept for later answers
+        if kept:
+            self.remember(uri, current.version, found.head, found.located, found.root)
         if now.current.version == current.version:
             return found.text, found.located
-        carried_on = self.from_cache(uri)  # the user typed on while a worker located: carried to the text now
+        carried_on = self.from_cache(uri) if kept else None  # the user typed on meanwhile: carried to the text now
         if carried_on is None:
             raise ContentModified(uri, current.client_version, now.current.client_version)
         return carried_on
@@ -368,6 +374,7 @@ class MarkersState:
         self.buffer[uri] = Cached(version, head, located, root)
 
     def forget(self, *uris: str) -> None:
+        self._forgets += 1
         for uri in uris:
             self.buffer.pop(uri, None)
 
