@@ -90,3 +90,15 @@ class Member(Protocol):
         """``other``'s own bytes as they would read in this member's place (re-indented for line-based members;
         unchanged for delimited ones)."""
         ...
+
+
+def applied(source: bytes, replaces: Sequence[Replace]) -> bytes:
+    """``source`` with the replacements made (sorted by start, not overlapping)."""
+    out, at = [], 0
+    for r in sorted(replaces):
+        if r.start < at:
+            raise ValueError(f"overlapping replacements at byte {r.start}")
+        out += [source[at : r.start], r.text]
+        at = r.end
+    out.append(source[at:])
+    return b"".join(out)
