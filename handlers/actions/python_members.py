@@ -1,0 +1,39 @@
+"""Which Python member a cursor node stands for: the nearest ancestor (the node itself first) that is an
+element of a delimited container or a line-based member of a block, a definition or a compound statement.
+
+Why climb: selectors hand over what they matched (the name inside ``debug=True``, the ``function_definition``
+inside its decorators); the action is about the member that holds it.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from .model import ActionRefused, Member
+from .python_delimited import Delimited, DelimitedMember, elements_of, is_element
+from .python_lines import LineMember, Lines, is_line_member, members_of
+
+
+def python_member(source: bytes, node: Node, field: str = "targets[0]") -> Member:
+    """The member ``node`` stands for; ActionRefused naming ``field`` when no ancestor is one."""
+    current: Node | None = node
+    while current is not None:
+        parent = current.parent
+        if parent is None:
+            break
+        if current.type == "comment":
+            current = parent
+            continue
+        if parent.type == "decorated_definition" and current.type != "decorator":
+            current = parent  # a definition goes with its decorators
+            continue
+        if is_element(current):
+            box = Delimited(source, parent)
+            index = next(k for k, e in enumerate(elements_of(parent)) if e.id == current.id)
+            return DelimitedMember(box, index)
+        if is_line_member(current):
+            lines = Lines(source, parent)
+            index = next(k for k, m in enumerate(members_of(parent)) if m.id == current.id)
+            return LineMember(lines, index)
+        current = parent
+    raise ActionRefused(field, f"no argument, element, statement or other member holds this {node.type}")
