@@ -21,13 +21,15 @@ from .git import FileInRepo, Git
 from .git_view import GitView
 
 if TYPE_CHECKING:
-    from . import service, tracking
+    from . import late_store, service, tracking
     from .calculator import Location
     from .location_store import LocationStore, StoredLocation
     from .store import MarkerRecord, MarkerStore
     from .uncommitted_store import UncommittedStore
 else:  # loaded on first use: they bring SQLAlchemy
-    service, tracking = (lazy_module(f"{__package__}.{name}") for name in ("service", "tracking"))
+    late_store, service, tracking = (
+        lazy_module(f"{__package__}.{name}") for name in ("late_store", "service", "tracking")
+    )
 
 
 class Stores(Protocol):
@@ -46,14 +48,19 @@ class Stores(Protocol):
 def locate(
     stores: Stores, uri: str, text: str | None, repo: git.FileInRepo | None, head: str | None
 ) -> list[service.Located]:
-    """Worker: every marker of ``uri`` located in ``text`` from its best reference."""
+    """Worker: every marker of ``uri`` located in ``text`` from its best reference. Locations at HEAD computed
+    for it are stored after the answer (:mod:`.late_store`): the sync may hold the write lock meanwhile."""
     markers = stores.markers()
     records = markers.for_uri(uri)
     if repo is None or head is None:
         return _located(stores, records, text, repo, None, {})
-    with closing(GitView(stores.git, repo.root, head)) as view:
-        records, stored = in_file_at_head(stores, uri, view, records, markers)
-        return _located(stores, records, text, repo, view, stored)
+    late = late_store.LatePuts(stores.locations())
+    try:
+        with closing(GitView(stores.git, repo.root, head)) as view:
+            records, stored = in_file_at_head(stores, uri, view, records, markers, late)
+            return _located(stores, records, text, repo, view, stored)
+    finally:
+        late_store.store_later(stores.server, late)
 
 
 def _located(
@@ -95,13 +102,19 @@ def _located(
 
 
 def in_file_at_head(
-    stores: Stores, uri: str, view: GitView, records: list[MarkerRecord], markers: MarkerStore
+    stores: Stores,
+    uri: str,
+    view: GitView,
+    records: list[MarkerRecord],
+    markers: MarkerStore,
+    locations: LocationStore | None = None,
 ) -> tuple[list[MarkerRecord], dict[str, StoredLocation]]:
     """The markers in ``uri`` at ``view.head``, with their locations there: its own ones, and those whose
     location stored at that HEAD is in it (a checkout back before a rename, a rename undone), minus those
     whose location there is in another file. Locations not stored at that HEAD yet are computed now, so the
-    answer does not wait for the sync (and does not depend on which file is asked first)."""
-    locations = stores.locations()
+    answer does not wait for the sync (and does not depend on which file is asked first); ``locations``: where
+    they are stored (else the state's store)."""
+    locations = locations or stores.locations()
     spellings = file_uri_spellings(uri)
     known = {r.id for r in records}
     arrived = [i for i in locations.ids_in_files(view.head, spellings) if i not in known]

@@ -256,6 +256,50 @@ class LocationStore:
                 return
             conn.exec_driver_sql(_UPSERT_ROWS, [location_values(s, keys[s.uri]) for s in unique])
 
+    def put_new(self, items: list[StoredLocation], keys: Mapping[str, FileKey | None] | None = None) -> int:
+        """Store the locations not stored yet, of markers that still exist and still derive from the commit each
+        location was computed from (its ``derived_from``); how many were stored. For what a request computed and
+        answered before storing it (:class:`.late_store.LatePuts`): a sync may have stored the same rows since
+        (they stay; the values are the same), and a marker deleted or placed again by hand since is left alone
+        (a location derived from its old place would outlive it)."""
+        if not items:
+            return 0
+        if keys is None:
+            keys = self.keys.of_many(s.uri for s in items)
+        ids = sorted({s.marker_id for s in items})
+        with self.db.transaction(write_lock=True) as conn:
+            mark, origins, there = _mark(conn), dict[str, str | None](), set[tuple[str, str]]()
+            lock = " FOR KEY SHARE" if conn.dialect.name == "postgresql" else ""
+            for k in range(0, len(ids), 500):
+                chunk = ids[k : k + 500]
+                marks = _marks(mark, chunk)
+                rows = conn.exec_driver_sql(
+                    f"SELECT id, commit_hash_when_created FROM {markers_table.name} WHERE id IN ({marks}){lock}",
+                    tuple(chunk),
+                )
+                origins.update((marker_id, commit) for marker_id, commit in rows)
+                rows = conn.exec_driver_sql(
+                    f"SELECT marker_id, commit_hash FROM {locations_table.name} WHERE marker_id IN ({marks})",
+                    tuple(chunk),
+                )
+                there.update((marker_id, commit) for marker_id, commit in rows)
+            new = {
+                (s.commit, s.marker_id): s
+                for s in items
+                if s.marker_id in origins
+                and (s.marker_id, s.commit) not in there
+                and (s.derived_from is None or origins[s.marker_id] == s.derived_from)
+            }
+            unique = [new[k] for k in sorted(new)]
+            if not unique:
+                return 0
+            if conn.dialect.name == "postgresql":
+                columns = [list(c) for c in zip(*(location_values(s, keys[s.uri]) for s in unique), strict=True)]
+                conn.exec_driver_sql(_UPSERT_ARRAYS, tuple(columns))
+            else:
+                conn.exec_driver_sql(_UPSERT_ROWS, [location_values(s, keys[s.uri]) for s in unique])
+            return len(unique)
+
     @property
     def shared(self) -> bool:
         """Whether other servers may compute locations in this database at the same moment (PostgreSQL)."""
