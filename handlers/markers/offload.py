@@ -107,7 +107,9 @@ class _Calls:
         return all(future.done() for future in self.futures)
 
     def results(self) -> list[FileDone]:
-        """Worker thread: every batch's results in order (a failed call raises its error)."""
+        """Worker thread: every batch's results in order (a failed call raises its error). The loop's silence is
+        counted from now: a sync's pipeline may come back for these answers long after they were asked for."""
+        self._answered()
         out: list[FileDone] = []
         for batch, future in zip(self.batches, self.futures, strict=True):
             out += self._wait(batch, future)

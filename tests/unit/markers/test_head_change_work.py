@@ -7,6 +7,7 @@ Each test counts calls with a spy; none measures time.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -402,3 +403,52 @@ def test_reading_many_rows_of_a_file_places_it_once(
     assert len(found) == len(origins) == len(stored) == 300
     assert placed == ["a.py"] * 3  # once per read, not once per row
     db.close()
+
+
+class _Clock:
+    now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_answers_waited_for_long_after_they_were_asked_for_are_taken_from_the_worker_process(
+    repo: Path, relocated: list[relocate.FileWork], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync's pipeline asks for a batch, then comes back for its answers after its other batches: under load
+    that was more than LOOP_GONE_S later, and the waiting thread took the loop's silence since the batch was asked
+    for as the loop being gone, relocating the batch a second time in the serving process (its GIL)."""
+    clock = _Clock()
+    monkeypatch.setattr(offload, "time", clock)
+    monkeypatch.setattr(offload, "BEAT_S", 0.01)
+    host, _state = served(repo, processes=1)
+    release = threading.Event()
+    beats: list[float] = []
+    real_run, real_answered = host.run_in_process, offload._Calls._answered
+
+    async def held(fn: Callable[..., Any], *args: Any) -> Any:
+        await asyncio.to_thread(release.wait, 60)
+        return await real_run(fn, *args)
+
+    def answered(self: offload._Calls) -> None:
+        beats.append(clock.now)
+        if len(beats) >= 3:  # asked for, then the thread waited and the loop answered its beat
+            release.set()
+        real_answered(self)
+
+    monkeypatch.setattr(host, "run_in_process", held)
+    monkeypatch.setattr(offload._Calls, "_answered", answered)
+    try:
+        text = module("a")
+        work = relocate.FileWork(text, "# one\n" + text, {"m": Location(1, 1, 3, 21)}, "python", None)
+        pending = offload.starting(host)([work])
+        asked = threading.Event()
+        host.call_on_loop(asked.set)  # after the loop's start of the call (its callbacks run in order)
+        assert asked.wait(30)
+        clock.now = offload.LOOP_GONE_S + 5  # the pipeline came back for it much later
+        (done,) = pending.results()
+        assert relocated == []  # relocated once, in the worker process
+        assert done.results["m"].location == Location(2, 1, 4, 21)
+    finally:
+        release.set()
+        host.close()
