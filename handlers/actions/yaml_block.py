@@ -130,24 +130,20 @@ class BlockMember:
         return count
 
     def removal(self) -> list[Replace]:
-        src = self.source
-        check_removable(self.node, (self.node.start_byte, self.last))
-        before, after = self._sibling(-1), self._sibling(1)
-        if before is None and after is None:
-            return self._emptied()
-        if self.inline and after is not None:
-            return [Replace(self.node.start_byte, after.first, b"")]
-        start, stop = line_start(src, self.first), next_line(src, self.last)
-        if after is None:
-            start = max(self._blank_lines_above(start), next_line(src, before.last) if before else 0)
-        elif before is not None and self._blank_lines_between(before, self):
-            while stop < line_start(src, after.first) and is_blank(src, stop):
-                stop = next_line(src, stop)
-        return [Replace(start, stop, b"")]
+        return _run_removal(self, self)
 
-    def _emptied(self) -> list[Replace]:
-        """The only member goes: its container becomes ``[]`` or ``{}`` right after what announced it (the key's
-        colon, the item's dash, an anchor or a tag), or on the member's own line at a document's top."""
+    def removal_together(self, others: Sequence[BlockMember]) -> list[Replace]:
+        """This member and ``others`` (siblings) removed at once: each run of adjacent ones as one member."""
+        return [r for first, last in _runs(self, others) for r in _run_removal(first, last)]
+
+    def refusal_for(self, other: Any) -> str | None:
+        """Why ``other`` cannot take this member's place (None when it can)."""
+        return _kinds_refusal(self, other)
+
+    def _emptied(self, last: BlockMember) -> list[Replace]:
+        """Every member from this one to ``last`` goes: the container becomes ``[]`` or ``{}`` right after what
+        announced it (the key's colon, the item's dash, an anchor or a tag), or in their place at a document's
+        top."""
         src = self.source
         empty = b"[]" if self.parent.type == "block_sequence" else b"{}"
         holder = self.parent.parent
@@ -155,14 +151,14 @@ class BlockMember:
         if announcer is None and holder is not None and holder.parent is not None and holder.parent.type != "document":
             announcer = _last_before(holder.parent, holder)
         if announcer is None:
-            return [Replace(self.first, self.last, empty)]
+            return [Replace(self.first, last.last, empty)]
         if self.inline:
-            return [Replace(announcer.end_byte, self.last, b" " + empty)]
+            return [Replace(announcer.end_byte, last.last, b" " + empty)]
         start = self._blank_lines_above(line_start(src, self.first))
         start = max(start, next_line(src, announcer.end_byte))
         return [
             Replace(announcer.end_byte, announcer.end_byte, b" " + empty),
-            Replace(start, next_line(src, self.last), b""),
+            Replace(start, next_line(src, last.last), b""),
         ]
 
     def insertion(self, text: bytes, after: bool) -> tuple[Replace, int]:
@@ -175,10 +171,12 @@ class BlockMember:
             pair = (self, other) if other.node.start_byte > self.node.start_byte else (other, self)
             blanks = self._blank_lines_between(*pair)
         gap = nl * (1 + blanks)
+        dash = b"- " if not text and self.kind == "item" else b""  # an empty item: its dash, the cursor after it
+        text = dash + text
         if after:
             inserted = gap + indent + text
-            return Replace(self.last, self.last, inserted), len(inserted) - len(text)
-        return Replace(self.first, self.first, text + gap + indent), 0
+            return Replace(self.last, self.last, inserted), len(inserted) - len(text) + len(dash)
+        return Replace(self.first, self.first, text + gap + indent), len(dash)
 
     def text_for(self, other: Any, source: bytes) -> bytes:
         _check_kinds(self, other)
@@ -207,6 +205,39 @@ class BlockMember:
         return b" ".join(line.strip() for line in src[start:end].split(b"\n"))
 
 
+def _runs(member: Any, others: Sequence[Any]) -> list[tuple[Any, Any]]:
+    """The removed members of one container as runs of adjacent siblings: (first, last) of each."""
+    siblings = member.siblings()
+    spans = [s.span for s in siblings]
+    chosen = sorted({spans.index(m.span) for m in [member, *others]})
+    runs: list[list[int]] = []
+    for k in chosen:
+        if runs and runs[-1][1] == k - 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    return [(siblings[a], siblings[b]) for a, b in runs]
+
+
+def _run_removal(first: BlockMember, last: BlockMember) -> list[Replace]:
+    """Remove ``first`` to ``last`` (adjacent siblings, maybe one) with what belongs to them."""
+    src = first.source
+    for member in first.siblings()[first._index : last._index + 1]:
+        check_removable(member.node, (first.node.start_byte, last.last))
+    before, after = first._sibling(-1), last._sibling(1)
+    if before is None and after is None:
+        return first._emptied(last)
+    if first.inline and after is not None:
+        return [Replace(first.node.start_byte, after.first, b"")]
+    start, stop = line_start(src, first.first), next_line(src, last.last)
+    if after is None:
+        start = max(first._blank_lines_above(start), next_line(src, before.last) if before else 0)
+    elif before is not None and first._blank_lines_between(before, first):
+        while stop < line_start(src, after.first) and is_blank(src, stop):
+            stop = next_line(src, stop)
+    return [Replace(start, stop, b"")]
+
+
 def _check_flat(node: Node, source: bytes) -> None:
     """Refuse what would not read the same inside ``[...]`` or ``{...}``."""
     stack = list(node.children)
@@ -232,9 +263,16 @@ def _last_before(parent: Node, child: Node) -> Node | None:
     return found
 
 
-def _check_kinds(this: Any, other: Any) -> None:
+def _kinds_refusal(this: Any, other: Any) -> str | None:
     if getattr(other, "style", None) not in ("block", "flow"):
-        raise ActionRefused("destination", "only a YAML member can go in a YAML collection")
+        return "only a YAML member can go in a YAML collection"
     if other.kind != this.kind:
         where = "a sequence" if this.kind == "item" else "a mapping"
-        raise ActionRefused("destination", f"a YAML {other.kind} cannot go in {where}")
+        return f"a YAML {other.kind} cannot go in {where}"
+    return None
+
+
+def _check_kinds(this: Any, other: Any) -> None:
+    reason = _kinds_refusal(this, other)
+    if reason is not None:
+        raise ActionRefused("destination", reason)

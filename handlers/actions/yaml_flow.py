@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from .model import ActionRefused, Replace
 from .yaml_anchors import check_movable, check_removable, renamed_copy
-from .yaml_block import _check_kinds
+from .yaml_block import _check_kinds, _kinds_refusal, _runs
 from .yaml_text import column, line_end, line_start, newline, next_line, only_space_before
 
 FLOW_CONTAINERS = frozenset({"flow_sequence", "flow_mapping"})
@@ -85,33 +85,15 @@ class FlowMember:
         return any(c.type == "comment" and start <= c.start_byte < end for c in self.parent.children)
 
     def removal(self) -> list[Replace]:
-        src, start, end = self.source, self.node.start_byte, self.node.end_byte
-        check_removable(self.node, (start, end))
-        before, after = self._sibling(-1), self._sibling(1)
-        if before is None and after is None:
-            opening, closing = self.parent.children[0], self.parent.children[-1]
-            if not self._comments_between(opening.end_byte, closing.start_byte):
-                return [Replace(opening.end_byte, closing.start_byte, b"")]
-            return [Replace(start, self.comma.end_byte if self.comma else end, b"")]
-        if self.own_line:
-            stop = next_line(src, self.comma.end_byte if self.comma else end)
-            replaces = [Replace(line_start(src, start), stop, b"")]
-            if after is None and self.comma is None and before is not None and before.comma is not None:
-                replaces.insert(0, Replace(before.comma.start_byte, before.comma.end_byte, b""))
-            return replaces
-        if after is not None:
-            return [Replace(start, after.node.start_byte, b"")]
-        assert before is not None
-        assert before.comma is not None
-        previous = before.comma
-        if self.comma is not None:
-            return [Replace(previous.end_byte, self.comma.end_byte, b"")]
-        if self._comments_between(previous.end_byte, start):
-            return [
-                Replace(previous.start_byte, previous.end_byte, b""),
-                Replace(line_end(src, previous.end_byte), end, b""),
-            ]
-        return [Replace(previous.start_byte, end, b"")]
+        return _run_removal(self, self)
+
+    def removal_together(self, others: Sequence[FlowMember]) -> list[Replace]:
+        """This element and ``others`` (siblings) removed at once: each run of adjacent ones as one element."""
+        return [r for first, last in _runs(self, others) for r in _run_removal(first, last)]
+
+    def refusal_for(self, other: Any) -> str | None:
+        """Why ``other`` cannot take this element's place (None when it can)."""
+        return _kinds_refusal(self, other)
 
     def _separator(self) -> bytes:
         """What stands between two elements here: the neighbours' own whitespace, else a newline and this one's
@@ -159,6 +141,36 @@ class FlowMember:
         if self.kind == "item":
             return b"- " + text
         return text if self.node.type == "flow_pair" else text + b":"
+
+
+def _run_removal(first: FlowMember, last: FlowMember) -> list[Replace]:
+    """Remove ``first`` to ``last`` (adjacent siblings, maybe one) with their commas."""
+    src, start, end = first.source, first.node.start_byte, last.node.end_byte
+    check_removable(first.node, (start, end))
+    before, after = first._sibling(-1), last._sibling(1)
+    if before is None and after is None:
+        opening, closing = first.parent.children[0], first.parent.children[-1]
+        if not first._comments_between(opening.end_byte, closing.start_byte):
+            return [Replace(opening.end_byte, closing.start_byte, b"")]
+        return [Replace(start, last.comma.end_byte if last.comma else end, b"")]
+    if first.own_line and last.own_line:
+        replaces = [Replace(line_start(src, start), next_line(src, last.comma.end_byte if last.comma else end), b"")]
+        if after is None and last.comma is None and before is not None and before.comma is not None:
+            replaces.insert(0, Replace(before.comma.start_byte, before.comma.end_byte, b""))
+        return replaces
+    if after is not None:
+        return [Replace(start, after.node.start_byte, b"")]
+    assert before is not None
+    assert before.comma is not None
+    previous = before.comma
+    if last.comma is not None:
+        return [Replace(previous.end_byte, last.comma.end_byte, b"")]
+    if first._comments_between(previous.end_byte, start):
+        return [
+            Replace(previous.start_byte, previous.end_byte, b""),
+            Replace(next_line(src, previous.end_byte), end, b""),  # the comment's newline stays
+        ]
+    return [Replace(previous.start_byte, end, b"")]
 
 
 def _descendants(node: Node) -> list[Node]:

@@ -11,7 +11,8 @@ from typing import Any
 import yaml
 from tree_sitter import Node
 
-from tether_lsp.handlers.actions.model import Replace, applied
+from tether_lsp.handlers.actions import actions
+from tether_lsp.handlers.actions.model import Outcome, Replace, applied
 from tether_lsp.handlers.actions.yaml_block import BLOCK_MEMBERS, BlockMember
 from tether_lsp.handlers.actions.yaml_flow import FLOW_CONTAINERS, FlowMember
 from tether_lsp.handlers.actions.yaml_members import YamlMember as YamlMember
@@ -133,3 +134,31 @@ def expected_after(source: bytes, edit: Any, *members: YamlMember) -> list[Any]:
     lists = [_collection(documents, path_of(m.parent)) for m in members]
     edit(lists, [_index(m.node) for m in members])
     return [_plain(d) for d in documents]
+
+
+def act(text: str, action: str, *markers: str, after: bool = True, keep: bool = False, step: int = 1) -> str:
+    """``text`` after an action of actions.py on the members at ``markers`` (move's last marker: the destination).
+    A marker ``name@n`` is the n-th occurrence of ``name``."""
+    source = text.encode()
+    members = [member_at(source, *_marker(m)) for m in markers]
+    return applied(source, run(source, action, members, after, keep, step).replaces).decode()
+
+
+def _marker(marker: str) -> tuple[str, int]:
+    name, _, nth = marker.partition("@")
+    return name, int(nth or 0)
+
+
+def run(source: bytes, action: str, members: list[Any], after: bool, keep: bool, step: int) -> Outcome:
+    if action == "remove":
+        return actions.remove(source, members)
+    if action == "clone":
+        return actions.clone(source, members, after)
+    if action == "swap":
+        return actions.swap(source, members[0], members[1])
+    if action == "move":
+        return actions.move(source, members[:-1], members[-1], after, keep)
+    if action == "move_by":
+        return actions.move_by(source, members[0], step)
+    assert action == "insert_empty"
+    return actions.insert_empty(source, members[0], after)
