@@ -57,7 +57,12 @@ class Calculated:
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines without terminators, split as LSP does (``\\r\\n``, ``\\r``, ``\\n``)."""
+    """Lines without terminators, split as LSP does (``\\r\\n``, ``\\r``, ``\\n``).
+
+    A text without CR is split by ``str.split``: the same lines, where the regular expression tries its alternatives
+    at every character (3-4 ms for a file with a 110 KB line, split several times per list)."""
+    if "\r" not in text:
+        return text.split("\n")
     return _LINE_BREAK.split(text)
 
 

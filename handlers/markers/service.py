@@ -162,11 +162,13 @@ def locate_all(
     stored = places if places is not None else _reference_places(references)
     if current is None:  # the file is gone: its blocks are, unless a reference says why they cannot be placed
         return [Located(r, None, False, _reason(references.get(r.id)), stored.get(r.id)) for r in records]
-    groups: dict[int, tuple[str, dict[str, Location], str | None]] = {}
+    # by the text itself, not its object: markers made in one version of a file share one diff and one parse
+    groups: dict[tuple[str, str | None], tuple[str, dict[str, Location], str | None]] = {}
     for record in records:
         ref = references.get(record.id)
         if isinstance(ref, Reference):
-            group = groups.setdefault(id(ref.text), (ref.text, {}, language_of(record.uri)))
+            language = language_of(record.uri)
+            group = groups.setdefault((ref.text, language), (ref.text, {}, language))
             group[1][record.id] = ref.location
     results = {}
     for text, locs, language in groups.values():

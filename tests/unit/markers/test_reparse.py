@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tree_sitter import Node, Parser, Tree
+from tree_sitter import Node, Tree
 
 from tether_lsp.handlers.markers import reparse, structure
 from tether_lsp.handlers.markers.calculator import Location, split_lines
 from tether_lsp.handlers.markers.line_map import LineMap
+from tether_lsp.server.sliced_parse import SlicedParse
 
 BASE = [
     "import os",
@@ -94,17 +95,13 @@ def test_a_text_with_a_cr_is_parsed_afresh() -> None:
 
 def test_following_a_change_parses_the_new_text_from_the_old_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     parses: list[bool] = []
-    real = Parser
 
-    class Counting:
-        def __init__(self, language: Any) -> None:
-            self.parser = real(language)
+    class Counting(SlicedParse):
+        def __init__(self, language: Any, text: bytes, old: Tree | None) -> None:
+            parses.append(old is not None)
+            super().__init__(language, text, old)
 
-        def parse(self, data: bytes, old_tree: Tree | None = None) -> Tree:
-            parses.append(old_tree is not None)
-            return self.parser.parse(data, old_tree) if old_tree is not None else self.parser.parse(data)
-
-    monkeypatch.setattr(reparse, "Parser", Counting)
+    monkeypatch.setattr(reparse, "SlicedParse", Counting)
     old = "\n".join(BASE)
     new = "\n".join(["# a header", "", *BASE[:12], "def total(xs, start=0):", *BASE[13:]])
     area = Location(4, 5, 5, len(BASE[4]) + 1)
