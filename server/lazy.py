@@ -12,6 +12,7 @@ wait for the finished module.
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -26,3 +27,10 @@ class _Lazy(ModuleType):
 def lazy_module(name: str) -> ModuleType:
     """A stand-in for module ``name`` that imports it the first time one of its attributes is read."""
     return _Lazy(name)
+
+
+def imported(name: str) -> bool:
+    """Whether module ``name`` is imported, and not half-way (another thread may be importing it): code that has a
+    path without it can take that path rather than wait."""
+    module = sys.modules.get(name)
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)

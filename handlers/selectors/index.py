@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Language, Tree
 
-from tether_lsp.server.lazy import lazy_module
+from tether_lsp.server.lazy import imported, lazy_module
 
 from .index_rows import COLUMNS, Rows
 from .index_splice import spliced
@@ -32,6 +32,12 @@ if TYPE_CHECKING:
     import numpy as np
 else:
     np = lazy_module("numpy")
+
+
+def numpy_loaded() -> bool:
+    """Whether numpy is imported (start-up imports it later, in a worker: until then the index scans in Python
+    rather than wait for it)."""
+    return imported("numpy")
 
 
 @functools.cache
@@ -133,9 +139,12 @@ class TreeIndex:
             p = self.parent[p]
 
     def positions(self, kind_ids: frozenset[int]) -> list[int]:
-        """Pre-order indices of the nodes whose kind id is in ``kind_ids`` (one scan in C per set, cached)."""
+        """Pre-order indices of the nodes whose kind id is in ``kind_ids`` (one scan per set, cached: in C once
+        numpy is loaded)."""
         found = self._positions.get(kind_ids)
-        if found is None:
+        if found is None and not numpy_loaded():
+            found = self._positions[kind_ids] = [i for i, k in enumerate(self.kind) if k in kind_ids]
+        elif found is None:
             kinds = np.frombuffer(self.kind, dtype=np.uint16)
             wanted = np.fromiter(kind_ids, dtype=np.uint16, count=len(kind_ids))
             found = self._positions[kind_ids] = np.flatnonzero(np.isin(kinds, wanted)).tolist()
@@ -166,7 +175,7 @@ class TreeIndex:
 
     def spans(self, rows: list[int]) -> list[tuple[int, int]]:
         """:meth:`span` of many rows: only the few ending in whitespace are trimmed one by one."""
-        if not rows or not self.text:
+        if not rows or not self.text or not numpy_loaded():
             return [self.span(i) for i in rows]
         ends = np.frombuffer(self.end, dtype=np.uint32)[rows]
         before = np.frombuffer(self.text, dtype=np.uint8)[np.maximum(ends.astype(np.int64) - 1, 0)]

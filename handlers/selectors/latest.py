@@ -27,6 +27,7 @@ class LatestIndexes:
 
     def __init__(self) -> None:
         self._by_uri: OrderedDict[str, TreeIndex] = OrderedDict()
+        self._answered_unindexed: set[str] = set()
 
     def index(self, snapshot: Snapshot) -> TreeIndex:
         """The snapshot's selector index, built on first use and dropped with the tree."""
@@ -45,6 +46,16 @@ class LatestIndexes:
 
         return snapshot.slot.derived(INDEX_KEY, build)
 
+    def first_without_index(self, snapshot: Snapshot) -> bool:
+        """Whether this is the document's first selection with no index to splice from (true once per opening):
+        then a kind selection over the whole document is answered without one (:mod:`.unindexed`), and the next
+        selection builds the index, which every one after reuses."""
+        if snapshot.uri in self._by_uri or snapshot.uri in self._answered_unindexed:
+            return False
+        self._answered_unindexed.add(snapshot.uri)
+        return True
+
     def on_document(self, event: DocumentEvent) -> None:
         if event.kind == "close":
             self._by_uri.pop(event.uri, None)
+            self._answered_unindexed.discard(event.uri)

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from tree_sitter import Tree
 
+from tether_lsp.server.lazy import imported
 from tether_lsp.server.methods import Feature, Method
 from tether_lsp.server.nodes import descendant_index
-from tether_lsp.server.positions import Pos, json_ranges, lsp_offset, lsp_range
+from tether_lsp.server.positions import Encoding, LineIndex, Pos, json_ranges, lsp_offset, lsp_range
 from tether_lsp.server.settings import LimitSettings
 from tether_lsp.server.syntax import language_for
 
@@ -21,7 +22,8 @@ from .kinds import KIND_NAMES, table_for
 from .latest import LatestIndexes
 from .settings import SelectorSettings
 from .spans import expansion
-from .vocabulary import SELECTORS
+from .unindexed import kind_in_document
+from .vocabulary import KIND_SELECTORS, SELECTORS
 from .wire import (
     ApplySelectorParams,
     ApplySelectorResult,
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 #: thousands of positions in a large file take seconds (~1.4 ms a position in a 100,000-line file).
 SLICE_S = 0.005
 
+JsonRange = dict[str, dict[str, int]]
+
 
 def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelectorParams) -> ApplySelectorResult:
     validated = validate(params.selector, params.args, ls.settings.section(SelectorSettings).limits())
@@ -48,7 +52,6 @@ def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelect
     tree = snapshot.tree_or_raise()
     if tree is None or snapshot.language is None or snapshot.ids is None:
         return empty
-    index = indexes.index(snapshot)
     text_index, encoding = snapshot.index, ls.encoding
     if not params.cursor_node_ids and params.ranges:
         cursors = _covering(
@@ -65,19 +68,43 @@ def apply_selector(ls: TetherServer, indexes: LatestIndexes, params: ApplySelect
         cursors = resolve(snapshot.ids, params.cursor_node_ids)
     if not cursors:
         return empty
+    table = table_for(snapshot.language, tree.language)
+    kind = KIND_SELECTORS.get(validated.selector.name)
+    if kind is not None and cursors == [0] and indexes.first_without_index(snapshot):
+        found = kind_in_document(table, tree, snapshot.text, kind[0])
+        if found is not None:  # a fresh document's first selection: no index built for it (module doc there)
+            spans = [(start, end) for _, start, end in found]
+            return ApplySelectorResult(
+                ranges=_json_ranges(text_index, spans, encoding),
+                cursor_node_ids=[snapshot.ids.base + i for i, _, _ in found],
+            )
+    index = indexes.index(snapshot)
     out = run(
         validated,
         index,
-        table_for(snapshot.language, tree.language),
+        table,
         tree,
         cursors,
         lambda line, character: text_index.offset_of(Pos(line, character), encoding),
     )
     base = snapshot.ids.base
     return ApplySelectorResult(
-        ranges=json_ranges(text_index, index.spans(out), encoding),
+        ranges=_json_ranges(text_index, index.spans(out), encoding),
         cursor_node_ids=[base + i for i in out],
     )
+
+
+def _json_ranges(text_index: LineIndex, spans: list[tuple[int, int]], encoding: Encoding) -> list[JsonRange]:
+    """The spans as JSON ranges: in bulk with numpy once it is loaded; one at a time while it is not (start-up
+    leaves it for later, and the first selection of a fresh document does not wait for it)."""
+    if imported("numpy"):
+        return json_ranges(text_index, spans, encoding)
+    out = []
+    for start, end in spans:
+        sl, sc = text_index.line_character(start, encoding)
+        el, ec = text_index.line_character(end, encoding)
+        out.append({"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}})
+    return out
 
 
 def _covering(tree: Tree, spans: list[tuple[int, int]]) -> list[int]:

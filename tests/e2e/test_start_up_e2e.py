@@ -74,14 +74,14 @@ DEADLINE = 60.0
 class Server:
     """A server started through the wrapper, spoken to in raw JSON-RPC."""
 
-    def __init__(self, events: Path, cwd: Path) -> None:
+    def __init__(self, events: Path, cwd: Path, env: dict[str, str] | None = None) -> None:
         self.events = events
         self.proc = subprocess.Popen(
             [sys.executable, "-c", WRAPPER, str(events)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=server_env({"XDG_CACHE_HOME": str(cwd / "cache")}),
+            env=server_env({"XDG_CACHE_HOME": str(cwd / "cache"), **(env or {})}),
             cwd=cwd,
         )
         self._buffer = b""
@@ -177,3 +177,53 @@ def test_initialize_is_answered_before_any_collection_and_any_heavy_import(serve
     assert "gc 0" in after  # the youngest generation collected as objects were made: collection is on again
     assert "import tree_sitter_python" in after
     assert "import tree_sitter_yaml" not in after  # no YAML document: its grammar is never loaded
+
+
+GATE_FOLDER = Path(__file__).parent / "import_gate"
+#: A file whose functions every kind of definition holds: plain, async, decorated, methods, nested, in classes.
+DEFINITIONS = "".join(
+    f"def f{i}(a):\n    def inner():\n        return a\n    return inner\n\n"
+    f"@decorated({i})\nasync def g{i}():\n    pass\n\n"
+    f"class C{i}:\n    def m(self):\n        return {i}  # é 🚀\n\n    @property\n    def p(self): return 1\n\n"
+    for i in range(300)
+)
+
+
+def test_a_fresh_documents_first_selection_is_answered_while_numpy_cannot_load(tmp_path: Path) -> None:
+    """numpy is left out of start-up (it loads in a worker after ``initialized``); the first kind selection of a
+    newly opened file does not wait for it: here numpy's import is held at a gate (``import_gate``) and the answer
+    still comes, equal to the one the document's index gives afterwards. Before, the first selection built the
+    index and scanned it with numpy, and waited at the gate."""
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    gate_fd = os.open(gate, os.O_RDWR)  # held open: the server's open of the FIFO never blocks
+    path = os.pathsep.join(filter(None, [str(GATE_FOLDER), os.environ.get("PYTHONPATH")]))
+    gated = {"PYTHONPATH": path, "TETHER_TEST_IMPORT_GATE": str(gate), "TETHER_TEST_GATED_IMPORTS": "numpy"}
+    server = Server(tmp_path / "events.txt", tmp_path, gated)
+    try:
+        hello: dict[str, Any] = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+        server.send({"id": 1, "method": "initialize", "params": hello})
+        server.answer(1)
+        server.send({"method": "initialized", "params": {}})
+        uri = (tmp_path / "defs.py").as_uri()
+        document = {"uri": uri, "languageId": "python", "version": 1, "text": DEFINITIONS}
+        server.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+
+        def select(request_id: int, selector: str, cursors: list[int]) -> dict[str, Any]:
+            asked = {"uri": uri, "selector": selector, "args": [], "cursorNodeIds": cursors}
+            server.send({"id": request_id, "method": "tether/applySelector", "params": asked})
+            return dict(server.answer(request_id)["result"])
+
+        first = select(2, "selectFunctions", [])
+        assert len(first["ranges"]) == 300 * 5
+        assert "import numpy" not in server.events_so_far()
+        assert select(3, "selectChildren", [])["ranges"]  # builds the document's index
+        assert select(4, "selectFunctions", []) == first  # now from the index
+    finally:
+        os.write(gate_fd, b"g")  # numpy may load now (the server waits for its worker threads as it shuts down)
+        try:
+            server.close()
+        finally:
+            os.close(gate_fd)
+            if server.proc.poll() is None:
+                server.proc.kill()
