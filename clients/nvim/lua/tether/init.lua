@@ -41,10 +41,12 @@ local function client()
 end
 M.client = client
 
---- Whether Tether's client is attached to the buffer.
+--- Whether Tether's client is attached to the buffer and the server knows it: `initialized` sent (so the buffer's
+--- didOpen too). A buffer attached while the server starts is attached before that (BufReadPre starts the server,
+--- FileType attaches); a request then would reach the server before `initialized` and before the file's didOpen.
 function M.attached(bufnr)
   local c = client()
-  return c ~= nil and vim.lsp.buf_is_attached(bufnr, c.id)
+  return c ~= nil and c.initialized == true and vim.lsp.buf_is_attached(bufnr, c.id)
 end
 
 -- A client's methods: called as `client:request(…)` on 0.11 (the `client.request(…)` form is deprecated there),

@@ -38,12 +38,19 @@ function M.draw(bufnr, markers)
   end
 end
 
+local pending = {} -- bufnr -> the list request in flight (a token)
+
 --- Ask for the buffer's markers (asynchronously); draw them, then call `done(markers)` if given.
 function M.refresh(tether, bufnr, done)
   if not tether.client() or not vim.api.nvim_buf_is_valid(bufnr) then
     return
   end
-  tether.request_async('tether/markers/list', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, function(err, result)
+  local this = {}
+  pending[bufnr] = this
+  local sent = tether.request_async('tether/markers/list', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, function(err, result)
+    if pending[bufnr] == this then
+      pending[bufnr] = nil
+    end
     if err or not result then
       return
     end
@@ -53,6 +60,9 @@ function M.refresh(tether, bufnr, done)
       done(result.markers)
     end
   end, bufnr)
+  if not sent and pending[bufnr] == this then
+    pending[bufnr] = nil
+  end
 end
 
 local function items(markers, bufnr)
@@ -124,7 +134,9 @@ function M.setup(tether, group)
   vim.api.nvim_create_autocmd({ 'BufEnter', 'BufWritePost' }, {
     group = group,
     callback = function(args)
-      if tether.attached(args.buf) then
+      -- entering a buffer whose list is on its way (a buffer just opened: asked at attach) asks nothing more
+      local asking = pending[args.buf] ~= nil and args.event == 'BufEnter'
+      if tether.attached(args.buf) and not asking then
         M.refresh(tether, args.buf)
       end
     end,
