@@ -13,13 +13,21 @@ if TYPE_CHECKING:
 
 def features() -> list[Feature[Any]]:
     """Every feature, in the order installed (nothing registers itself on import)."""
+    from .actions import lsp as actions
     from .edits import lsp as edits
     from .markers import lsp as markers
     from .playground import lsp as playground
     from .replacement import lsp as replacement
     from .selectors import lsp as selectors
 
-    return [selectors.FEATURE, markers.FEATURE, replacement.FEATURE, playground.FEATURE, edits.FEATURE]
+    return [
+        selectors.FEATURE,
+        markers.FEATURE,
+        replacement.FEATURE,
+        playground.FEATURE,
+        edits.FEATURE,
+        actions.FEATURE,
+    ]
 
 
 def commands() -> dict[str, Callable[[Sequence[str]], int]]:
