@@ -2,18 +2,23 @@
 clients/emacs) open the first file of a repository (a small one: one file of 500 lines with 5 markers; a large
 one: 200 files holding 10,000 markers, 50 in that file; made at HEAD); the editor starts the server; timed inside
 the editor until the client has drawn that file's markers, from two moments: the file's opening, and the
-client's start of the server (``vim.lsp.start``/``start_client``; Emacs's ``make-process`` of the server). They
-differ by what the editor does first: Neovim's Python ftplugin asks ``has('python3')``, which probes the
-interpreters on PATH for pynvim (seconds on a loaded machine) before any FileType autocommand starts a server.
+client's start of the server (``vim.lsp.start``/``start_client``; Emacs's ``make-process`` of the server).
 A fresh copy of the repository each time.
+
+Neovim's Python ftplugin asks ``has('python3')``, which probes the interpreters on PATH for pynvim (each a process;
+seconds with pyenv's shims on a loaded machine). It blocks Neovim's loop: nothing the server answers is handled, and
+nothing drawn, before it ends. The client starts the server as the file is read (before FileType), so the server
+boots meanwhile, and the probe lies inside the time from the server's start: "to FileType's end" says how much.
+The "(no probe)" rows run the same Neovim with ``g:loaded_python3_provider = 0`` (or a ``g:python3_host_prog``:
+the provider's documented way to skip the search), which leaves the client's and the server's part.
 
 An editor that is not installed is skipped and said so. The editor scripts are written here, for the benchmark;
 the Emacs one loads the shared set-up of the editor tests (tests/editors/emacs_backends.el).
 
-    .venv/bin/python -m benchmarks.startup_editors [--rounds N] [--checkout DIR]
+    .venv/bin/python -m benchmarks.startup_editors [--rounds N] [--checkout DIR] [--only TEXT]
 
 ``--checkout``: the server and the clients of another checkout (e.g. a worktree of an earlier commit), so the
-before and after figures come from one benchmark, interleaved.
+before and after figures come from one benchmark, interleaved. ``--only``: the editors whose name holds TEXT.
 """
 
 from __future__ import annotations
@@ -52,6 +57,12 @@ for _, name in ipairs({ 'start', 'start_client' }) do -- the client starting the
     end
   end
 end
+local filetype = nil -- after every FileType autocommand: the ftplugin's (Python's probes for pynvim) and the client's
+vim.api.nvim_create_autocmd('FileType', {
+  callback = function()
+    filetype = filetype or vim.loop.hrtime()
+  end,
+})
 local ok, err = pcall(function()
   local ns = vim.api.nvim_create_namespace('tether_markers')
   local started = vim.loop.hrtime()
@@ -62,6 +73,7 @@ local ok, err = pcall(function()
   local now = vim.loop.hrtime()
   out.ms = (now - started) / 1e6
   out.server_ms = spawned and (now - spawned) / 1e6 or nil
+  out.filetype_ms = spawned and filetype and (filetype - spawned) / 1e6 or nil
   out.count = #vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, {})
 end)
 if not ok then
@@ -145,10 +157,12 @@ def editors(work: Path) -> dict[str, Editor]:
     nvim_script.write_text(NVIM_SCRIPT, encoding="utf-8")
     emacs_script.write_text(EMACS_SCRIPT, encoding="utf-8")
     found: dict[str, Editor] = {}
-    if shutil.which("nvim"):
-        found["Neovim 0.7"] = Editor(["nvim", "--headless", "--clean", "-c", f"luafile {nvim_script}"])
-    if NVIM_011.exists():
-        found["Neovim 0.11"] = Editor([str(NVIM_011), "--headless", "--clean", "-c", f"luafile {nvim_script}"])
+    no_probe = ["--cmd", "let g:loaded_python3_provider = 0"]  # a configuration without the pynvim probe
+    for name, nvim in (("Neovim 0.7", shutil.which("nvim")), ("Neovim 0.11", NVIM_011 if NVIM_011.exists() else None)):
+        if nvim:
+            script = ["-c", f"luafile {nvim_script}"]
+            found[name] = Editor([str(nvim), "--headless", "--clean", *script])
+            found[f"{name} (no probe)"] = Editor([str(nvim), "--headless", "--clean", *no_probe, *script])
     if shutil.which("emacs"):
         emacs = ["emacs", "--batch", "-Q", "-l", str(emacs_script)]
         found["Emacs (eglot)"] = Editor(emacs)
@@ -157,10 +171,17 @@ def editors(work: Path) -> dict[str, Editor]:
     return found
 
 
-EDITORS = ("Neovim 0.7", "Neovim 0.11", "Emacs (eglot)", "Emacs (lsp-mode)")
+EDITORS = (
+    "Neovim 0.7",
+    "Neovim 0.11",
+    "Neovim 0.7 (no probe)",
+    "Neovim 0.11 (no probe)",
+    "Emacs (eglot)",
+    "Emacs (lsp-mode)",
+)
 
 
-def main(rounds: int = 2, checkout: Path = ROOT) -> dict[str, Any]:
+def main(rounds: int = 2, checkout: Path = ROOT, only: str = "") -> dict[str, Any]:
     print(
         f"Editors: the first file's markers drawn after its opening / after the server's start ({rounds} fresh starts)"
     )
@@ -175,28 +196,33 @@ def main(rounds: int = 2, checkout: Path = ROOT) -> dict[str, Any]:
             template.mkdir()
             names = make_repo(template, files, lines)
             what = f"{size} repository ({files} files, {files * per_file:,} markers)"
-            for name in EDITORS:
+            for name in [e for e in EDITORS if only in e]:
                 if name not in found:
-                    print(f"  {name:<16} skipped: not installed")
+                    print(f"  {name:<22} skipped: not installed")
                     continue
                 seen = [run_editor(found[name], template, names, per_file, work, checkout) for _ in range(rounds)]
                 bad = [s.get("error") or "markers never drawn" for s in seen if "error" in s or not s.get("count")]
                 if bad:
-                    print(f"  {name:<16} {what}: failed: {bad[0]}")
+                    print(f"  {name:<22} {what}: failed: {bad[0]}")
                     results[f"{name}, {size}"] = {"error": bad[0]}
                     continue
                 times = [float(s["ms"]) for s in seen]
                 served = [float(s["server_ms"]) for s in seen if s.get("server_ms") is not None]
+                typed = [float(s["filetype_ms"]) for s in seen if s.get("filetype_ms") is not None]
                 results[f"{name}, {size}"] = {
                     "median_ms": statistics.median(times),
                     "samples_ms": times,
                     "server_median_ms": statistics.median(served) if served else None,
                     "server_samples_ms": served,
+                    "filetype_samples_ms": typed,
                 }
-                after_start = f"{statistics.median(served):6.0f} ms" if served else "     ? ms"
+                after_start = (
+                    f"{statistics.median(served):6.0f} ms ({min(served):.0f}-{max(served):.0f})" if served else "? ms"
+                )
+                in_filetype = f", of which to FileType's end {statistics.median(typed):.0f} ms" if typed else ""
                 print(
-                    f"  {name:<16} {what}: opening {statistics.median(times):6.0f} ms "
-                    f"({min(times):.0f}-{max(times):.0f}), server start {after_start}, "
+                    f"  {name:<22} {what}: opening {statistics.median(times):6.0f} ms "
+                    f"({min(times):.0f}-{max(times):.0f}), server start {after_start}{in_filetype}, "
                     f"{seen[0]['count']} drawn (target from the server's start <= 1000 ms)"
                 )
     return results
@@ -206,5 +232,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the server and clients of this checkout")
+    parser.add_argument("--only", default="", help="only the editors whose name holds this text, e.g. Neovim")
     args = parser.parse_args()
-    main(args.rounds, args.checkout.resolve())
+    main(args.rounds, args.checkout.resolve(), args.only)
