@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 #: Lines longer than this product of lengths are aligned on their changed middle only, and a middle still longer
 #: as one replacement: difflib's alignment costs the product on repeated characters (two 40,000-character lines
@@ -41,14 +42,27 @@ def _common_length(limit: int, same: Callable[[int], bool]) -> int:
 
 
 def character_opcodes(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
-    """difflib opcodes aligning two lines, bounded in time (see :data:`MAX_ALIGNED_PRODUCT`)."""
-    if len(old) * len(new) <= MAX_ALIGNED_PRODUCT:
+    """difflib opcodes aligning two lines, bounded in time (see :data:`MAX_ALIGNED_PRODUCT`).
+
+    Kept for the last few pairs of lines: a block's start and end columns on one line, and every marker on that
+    line, are mapped through the same alignment (three alignments of the same two 110 KB lines per list before).
+    """
+    return list(_kept_opcodes(old, new, MAX_ALIGNED_PRODUCT))
+
+
+@lru_cache(maxsize=8)
+def _kept_opcodes(old: str, new: str, bound: int) -> tuple[tuple[str, int, int, int, int], ...]:
+    return tuple(_aligned(old, new, bound))
+
+
+def _aligned(old: str, new: str, bound: int) -> list[tuple[str, int, int, int, int]]:
+    if len(old) * len(new) <= bound:
         matcher = SequenceMatcher(None, old, new, autojunk=False)
         return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
     head, tail = common_ends(old, new)
     a, b = old[head : len(old) - tail], new[head : len(new) - tail]
     opcodes: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
-    if len(a) * len(b) > MAX_ALIGNED_PRODUCT:
+    if len(a) * len(b) > bound:
         opcodes.append(("replace", head, head + len(a), head, head + len(b)))
     elif a or b:
         for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tether_lsp.handlers.markers import reparse, service, structure
-from tether_lsp.handlers.markers.calculator import Location, split_lines
+from tether_lsp.handlers.markers import columns, reparse, service, structure
+from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
 from tether_lsp.handlers.markers.store import MarkerRecord
 
 PROMPT = "PROMPT = " + " + ".join(['"tell the user hello"'] * 5_000)  # 110 KB on one line
@@ -108,3 +108,20 @@ def test_another_thread_gets_turns_while_a_file_with_a_110_kb_line_is_parsed() -
 def test_lines_are_split_as_lsp_does_with_or_without_cr(text: str) -> None:
     """Texts without CR are split by ``str.split`` (the regular expression cost 3-4 ms per split of this file)."""
     assert split_lines(text) == re.split(r"\r\n|\r|\n", text)
+
+
+def test_the_columns_of_markers_on_one_long_line_come_from_one_alignment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole line's start and the word's start and end are columns of the same two 110 KB lines: their common
+    start and end were found, and the middle aligned, once per column (3 times) before."""
+    aligned: list[int] = []
+    real = columns.common_ends
+
+    def common_ends(a: str, b: str) -> tuple[int, int]:
+        aligned.append(len(a))
+        return real(a, b)
+
+    monkeypatch.setattr(columns, "common_ends", common_ends)
+    columns._kept_opcodes.cache_clear()
+    results = calculate(MADE_IN, NOW, {"whole": Location(2, 1, 3, 1), "word": Location(2, 30, 2, 50)})
+    assert [results[k].location for k in ("whole", "word")] == [Location(2, 1, 3, 1), Location(2, 29, 2, 48)]
+    assert aligned == [len(PROMPT)]
