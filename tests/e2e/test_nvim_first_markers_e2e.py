@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 from pathlib import Path
+from typing import cast
 
 from tests.e2e import test_editors_e2e as editors
 from tests.e2e.test_editors_e2e import ROOT, run
@@ -52,13 +53,14 @@ def test_nothing_reaches_the_starting_server_before_initialized_and_the_markers_
     assert seen["initialized_at_filetype"] is False  # the path under test: attached before `initialized`
     assert seen["drawn"] is True
     calc, shapes = (root / "calc.py").as_uri(), (root / "shapes.py").as_uri()
-    first = [(m["method"], m["uri"]) for m in seen["sent_to_draw"]]  # type: ignore[attr-defined]
+    sent = cast(list[dict[str, str]], seen["sent"])
+    first = [(m["method"], m["uri"]) for m in cast(list[dict[str, str]], seen["sent_to_draw"])]
     # before: a markers list (and the active editor) went out between `initialize` and `initialized`, before didOpen
     assert [method for method, _ in first[:2]] == ["initialize", "initialized"], first
-    lists = [i for i, sent in enumerate(first) if sent == ("tether/markers/list", calc)]
+    lists = [i for i, message in enumerate(first) if message == ("tether/markers/list", calc)]
     assert len(lists) == 1, first  # before: 2 (BufEnter's and the attach's)
     assert first.index(("textDocument/didOpen", calc)) < lists[0]
     assert seen["second_listed"] is True
-    then = [(m["method"], m["uri"]) for m in seen["sent"]][len(first) :]  # type: ignore[index]
+    then = [(m["method"], m["uri"]) for m in sent][len(first) :]
     assert then.count(("tether/markers/list", shapes)) == 1, then  # before: 2
     assert then.index(("textDocument/didOpen", shapes)) < then.index(("tether/markers/list", shapes))
