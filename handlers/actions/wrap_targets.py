@@ -94,7 +94,7 @@ def expression_of(target: Node, field: str) -> Node:
     node = target
     if node.type == "expression_statement" and node.named_child_count == 1:
         node = node.named_children[0]
-    if node.type not in EXPRESSIONS:
+    if node.type not in EXPRESSIONS or not node.is_named:  # ``await`` and ``lambda`` are keywords too
         raise ActionRefused(field, f"a call wraps an expression; this is a {node.type.replace('_', ' ')}")
     parent = node.parent
     if node.type == "generator_expression" and parent is not None and parent.type == "call":

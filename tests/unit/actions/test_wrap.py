@@ -4,6 +4,8 @@ statements' ``ast``, and wrap then unwrap gives the original ``ast`` back."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from tree_sitter import Node, Tree
 
@@ -40,15 +42,15 @@ def result(source: bytes, outcome: Outcome) -> tuple[str, list[str]]:
     return out.decode(), [out[s:e].decode() for s, e in outcome.produced]
 
 
-def wrapped(before: str, targets: list[str | tuple[str, str]], wrapper: str, **options) -> tuple[str, list[str]]:
+def wrapped(before: str, targets: list[str | tuple[str, ...]], wrapper: str, **options: Any) -> tuple[str, list[str]]:
     source, tree = parsed(before)
-    found = [find(tree, source, t) if isinstance(t, str) else find(tree, source, *t) for t in targets]
+    found = [find(tree, source, t) if isinstance(t, str) else find(tree, source, *t) for t in targets]  # type: ignore[arg-type]
     return result(source, wrap(source, tree, found, wrapper, **options))
 
 
-def unwrapped(before: str, target: str, kind: str | None = None, nth: int = 0) -> tuple[str, list[str]]:
+def unwrapped(before: str, target: str, kind: str | None = None) -> tuple[str, list[str]]:
     source, tree = parsed(before)
-    return result(source, unwrap(source, tree, find(tree, source, target, kind, nth)))
+    return result(source, unwrap(source, tree, find(tree, source, target, kind)))
 
 
 # --- wrap: statements --------------------------------------------------------------------------------------
@@ -171,7 +173,9 @@ WRAP_CASES = [
 
 
 @pytest.mark.parametrize(("before", "targets", "wrapper", "after", "produced"), WRAP_CASES)
-def test_wrap_statements(before: str, targets: list, wrapper: str, after: str, produced: list[str]) -> None:
+def test_wrap_statements(
+    before: str, targets: list[str | tuple[str, ...]], wrapper: str, after: str, produced: list[str]
+) -> None:
     options = {"placeholder": "a and b"} if after.startswith("if a and b") else {}
     assert wrapped(before, targets, wrapper, **options) == (after, produced)
 
@@ -196,7 +200,7 @@ CALL_CASES = [
         ["function", "function"],
         id="nested",
     ),
-    pytest.param("f(x)\n", ["f(x)\n"[:-1]], "function(f(x))\n", ["function"], id="expression-statement"),
+    pytest.param("f(x)\n", ["f(x)"], "function(f(x))\n", ["function"], id="expression-statement"),
     pytest.param(
         "y = [\n    1,\n    2,\n]\n",
         ["[\n    1,\n    2,\n]"],
@@ -214,7 +218,7 @@ CALL_CASES = [
 
 
 @pytest.mark.parametrize(("before", "targets", "after", "produced"), CALL_CASES)
-def test_wrap_in_call(before: str, targets: list, after: str, produced: list[str]) -> None:
+def test_wrap_in_call(before: str, targets: list[str | tuple[str, ...]], after: str, produced: list[str]) -> None:
     assert wrapped(before, targets, "call") == (after, produced)
 
 
@@ -244,11 +248,13 @@ REFUSED_WRAPS = [
     pytest.param("import os\n", [("os", "identifier")], "call", "imported", id="import-name"),
     pytest.param("f(x for x in y)\n", ["(x for x in y)"], "call", "shares its parentheses", id="sole-generator"),
     pytest.param("x = 'a' 'b'\n", ["'a'"], "call", "concatenated", id="string-part"),
+    pytest.param("async def f():\n    await g()\n", [("await", "await")], "call", "expression", id="await-keyword"),
+    pytest.param("f = lambda: 1\n", [("lambda", "lambda")], "call", "expression", id="lambda-keyword"),
 ]
 
 
 @pytest.mark.parametrize(("before", "targets", "wrapper", "reason"), REFUSED_WRAPS)
-def test_wrap_refuses(before: str, targets: list, wrapper: str, reason: str) -> None:
+def test_wrap_refuses(before: str, targets: list[str | tuple[str, ...]], wrapper: str, reason: str) -> None:
     with pytest.raises(ActionRefused) as refused:
         wrapped(before, targets, wrapper)
     assert reason in refused.value.reason
@@ -274,3 +280,143 @@ def test_wrap_refuses_no_target() -> None:
     source, tree = parsed("x = 1\n")
     with pytest.raises(ActionRefused):
         wrap(source, tree, [], "if")
+
+
+# --- unwrap ------------------------------------------------------------------------------------------------
+
+UNWRAP_CASES = [
+    pytest.param(
+        "if c:\n    a = 1\n    b = 2\n", ("if c:\n    a = 1\n    b = 2",), "a = 1\nb = 2\n", ["a = 1\nb = 2"], id="if"
+    ),
+    pytest.param("if c:\n    a = 1\n", ("c", "identifier"), "a = 1\n", ["a = 1"], id="if-from-condition"),
+    pytest.param(
+        "with open(p) as f:\n    f.read()\n",
+        ("p", "identifier"),
+        "with p as f:\n    f.read()\n",
+        ["p"],
+        id="call-nearest-first",
+    ),
+    pytest.param("with open(p) as f:\n    f.read()\n", ("open(p) as f",), "f.read()\n", ["f.read()"], id="with"),
+    pytest.param(
+        "def f():\n    if c:\n        a = 1\n        # note\n\n        b = 2  # tail\n    return\n",
+        ("a = 1",),
+        "def f():\n    a = 1\n    # note\n\n    b = 2  # tail\n    return\n",
+        ["a = 1\n    # note\n\n    b = 2  # tail"],
+        id="nested-comments-blank",
+    ),
+    pytest.param(
+        "if c:\n    s = '''one\n    two\n        three'''\n",
+        ("c", "identifier"),
+        "s = '''one\n    two\n        three'''\n",
+        ["s = '''one\n    two\n        three'''"],
+        id="string-lines-are-content",
+    ),
+    pytest.param("if c:\n\tif d:\n\t\tx = 1\n", ("d", "identifier"), "if c:\n\tx = 1\n", ["x = 1"], id="tabs"),
+    pytest.param(
+        "if c:\r\n    é = '東京'\r\n    f(é)\r\n",
+        ("c", "identifier"),
+        "é = '東京'\r\nf(é)\r\n",
+        ["é = '東京'\r\nf(é)"],
+        id="crlf-non-ascii",
+    ),
+    pytest.param("if c: a = 1\n", ("c", "identifier"), "a = 1\n", ["a = 1"], id="one-line-if"),
+    pytest.param("if c:\n    a\nelif d:\n    b\nelse:\n    e\n", ("b", "identifier"), "b\n", ["b"], id="elif-branch"),
+    pytest.param("if c:\n    a\nelse:\n    e\n", ("a", "identifier"), "a\n", ["a"], id="if-branch"),
+    pytest.param("if c:\n    a\nelse:  # why\n    e\n", ("e", "identifier"), "e\n", ["e"], id="else-branch"),
+    pytest.param(
+        "try:\n    a\nexcept E:\n    b\nelse:\n    c\nfinally:\n    d\n",
+        ("a", "identifier"),
+        "a\nc\nd\n",
+        ["a\nc\nd"],
+        id="try-body-else-finally",
+    ),
+    pytest.param(
+        "for i in x:\n    f(i)\nelse:\n    g()\n", ("x", "identifier"), "f(i)\ng()\n", ["f(i)\ng()"], id="for-else"
+    ),
+    pytest.param(
+        "while x:\n    for i in y:\n        break\n    else:\n        g()\n",
+        ("x", "identifier"),
+        "for i in y:\n    break\nelse:\n    g()\n",
+        ["for i in y:\n    break\nelse:\n    g()"],
+        id="while-inner-break",
+    ),
+    pytest.param(
+        "async def f():\n    async with a:\n        await b\n",
+        ("a", "identifier"),
+        "async def f():\n    await b\n",
+        ["await b"],
+        id="async-with",
+    ),
+    pytest.param("x = f(a)\n", ("f(a)",), "x = a\n", ["a"], id="call"),
+    pytest.param("x = f(a,)\n", ("f", "identifier"), "x = a\n", ["a"], id="call-trailing-comma"),
+    pytest.param(
+        "x = f(a + b) * c\n", ("f(a + b)",), "x = (a + b) * c\n", ["a + b"], id="call-argument-needs-parentheses"
+    ),
+    pytest.param(
+        "x = f(a\n  + b)\n", ("f", "identifier"), "x = (a\n  + b)\n", ["a\n  + b"], id="call-multi-line-argument"
+    ),
+    pytest.param(
+        "y = [f(a\n  + b)]\n", ("f", "identifier"), "y = [a\n  + b]\n", ["a\n  + b"], id="call-multi-line-in-brackets"
+    ),
+    pytest.param("return f(x)if y else z\n", ("f", "identifier"), "return x if y else z\n", ["x"], id="call-spacing"),
+    pytest.param(
+        "s = sum(x for x in y)\n",
+        ("sum", "identifier"),
+        "s = (x for x in y)\n",
+        ["(x for x in y)"],
+        id="call-generator",
+    ),
+    pytest.param("x = (a + b) + c\n", ("(a + b)",), "x = a + b + c\n", ["a + b"], id="parentheses-left-operand"),
+    pytest.param("return(x)\n", ("(x)",), "return x\n", ["x"], id="parentheses-keyword-spacing"),
+    pytest.param(
+        "x = [(a\n  + b)]\n", ("(a\n  + b)",), "x = [a\n  + b]\n", ["a\n  + b"], id="parentheses-multi-line-in-brackets"
+    ),
+    pytest.param("x = -(a ** 2)\n", ("(a ** 2)",), "x = -a ** 2\n", ["a ** 2"], id="parentheses-power-under-minus"),
+    pytest.param(
+        "if (x := 1):\n    pass\n",
+        ("(x := 1)",),
+        "if x := 1:\n    pass\n",
+        ["x := 1"],
+        id="parentheses-walrus-condition",
+    ),
+    pytest.param("y = (yield)\n", ("(yield)",), "y = yield\n", ["yield"], id="parentheses-yield-assigned"),
+]
+
+
+@pytest.mark.parametrize(("before", "target", "after", "produced"), UNWRAP_CASES)
+def test_unwrap(before: str, target: tuple[str, ...], after: str, produced: list[str]) -> None:
+    assert unwrapped(before, *target) == (after, produced)
+
+
+REFUSED_UNWRAPS = [
+    pytest.param("if c:\n    a\nelse:\n    b\n", ("c", "identifier"), "elif/else", id="if-with-else-from-condition"),
+    pytest.param("try:\n    a\nexcept E:\n    b\n", ("b", "identifier"), "except", id="inside-except"),
+    pytest.param("for i in x:\n    if i:\n        break\n", ("x", "identifier"), "break", id="loop-break"),
+    pytest.param("while x:\n    continue\n", ("x", "identifier"), "continue", id="loop-continue"),
+    pytest.param("def f():\n    return 1\n", ("1", "integer"), "no if, with", id="nothing-around"),
+    pytest.param("if c:\n    def f():\n        return 1\n", ("1", "integer"), "no if, with", id="not-past-a-def"),
+    pytest.param("f(a, b)\n", ("f", "identifier"), "2 arguments", id="two-arguments"),
+    pytest.param("f()\n", ("f", "identifier"), "0 arguments", id="no-argument"),
+    pytest.param("f(k=1)\n", ("f", "identifier"), "not a plain value", id="keyword"),
+    pytest.param("f(*a)\n", ("f", "identifier"), "not a plain value", id="splat"),
+    pytest.param("f(  # why\n    a)\n", ("f", "identifier"), "comment", id="comment-in-call"),
+    pytest.param("x = (a + b) * c\n", ("(a + b)",), "needed", id="precedence"),
+    pytest.param("x = a - (b - c)\n", ("(b - c)",), "needed", id="right-operand"),
+    pytest.param("x = (a and b) and c\n", ("(a and b)",), "needed", id="boolean-tree-differs"),
+    pytest.param("x = (a < b) < c\n", ("(a < b)",), "needed", id="comparison-chain"),
+    pytest.param("x = (a\n  + b)\n", ("(a\n  + b)",), "needed", id="line-break-outside-brackets"),
+    pytest.param("x = (1).real\n", ("(1)",), "needed", id="integer-attribute"),
+    pytest.param("x = (-a) ** 2\n", ("(-a)",), "needed", id="power-left"),
+    pytest.param("f((yield))\n", ("(yield)",), "needed", id="yield-argument"),
+    pytest.param("(x := 1)\n", ("(x := 1)", "parenthesized_expression"), "needed", id="walrus-statement"),
+    pytest.param("x = [i for i in (a if b else c)]\n", ("(a if b else c)",), "needed", id="comprehension-iterable"),
+    pytest.param("x = (  # c\n    a)\n", ("(  # c\n    a)",), "comment", id="comment-in-parentheses"),
+]
+
+
+@pytest.mark.parametrize(("before", "target", "reason"), REFUSED_UNWRAPS)
+def test_unwrap_refuses(before: str, target: tuple[str, ...], reason: str) -> None:
+    with pytest.raises(ActionRefused) as refused:
+        unwrapped(before, *target)
+    assert reason in refused.value.reason
+    assert refused.value.field == "targets[0]"
