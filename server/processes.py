@@ -52,6 +52,12 @@ RETRIES = 1
 CLOSE_WAIT_S = 2.0
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform tells it)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return max(1, len(affinity(0)) if affinity is not None else os.cpu_count() or 1)
+
+
 class Processes:
     """A lazily started pool of worker processes, and the calls that run in it.
 
@@ -81,6 +87,11 @@ class Processes:
         #: How long the last pool took from its start until every child had run its first job (seconds).
         self.started_in: float | None = None
 
+    def size(self) -> int:
+        """Children to run: the setting, at most the cores this process may use (the work is CPU-bound: more
+        children than cores only take turns, each costing its memory)."""
+        return min(self._size(), usable_cores())
+
     async def run(self, fn: Callable[..., R], *args: Any) -> R:
         """``fn(*args)`` in a worker process (a worker thread when the size is 0), awaited on the caller's loop.
 
@@ -89,7 +100,7 @@ class Processes:
         """
         if self.closed:
             raise _shutting_down()
-        size = self._size()
+        size = self.size()
         budget = self._tree_bytes() if self._tree_bytes is not None else None
         if size <= 0:
             self._drop_idle()
@@ -137,7 +148,7 @@ class Processes:
 
     async def warm(self) -> None:
         """Start the pool and let every child import what it needs, in a thread (the loop never waits)."""
-        size = self._size()
+        size = self.size()
         if not self.closed and size > 0 and (self._pool is None or self._pool_size != size):
             await asyncio.to_thread(self._start, size)
 

@@ -154,11 +154,12 @@ class LimitSettings:
         maximum=32,
     )
     processes: int = setting(
-        1,
-        "Worker processes for heavy pure work (finding the prompts of large files), so that it never holds the "
-        "interpreter that answers the editor. Each is a Python process of its own (25 MB, and up to 40 MB more for "
-        "the trees it keeps), forked by one more process (20 MB), started in the background after `initialized`. "
-        "0: that work runs in the worker threads instead.",
+        2,
+        "Worker processes for heavy pure work (finding the prompts of large files, relocating markers at a HEAD "
+        "change), so that it never holds the interpreter that answers the editor; never more than the machine's "
+        "cores. Each is a Python process of its own (25 MB, and up to 40 MB more for the trees it keeps; about "
+        "30 MB of its own after a 10,000-marker HEAD change), forked by one more process (20 MB), started in the "
+        "background after `initialized`. 0: that work runs in the worker threads instead.",
         minimum=0,
         maximum=16,
     )

@@ -159,3 +159,22 @@ def test_building_the_server_imports_nothing_of_multiprocessing() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=server_env())
     assert out.stdout.strip() == "[]"
+
+
+async def test_the_default_runs_two_children_and_never_more_than_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A HEAD change relocates its files in the children: two on a machine with two cores or more (one child did
+    the whole of it while the other core waited), never more children than cores (they would only take turns)."""
+    from tether_lsp.server import processes as processes_module
+    from tether_lsp.server.settings import LimitSettings
+
+    assert LimitSettings().processes == 2
+    monkeypatch.setattr(processes_module.os, "sched_getaffinity", lambda pid: {0})
+    assert Processes(lambda: LimitSettings().processes, asyncio.to_thread).size() == 1
+    monkeypatch.setattr(processes_module.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    pool = Processes(lambda: LimitSettings().processes, asyncio.to_thread)
+    try:
+        assert pool.size() == 2
+        await pool.warm()
+        assert len(pool.pids()) == 2
+    finally:
+        await asyncio.to_thread(pool.close)
