@@ -31,6 +31,9 @@ def clone(source: bytes, members: Sequence[Member], after: bool) -> Outcome:
         raise ActionRefused("targets", "no target to clone")
     pieces = []
     for member in _outermost(members):
+        siblings = list(member.siblings())
+        index = [s.span for s in siblings].index(member.span)
+        _check_arrangement(member, siblings[: index + 1] + siblings[index:], "targets")
         text = member.text_for(member, source)
         replace, offset = member.insertion(text, after)
         pieces.append((replace, [(offset, len(text))]))
@@ -42,6 +45,12 @@ def swap(source: bytes, a: Member, b: Member) -> Outcome:
     _check_apart(a, b, "targets[1]")
     _check_fits(b, a, "targets[1]")
     _check_fits(a, b, "targets[1]")
+    if a.container == b.container:
+        order = [b if s.span == a.span else a if s.span == b.span else s for s in a.siblings()]
+        _check_arrangement(a, order, "targets[1]")
+    else:
+        _check_arrangement(a, [b if s.span == a.span else s for s in a.siblings()], "targets[1]")
+        _check_arrangement(b, [a if s.span == b.span else s for s in b.siblings()], "targets[1]")
     text_a, text_b = b.text_for(a, source), a.text_for(b, source)
     pieces: list[Piece] = [
         (Replace(a.span[0], a.span[1], text_b), [(0, len(text_b))]),
@@ -65,6 +74,8 @@ def move(source: bytes, targets: Sequence[Member], destination: Member, after: b
         rest = [k for k in range(len(siblings)) if k not in moved]
         at = rest.index(spans.index(destination.span)) + (1 if after else 0)
         return _permuted(source, siblings, rest[:at] + moved + rest[at:], moved)
+    at = spans.index(destination.span) + (1 if after else 0)
+    _check_arrangement(destination, siblings[:at] + chosen + siblings[at:], "destination")
     pieces = []
     for target in chosen:
         text = destination.text_for(target, source)
@@ -99,6 +110,7 @@ def insert_empty(source: bytes, member: Member, after: bool) -> Outcome:
 
 def _permuted(source: bytes, siblings: list[Member], order: list[int], moved: list[int]) -> Outcome:
     """Slot ``k`` gets the text of sibling ``order[k]``; the moved ones are the produced spans."""
+    _check_arrangement(siblings[0], [siblings[k] for k in order], "targets[0]" if len(moved) == 1 else "targets")
     pieces: list[Piece] = []
     for slot, comes in enumerate(order):
         if comes == slot:
@@ -141,6 +153,14 @@ def _check_fits(place: Member, other: Member, field: str) -> None:
     reason = refusal(other) if refusal is not None else None
     if reason is None and refusal is None and type(place) is not type(other):
         reason = f"a {other.kind} cannot take the place of a {place.kind}"
+    if reason is not None:
+        raise ActionRefused(field, reason)
+
+
+def _check_arrangement(place: Member, members: Sequence[Member], field: str) -> None:
+    """Refuse an order ``place``'s container forbids (a positional argument after a keyword one…)."""
+    check = getattr(place, "arrangement_refusal", None)
+    reason = check(members) if check is not None else None
     if reason is not None:
         raise ActionRefused(field, reason)
 

@@ -267,6 +267,15 @@ class DelimitedMember:
         start, end = other.span
         return source[start:end]
 
+    def arrangement_refusal(self, members: Sequence[Member]) -> str | None:
+        """Why this member's container cannot hold ``members`` in this order (None when it can)."""
+        types = [m.node.type for m in members if isinstance(m, DelimitedMember)]
+        if self.box.node.type == "argument_list":
+            return arguments_refusal(types)
+        if self.box.node.type in {"parameters", "lambda_parameters"}:
+            return parameters_refusal(types)
+        return None
+
     def refusal_for(self, other: Member) -> str | None:
         """Why ``other`` cannot take this member's place (None when it can)."""
         if not isinstance(other, DelimitedMember):
@@ -279,6 +288,48 @@ class DelimitedMember:
         if {mine, theirs} <= {"values", "subscripts"} and other.node.type not in CALL_ONLY | {"slice"}:
             return None
         return f"{_a(other.kind)} of {theirs} cannot take the place of {_a(self.kind)} of {mine}"
+
+
+def arguments_refusal(types: Sequence[str]) -> str | None:
+    """Python's order of arguments: positional, then keywords and ``*`` unpacking, then ``**`` unpacking."""
+    keyword = mapping = False
+    for kind in types:
+        if kind == "keyword_argument":
+            keyword = True
+        elif kind == "dictionary_splat":
+            mapping = True
+        elif kind == "list_splat":
+            if mapping:
+                return "*iterable unpacking cannot follow **mapping unpacking"
+        elif keyword or mapping:
+            return "a positional argument cannot follow a keyword argument"
+    return None
+
+
+def parameters_refusal(types: Sequence[str]) -> str | None:
+    """Python's order of parameters: ``/`` once, after some; ``*`` once; no default-less positional parameter
+    after a default; ``**`` last; a bare ``*`` followed by a keyword parameter."""
+    star = slash = default = mapping = False
+    for index, kind in enumerate(types):
+        if mapping:
+            return "no parameter can follow **kwargs"
+        if kind == "positional_separator":
+            if slash or star or index == 0:
+                return "/ may appear once, after a parameter and before *"
+            slash = True
+        elif kind in {"keyword_separator", "list_splat_pattern"}:
+            if star:
+                return "* may appear only once"
+            star = True
+            if kind == "keyword_separator" and all(t == "dictionary_splat_pattern" for t in types[index + 1 :]):
+                return "a bare * needs a keyword parameter after it"
+        elif kind == "dictionary_splat_pattern":
+            mapping = True
+        elif kind in {"default_parameter", "typed_default_parameter"}:
+            default = True
+        elif default and not star:
+            return "a parameter without a default cannot follow one with a default"
+    return None
 
 
 def _a(word: str) -> str:

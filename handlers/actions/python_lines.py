@@ -229,6 +229,8 @@ class LineMember:
     def insertion(self, text: bytes, after: bool) -> tuple[Replace, int]:
         box, source = self.box, self.box.source
         start, end = self.span
+        if self.family == "clauses":
+            self._check_clause(text, after)
         if box.inline(self.index, self.index):
             if b"\n" in text or text.startswith(COMPOUND_STARTS):
                 raise ActionRefused("destination", "only a one-line simple statement fits on a line with others")
@@ -236,19 +238,42 @@ class LineMember:
                 return Replace(end, end, b"; " + text), 2
             return Replace(start, start, text + b"; "), 0
         indent = indentation(source, start)
-        gap = newline_of(source) * (1 + self._blank_lines(text))
+        gap = newline_of(source) * (1 + self._blank_lines(text, after))
         if after:
             return Replace(end, end, gap + indent + text), len(gap) + len(indent)
         at = line_start(source, start)
         return Replace(at, at, indent + text + gap), len(indent)
 
-    def _blank_lines(self, text: bytes) -> int:
-        """The blank lines between a definition and its neighbours: 2 at top level, 1 inside."""
+    def _check_clause(self, text: bytes, after: bool) -> None:
+        kind = self.node.type
+        if text and not text.startswith((b"elif", b"except")):
+            raise ActionRefused("destination", "only elif and except clauses can be added: a statement has one else")
+        if text.startswith(b"elif") != (self.box.node.type == "if_statement") and text:
+            raise ActionRefused("destination", "elif clauses go in an if statement, except clauses in a try")
+        previous = self.box.members[self.index - 1].type if self.index > 0 else ""
+        if (after and kind in {"else_clause", "finally_clause"}) or (
+            not after and kind == "finally_clause" and previous == "else_clause"
+        ):
+            raise ActionRefused("destination", f"nothing but the end of the statement can follow its {_words(kind)}")
+
+    def _blank_lines(self, text: bytes, after: bool) -> int:
+        """Blank lines between the new statement and this one: 2 around a definition at top level, 1 inside,
+        none between simple statements; never more than the gap on that side, so the file's rhythm holds and a
+        removal gives the original back."""
         if self.family != "statements":
             return 0
-        if self.node.type not in DEFINITIONS and not text.startswith((b"def ", b"class ", b"async def ", b"@")):
-            return 0
-        return 2 if self.box.node.type == "module" else 1
+        definition = self.node.type in DEFINITIONS or text.startswith((b"def ", b"class ", b"async def ", b"@"))
+        rhythm = (2 if self.box.node.type == "module" else 1) if definition else 0
+        neighbour = self.index + (1 if after else -1)
+        if not 0 <= neighbour < len(self.box.members):
+            return rhythm
+        source, (start, end) = self.box.source, self.span
+        blank = 0
+        at = next_line(source, end) if after else previous_line(source, start)
+        while 0 <= at < len(source) and is_blank_line(source, at):
+            blank += 1
+            at = next_line(source, at) if after else previous_line(source, at)
+        return min(rhythm, blank)
 
     def text_for(self, other: Member, source: bytes) -> bytes:
         start, end = other.span
@@ -263,7 +288,7 @@ class LineMember:
         if not isinstance(other, LineMember) or other.family != self.family:
             return f"{_a(other.kind)} cannot take the place of {_a(self.kind)}"
         if self.family == "clauses" and other.node.type != self.node.type:
-            return f"an {other.node.type.replace('_', ' ')} cannot take the place of an {self.node.type}"
+            return f"an {_words(other.node.type)} cannot take the place of an {_words(self.node.type)}"
         return None
 
 
@@ -273,6 +298,10 @@ def _definition(node: Node) -> Node:
         if inner is not None:
             return inner
     return node
+
+
+def _words(node_type: str) -> str:
+    return node_type.replace("_", " ")
 
 
 def _a(word: str) -> str:
