@@ -7,8 +7,10 @@
   the step the surrounding code uses (a tab in tabbed code), except the lines of a multi-line string, which
   are its content; blank lines stay empty; comments on the statements' lines go with them.
 - The shapes: ``try:`` / body / ``except Exception:`` / ``raise`` (re-raising keeps the program's behaviour
-  until the user writes the handler; Cursorless's snippet leaves ``except :`` with an empty body, which does
-  not parse); ``with context:``; ``if condition:``. A ``call`` wraps an *expression*: ``function(expr)``.
+  until the user writes the handler); ``with context:``; ``if condition:``. A ``call`` wraps an
+  *expression*: ``function(expr)``. Cursorless's Python snippets (``ifStatement``: ``if $condition:`` / body;
+  ``tryCatchStatement``: ``try:`` / body / ``except $error:`` / an empty body) have the same shapes with empty
+  holes, which do not parse until filled; here each hole holds a word the client selects.
 - The produced span of each wrapper is its placeholder (``Exception``, ``context``, ``condition``,
   ``function``), so a client selects what the user types next; ``placeholder`` puts the user's text there
   instead (it must be one expression).

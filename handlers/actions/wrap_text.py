@@ -76,8 +76,8 @@ def inside_string(root: Node, pos: int) -> bool:
 
 def indent_unit(source: bytes, root: Node, near: Node) -> bytes:
     """The indentation one block level adds, as the code around ``near`` writes it: the step from the nearest
-    enclosing block's header to its statements, else the first block of the file, else a tab when ``near`` is
-    indented with tabs, else four spaces."""
+    enclosing block's header to its statements, else the first top-level statement's block, else a tab when
+    ``near`` is indented with tabs, else four spaces."""
     node: Node | None = near
     while node is not None:
         if node.type == "block" and node.parent is not None:
@@ -85,10 +85,11 @@ def indent_unit(source: bytes, root: Node, near: Node) -> bytes:
             if step:
                 return step
         node = node.parent
-    for block in _blocks(root):
-        step = _step(source, block)
-        if step:
-            return step
+    for statement in root.named_children:
+        for block in statement.named_children:
+            step = _step(source, block) if block.type == "block" else b""
+            if step:
+                return step
     return b"\t" if b"\t" in indentation(source, near.start_byte) else _DEFAULT_UNIT
 
 
@@ -99,20 +100,6 @@ def _step(source: bytes, block: Node) -> bytes:
         return b""
     outer, inner = indentation(source, header.start_byte), indentation(source, block.start_byte)
     return inner[len(outer) :] if inner.startswith(outer) and len(inner) > len(outer) else b""
-
-
-def _blocks(root: Node) -> Iterator[Node]:
-    """Every block in document order (a walk, not a recursion, so deep files cannot exhaust the stack)."""
-    cursor = root.walk()
-    while True:
-        node = cursor.node
-        if node is not None and node.type == "block":
-            yield node
-        if cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return
 
 
 def coalesced(inserts: Iterable[tuple[int, bytes]]) -> list[Replace]:

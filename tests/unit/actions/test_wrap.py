@@ -366,6 +366,16 @@ UNWRAP_CASES = [
         ["(x for x in y)"],
         id="call-generator",
     ),
+    pytest.param(
+        "x = f(a and b) and c\n", ("f", "identifier"), "x = a and b and c\n", ["a and b"], id="call-left-boolean"
+    ),
+    pytest.param(
+        "x = f(a or b) and c\n", ("f", "identifier"), "x = (a or b) and c\n", ["a or b"], id="call-lower-boolean"
+    ),
+    pytest.param(
+        "x = c and f(a and b)\n", ("f", "identifier"), "x = c and (a and b)\n", ["a and b"], id="call-right-boolean"
+    ),
+    pytest.param("while x: y()\r\nz()\r\n", ("x", "identifier"), "y()\r\nz()\r\n", ["y()"], id="one-line-while-crlf"),
     pytest.param("x = (a + b) + c\n", ("(a + b)",), "x = a + b + c\n", ["a + b"], id="parentheses-left-operand"),
     pytest.param("return(x)\n", ("(x)",), "return x\n", ["x"], id="parentheses-keyword-spacing"),
     pytest.param(
