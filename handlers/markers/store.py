@@ -171,13 +171,23 @@ class MarkerStore:
         where, covered = self.keys.folder(t, uri_prefix)
         with self.db.transaction() as conn:
             rows = conn.execute(select(t).where(where)).all()
-        named: dict[tuple[Any, Any, Any], str | None] = {}  # each file's uri made once, not once per marker
+        # a HEAD sync reads every marker of the repository: rows unpacked by position, each file's uri and key
+        # made once (``row._mapping`` and keyword arguments per row were most of the read's CPU)
+        named: dict[tuple[Any, Any, Any], tuple[str, FileKey | None]] = {}
         out = []
         for row in rows:
-            r = row._mapping
-            file = (r["uri"], r["repo"], r["path"])
-            uri = named[file] if file in named else named.setdefault(file, self.keys.in_folder(r, covered))
-            out.append(_record(row, uri))
+            marker_id, stored_uri, note, kind, code, commit, created, author, base_text, *at, repo, path = row
+            file = (stored_uri, repo, path)
+            place = named.get(file)
+            if place is None:
+                here = self.keys.in_folder({"uri": stored_uri, "repo": repo, "path": path}, covered)
+                key = FileKey(repo, path) if repo is not None and path is not None else None
+                place = named[file] = (here or stored_uri, key)
+            uri, key = place
+            when = created if created.tzinfo else created.replace(tzinfo=UTC)  # SQLite: stored in UTC, zone-less
+            out.append(
+                MarkerRecord(marker_id, uri, note, kind, code, commit, when, author, base_text, Location(*at), key, uri)
+            )
         return out
 
     def uris_under(self, uri_prefix: str) -> list[str]:

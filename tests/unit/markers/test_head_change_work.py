@@ -452,3 +452,36 @@ def test_answers_waited_for_long_after_they_were_asked_for_are_taken_from_the_wo
     finally:
         release.set()
         host.close()
+
+
+def test_a_repository_s_markers_read_at_once_are_the_records_read_file_by_file(repo: Path) -> None:
+    """``MarkerStore.under`` (a HEAD sync's read of every marker) unpacks its rows by position: its records are the
+    ones ``for_uri`` builds through the row mapping, each field and the uri it was read as."""
+    host, state = served(repo)
+    try:
+        seed(state, repo)
+        markers = state.markers()
+        (repo / "outside.txt").write_text("x\n", encoding="utf-8")
+        loose = MarkerRecord(
+            "loose",
+            (repo / "outside.txt").as_uri(),
+            "n",
+            "todo",
+            "",
+            None,
+            datetime.now(UTC),
+            "Bo",
+            "x\n",
+            Location(1, 1, 1, 2),
+        )
+        markers.insert_many([(loose, None)])
+        at_once = markers.under(repo.as_uri() + "/")
+        by_file = [r for name in (*FILES, "outside.txt") for r in markers.for_uri((repo / name).as_uri())]
+        assert len(at_once) == len(FILES) * PER_FILE + 1
+        key = lambda r: r.id  # noqa: E731
+        assert sorted(at_once, key=key) == sorted(by_file, key=key)
+        assert [(r.read_as, r.key, r.created_at.tzinfo) for r in sorted(at_once, key=key)] == [
+            (r.read_as, r.key, r.created_at.tzinfo) for r in sorted(by_file, key=key)
+        ]
+    finally:
+        host.close()
