@@ -64,3 +64,17 @@ def test_nothing_reaches_the_starting_server_before_initialized_and_the_markers_
     then = [(m["method"], m["uri"]) for m in sent][len(first) :]
     assert then.count(("tether/markers/list", shapes)) == 1, then  # before: 2
     assert then.index(("textDocument/didOpen", shapes)) < then.index(("tether/markers/list", shapes))
+
+
+def test_the_health_check_names_the_pynvim_search_unless_it_is_skipped(tmp_path: Path, nvim: str) -> None:
+    """Neovim's search for pynvim holds the first Python file's markers; the way to skip it is named, unless taken."""
+    root = repository_with_markers(tmp_path)
+    script = ROOT / "tests" / "editors" / "nvim_health_probe.lua"
+    said = {}
+    for name, before in (("default", []), ("host_prog", ["--cmd", "let g:python3_host_prog = 'python3'"])):
+        seen = run(
+            [nvim, "--headless", "--clean", *before, "-c", f"luafile {script}"], root, tmp_path / "o.json", "nvim"
+        )
+        assert "error" not in seen, seen.get("error")
+        said[name] = "vim.g.loaded_python3_provider = 0 skips it" in str(seen["health"])
+    assert said == {"default": True, "host_prog": False}

@@ -30,6 +30,12 @@ function M.check()
       'pip install tether-lsp, or give cmd = { "/path/to/tether-lsp" } to ' .. where,
     })
   end
+  if vim.g.loaded_python3_provider ~= 0 and (vim.g.python3_host_prog or '') == '' then
+    info('opening the first Python file, Neovim searches PATH for a Python with pynvim (:help provider-python), '
+      .. 'which can take seconds; the server starts meanwhile, but nothing is drawn until the search ends. '
+      .. 'vim.g.python3_host_prog = "/path/to/python" (one with pynvim) or, without Python plugins, '
+      .. 'vim.g.loaded_python3_provider = 0 skips it')
+  end
   local c = tether.client()
   if c then
     ok('client running (id ' .. c.id .. '), attached to ' .. #vim.lsp.get_buffers_by_client_id(c.id) .. ' buffer(s)')
