@@ -10,7 +10,9 @@ seconds with pyenv's shims on a loaded machine). It blocks Neovim's loop: nothin
 nothing drawn, before it ends. The client starts the server as the file is read (before FileType), so the server
 boots meanwhile, and the probe lies inside the time from the server's start: "to FileType's end" says how much.
 The "(no probe)" rows run the same Neovim with ``g:loaded_python3_provider = 0`` (or a ``g:python3_host_prog``:
-the provider's documented way to skip the search), which leaves the client's and the server's part.
+the provider's documented way to skip the search), which leaves the client's and the server's part. Neovim's
+rows also say how long after the client handled the server's answer to ``initialize`` (it sends ``initialized``,
+then the file's didOpen) the markers were drawn: the first list's round trip.
 
 An editor that is not installed is skipped and said so. The editor scripts are written here, for the benchmark;
 the Emacs one loads the shared set-up of the editor tests (tests/editors/emacs_backends.el).
@@ -57,6 +59,20 @@ for _, name in ipairs({ 'start', 'start_client' }) do -- the client starting the
     end
   end
 end
+local initialized = nil -- the server's answer to `initialize` handled: the client sends `initialized`
+local rpc = require('vim.lsp.rpc')
+local rpc_start = rpc.start
+rpc.start = function(...)
+  local r = rpc_start(...)
+  local notify = r.notify
+  r.notify = function(method, ...)
+    if method == 'initialized' then
+      initialized = initialized or vim.loop.hrtime()
+    end
+    return notify(method, ...)
+  end
+  return r
+end
 local filetype = nil -- after every FileType autocommand: the ftplugin's (Python's probes for pynvim) and the client's
 vim.api.nvim_create_autocmd('FileType', {
   callback = function()
@@ -74,6 +90,7 @@ local ok, err = pcall(function()
   out.ms = (now - started) / 1e6
   out.server_ms = spawned and (now - spawned) / 1e6 or nil
   out.filetype_ms = spawned and filetype and (filetype - spawned) / 1e6 or nil
+  out.after_initialized_ms = initialized and (now - initialized) / 1e6 or nil
   out.count = #vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, {})
 end)
 if not ok then
@@ -188,7 +205,7 @@ def main(rounds: int = 2, checkout: Path = ROOT, only: str = "") -> dict[str, An
     if checkout != ROOT:
         print(f"  server and clients of {checkout}")
     results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:  # a server may still be writing as it ends
         work = Path(tmp)
         found = editors(work)
         for size, (files, lines, per_file) in REPOSITORIES.items():
@@ -209,17 +226,21 @@ def main(rounds: int = 2, checkout: Path = ROOT, only: str = "") -> dict[str, An
                 times = [float(s["ms"]) for s in seen]
                 served = [float(s["server_ms"]) for s in seen if s.get("server_ms") is not None]
                 typed = [float(s["filetype_ms"]) for s in seen if s.get("filetype_ms") is not None]
+                answered = [float(s["after_initialized_ms"]) for s in seen if s.get("after_initialized_ms") is not None]
                 results[f"{name}, {size}"] = {
                     "median_ms": statistics.median(times),
                     "samples_ms": times,
                     "server_median_ms": statistics.median(served) if served else None,
                     "server_samples_ms": served,
                     "filetype_samples_ms": typed,
+                    "after_initialized_samples_ms": answered,
                 }
                 after_start = (
                     f"{statistics.median(served):6.0f} ms ({min(served):.0f}-{max(served):.0f})" if served else "? ms"
                 )
                 in_filetype = f", of which to FileType's end {statistics.median(typed):.0f} ms" if typed else ""
+                if answered:
+                    in_filetype += f", drawn {min(answered):.0f}-{max(answered):.0f} ms after `initialized`"
                 print(
                     f"  {name:<22} {what}: opening {statistics.median(times):6.0f} ms "
                     f"({min(times):.0f}-{max(times):.0f}), server start {after_start}{in_filetype}, "
