@@ -60,6 +60,11 @@ class Batch:
     def __bool__(self) -> bool:
         return bool(self.threads or self.processes)
 
+    def texts(self) -> dict[tuple[str, int], bytes]:
+        """The text of each document version the batch reads, by uri and version."""
+        texts = {(uri, version): text for uri, version, _language, text, _tree in self.threads}
+        return texts | {(uri, version): text for uri, version, _language, text in self.processes}
+
     async def find(self, host: Host, snapshot: Callable[[str, int], Snapshot | None]) -> list[Found]:
         """Every document's prompts; when worker processes keep dying, the large ones' too in a thread, from the
         server's trees (``snapshot``)."""

@@ -74,6 +74,7 @@ class State:
     parse_error: str | None
     variables: tuple[str, ...] = ()  # of the selected prompt: what a run asks for
     role: str | None = None  # of the selected prompt
+    version: int | None = field(default=None, compare=False)  # the document version ``text`` is
 
 
 def shift_span(span: tuple[int, int], edits: Sequence[ByteEdit]) -> tuple[int, int]:
@@ -226,6 +227,7 @@ class PlaygroundEngine:
             view.parse_error,
             conversation(found.prompt).variables if found else (),
             found.prompt.role if found else None,
+            view.version,
         )
 
     def _file_id(self, uri: str) -> str | None:

@@ -62,8 +62,11 @@ class StateWire:
 
     def _wire(self, state: State) -> PlaygroundState:
         encoding = self.server.encoding
-        snapshot = self.server.snapshot(state.uri) if state.uri else None
-        index = snapshot.index if snapshot is not None and snapshot.text == state.text else LineIndex(state.text)
+        doc = self.server.document(state.uri) if state.uri else None
+        versions = reversed(doc.versions()) if doc is not None else ()  # the state's version may be typed over since
+        kept = next((v for v in versions if state.version in (None, v.version)), None)
+        same = kept is not None and kept.materialised and (kept.text is state.text or kept.text == state.text)
+        index = kept.index if kept is not None and same else LineIndex(state.text)
 
         def item(i: Item) -> PromptItem:
             return PromptItem(i.file_id, i.prompt_id, i.preview, lsp_range(index, *i.span, encoding), i.anchor)

@@ -27,6 +27,7 @@ from .engine import PlaygroundEngine, State
 from .identity import PromptIds
 from .map_writes import MapWrites
 from .model import PlaygroundMap
+from .pending import PendingEvents
 from .resolver import load_matching
 from .scan import Detected, ready
 from .settings import PlaygroundSettings
@@ -40,7 +41,8 @@ log = logging.getLogger(__name__)
 #: Document changes are processed this long after the last one (typing does not pay for the playground),
 #: and before any playground request or notification, which sees every change that arrived before it.
 DEBOUNCE_S = 0.1
-#: Worker detections a message waits for before the last round runs on the loop (typing outpaces detection).
+#: Worker detections that applied nothing a message waits for before what is left runs on the loop. A detection for
+#: a version typed over meanwhile still applies (the events up to it are processed), so typing never gets there.
 MAX_WORKER_ROUNDS = 3
 #: Source bytes of the documents one detection job takes: bounds the trees held for workers and the parsing
 #: that handing them over may cost the loop (about one 10,000-line file).
@@ -89,11 +91,12 @@ class Tracker:
         self.writes = MapWrites(server, self.ids, lambda: self._engine.pmap.files if self._engine is not None else {})
         #: The cursor of each document as the client sent it (line, character in the server's encoding).
         self.positions: dict[str, Pos] = {}
-        self.pending: dict[str, str] = {}  # uri -> "change" | "save", not processed yet
-        self._since: dict[str, int] = {}  # uri -> arrival number of its first event not processed yet
+        self._events = PendingEvents()
+        self.pending = self._events.kinds  # uri -> "change" | "save", not processed yet
         self._catch_up_handle: asyncio.TimerHandle | None = None
         self._detecting: asyncio.Future[None] | None = None  # the newest detection running in a worker
         self._applied = 0  # documents whose worker-found prompts were applied (how a message sees progress)
+        self._waiting = 0  # messages waiting for detections: an answer for a version typed over is applied for them
         self._in_order = asyncio.Lock()  # playground messages, one at a time, in arrival order (FIFO)
         self._loading: asyncio.Future[PlaygroundMap] | None = None
         self._loaded: PlaygroundMap | None = stored_map
@@ -157,9 +160,9 @@ class Tracker:
         """Worker (or no loop): the last write, after any write still in flight."""
         self.writes.write_at_shutdown()
 
-    def update(self, uri: str, detected: Detected | None = None) -> bool:
-        """Re-read an open document's prompts (``detected``: already found by a worker for its current version);
-        False when it is not one Tether parses."""
+    def update(self, uri: str, detected: Detected | None = None, older: tuple[int, bytes] | None = None) -> bool:
+        """Re-read an open document's prompts (``detected``: already found by a worker for its current version, or
+        for the version and text ``older``); False when it is not one Tether parses."""
         snapshot = self.server.snapshot(uri)
         doc = self.server.document(uri)
         if snapshot is None or doc is None or snapshot.language is None:
@@ -167,21 +170,17 @@ class Tracker:
         tree = snapshot.tree if detected is None else None  # found by a worker: nothing to parse here
         if detected is None and tree is None:
             return False
+        version, text = older if detected is not None and older is not None else (snapshot.version, snapshot.text)
 
-        def edits_since(version: int) -> list[Any] | None:
-            found = doc.edits_since(version)
-            return None if found is None else list(found)
+        def edits_since(since: int) -> list[Any] | None:
+            """The edits from ``since`` to ``version``."""
+            found, after = doc.edits_since(since), doc.edits_since(version)
+            if found is None or after is None:
+                return None
+            edits = list(found)
+            return edits[: len(edits) - len(list(after))]
 
-        self.engine.update(
-            uri,
-            doc.language_id,
-            snapshot.language,
-            snapshot.version,
-            snapshot.text,
-            tree,
-            edits_since,
-            detected=detected,
-        )
+        self.engine.update(uri, doc.language_id, snapshot.language, version, text, tree, edits_since, detected=detected)
         return True
 
     def refresh_cursors(self) -> None:
@@ -208,10 +207,8 @@ class Tracker:
     def later(self, uri: str, kind: str) -> None:
         """Note a document event; it is processed once typing pauses for ``DEBOUNCE_S`` (each change pushes the
         timer back), or before any playground message."""
-        previous = self.pending.pop(uri, None)
-        self.pending[uri] = "change" if "change" in (kind, previous) or "open" in (kind, previous) else kind
-        if previous is None:
-            self._since[uri] = ARRIVAL.get()
+        doc = self.server.document(uri)
+        self._events.note(uri, kind, doc.version if doc is not None else 0, ARRIVAL.get())
         if self._catch_up_handle is not None:
             self._catch_up_handle.cancel()
         try:
@@ -242,36 +239,27 @@ class Tracker:
 
         Messages take turns in the order they arrived, and each applies its own effect as soon as this returns
         (with no wait in between), so a message never sees a state that an earlier one has yet to change.
-        A message waits for a detection already running rather than starting another. A change that arrives
-        meanwhile makes that answer stale (it is dropped) and takes one more round; after
-        ``MAX_WORKER_ROUNDS`` rounds that found nothing current (typing faster than detection), what is left
-        runs on the loop so that the message is answered.
+        A message waits for a detection already running rather than starting another. When the document changed
+        while a worker read it, what the worker found is applied all the same (for that version: the changes after
+        it are left for the next pause), so a round started after the message processes every change before it:
+        typing faster than detection never makes the loop read a whole document.
         """
         upto = ARRIVAL.get()  # this message's arrival number, kept by its task however late it runs
         async with self._in_order:
             await self.ready()
-            stale = 0
-            while stale < MAX_WORKER_ROUNDS and any(self._before(upto, "change")):
-                running = self._detecting if self._detecting is not None else self._start_detection(upto)
-                if running is None:
-                    break
-                applied = self._applied
-                await asyncio.shield(running)  # a cancelled message must not cancel the others' detection
-                stale += self._applied == applied
-            self.catch_up(upto)  # what is left is cheap: saves, documents without a tree (rarely, a last round)
-
-    def _before(self, upto: int | None, kind: str | None = None) -> list[str]:
-        """Pending documents (of ``kind``) whose first unprocessed event arrived no later than ``upto`` (None:
-        all of them), in the order of their latest events."""
-        return [
-            uri
-            for uri, pending_kind in self.pending.items()
-            if (kind is None or pending_kind == kind) and (upto is None or self._since.get(uri, 0) <= upto)
-        ]
-
-    def _processed(self, uri: str) -> None:
-        del self.pending[uri]
-        self._since.pop(uri, None)
+            idle = 0
+            self._waiting += 1
+            try:
+                while idle < MAX_WORKER_ROUNDS and any(self._events.before(upto, "change")):
+                    running = self._detecting if self._detecting is not None else self._start_detection(upto)
+                    if running is None:
+                        break
+                    applied = self._applied
+                    await asyncio.shield(running)  # a cancelled message must not cancel the others' detection
+                    idle += self._applied == applied
+            finally:
+                self._waiting -= 1
+            self.catch_up(upto)  # what is left is cheap: saves, documents without a tree
 
     def _start_detection(self, upto: int | None = None) -> asyncio.Future[None] | None:
         """Loop: hand pending changes (those arrived by ``upto``) to a worker, about ``DETECTION_BATCH_BYTES`` of
@@ -279,7 +267,7 @@ class Tracker:
         must be, and held until the worker is done) to a worker thread (:mod:`.detection`); None when there is
         no such change. The next batch starts when this one is applied."""
         batch, size = Batch(self.engine.keywords, self.engine.yaml_keys), 0
-        for uri in self._before(upto, "change"):
+        for uri in self._events.before(upto, "change"):
             snapshot = self.server.snapshot(uri)
             if snapshot is None or snapshot.language is None:
                 continue
@@ -296,6 +284,7 @@ class Tracker:
             return None
 
         async def detect_then_apply() -> None:
+            texts = batch.texts()
             try:
                 results = await batch.find(self.server, self.server.snapshot)
                 self._existing = await self._look_for_renames(results)
@@ -304,7 +293,7 @@ class Tracker:
                     self._detecting = None
             self.detected_in = batch.found_in
             try:
-                self.apply_detected(results)
+                self.apply_detected(results, texts)
             finally:
                 self._existing = {}
 
@@ -312,22 +301,32 @@ class Tracker:
         self.background(running, "playground: finding prompts")
         return running
 
-    def apply_detected(self, results: list[Found]) -> None:
-        """Loop: a worker's prompts for the versions still current and still pending (older ones are dropped:
-        the change that replaced them scheduled another catch-up; None: a text too large or deep to parse); then
-        the next batch, or the other pending events."""
-        applied = self._applied
+    def apply_detected(self, results: list[Found], texts: dict[tuple[str, int], bytes] | None = None) -> None:
+        """Loop: a worker's prompts for the versions still current and still pending (None: a text too large or
+        deep to parse); then the next batch, or the other pending events. A version changed since (its text in
+        ``texts``) is applied only while a message waits for it, and only if it is newer than what was applied:
+        the change that replaced it scheduled another catch-up."""
+        current = 0
         for uri, version, detected in results:
             snapshot = self.server.snapshot(uri)
-            if self.pending.get(uri) != "change" or snapshot is None or snapshot.version != version:
+            if self.pending.get(uri) != "change" or snapshot is None:
                 continue
-            self._processed(uri)
+            older = None
+            if snapshot.version == version:
+                self._events.processed(uri)
+                current += 1
+            elif not self._waiting or texts is None or (uri, version) not in texts:
+                continue
+            elif self._events.processed_through(uri, version):
+                older = (version, texts[(uri, version)])
+            else:
+                continue
             self._applied += 1
             if detected is None:
                 continue  # held as text only, as the server's own parse would have found
-            if self.update(uri, detected) and (self.engine.pin is None or self.pinned_uri() == uri):
+            if self.update(uri, detected, older) and (self.engine.pin is None or self.pinned_uri() == uri):
                 self.emit()
-        if self._applied > applied and self._detecting is None and self._start_detection() is not None:
+        if current and self._detecting is None and self._start_detection() is not None:
             return  # the next batch (not after a stale answer: the change that made it stale set a timer)
         if self.pending and "change" not in self.pending.values():
             self.catch_up()
@@ -366,9 +365,9 @@ class Tracker:
         if self._loaded is None and self._engine is None:
             self._start_loading_then_catch_up()
             return
-        for uri in self._before(upto):
+        for uri in self._events.before(upto):
             kind = self.pending[uri]
-            self._processed(uri)
+            self._events.processed(uri)
             updated = self.update(uri) if kind == "change" else True
             if updated and (self.engine.pin is None or self.pinned_uri() == uri):
                 self.emit()

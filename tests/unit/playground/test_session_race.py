@@ -9,11 +9,15 @@ one change: the worker pool is replaced by a gate that the test opens, so each i
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
+from tether_lsp.handlers.playground import scan
+from tether_lsp.handlers.playground.map_writes import MapWrites
 from tether_lsp.handlers.playground.model import PlaygroundMap
 from tether_lsp.handlers.playground.session import MAX_WORKER_ROUNDS, Session
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
@@ -31,21 +35,24 @@ LITERALS = {line.split(" = ")[0]: line.split(" = ")[1].strip() for line in (A, B
 
 class Gate:
     """Stands in for the worker pool: each job waits until the test opens the gate (``before_each`` runs as
-    each job is handed over: what happens on the loop while that job runs)."""
+    each job is handed over: what happens on the loop while that job runs). ``jobs`` counts those of detection
+    (the map's writes, timed after its changes, are left out)."""
 
     def __init__(self) -> None:
         self.queued = asyncio.Event()
         self.open = asyncio.Event()
         self.jobs = 0
         self.before_each: Callable[[], None] | None = None
+        self.threaded = False  # jobs run in a thread of their own (else on the loop, once the gate opens)
 
     async def run_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
-        self.jobs += 1
-        self.queued.set()
-        if self.before_each is not None:
-            self.before_each()
+        if not isinstance(getattr(fn, "__self__", None), MapWrites):  # the map written after a change: not counted
+            self.jobs += 1
+            self.queued.set()
+            if self.before_each is not None:
+                self.before_each()
         await self.open.wait()
-        return fn(*args)
+        return await asyncio.to_thread(fn, *args) if self.threaded else fn(*args)
 
 
 def change(server: TetherServer, session: Session, version: int, text: str, *, pause: bool = True) -> None:
@@ -62,6 +69,13 @@ def change(server: TetherServer, session: Session, version: int, text: str, *, p
     assert URI in session.pending  # to be processed when typing pauses (the session's pause is an hour here)
     if pause:
         session.catch_up_in_background()
+
+
+def current(server: TetherServer) -> int:
+    """The document's current version."""
+    doc = server.document(URI)
+    assert doc is not None
+    return doc.version
 
 
 def prompts(session: Session) -> tuple[int, list[tuple[str, str]]]:
@@ -90,7 +104,7 @@ async def finished(server: TetherServer) -> None:
     await server.workers.settled()
 
 
-async def test_a_message_during_detection_waits_for_it_and_a_stale_answer_is_dropped() -> None:
+async def test_a_message_during_detection_waits_for_it_and_for_a_round_that_reads_the_changes_before_it() -> None:
     server, session, gate, _ = await started(A)
     change(server, session, 2, A + B)
     await gate.queued.wait()  # the worker has the version-2 tree
@@ -122,24 +136,74 @@ async def test_a_message_before_the_pause_finds_the_prompts_in_a_worker() -> Non
     assert all(text == LITERALS[anchor] for anchor, text in found)
 
 
-async def test_typing_faster_than_detection_still_gets_the_message_answered() -> None:
+def detections_by_thread(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The thread each detection of a whole document runs in from now on (on the loop or in a worker)."""
+    threads: list[str] = []
+    detect = scan.detect
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        threads.append("loop" if threading.current_thread() is loop_thread else "worker")
+        return detect(*args, **kwargs)
+
+    loop_thread = threading.current_thread()
+    monkeypatch.setattr(scan, "detect", counted)
+    return threads
+
+
+async def test_typing_faster_than_detection_never_reads_the_document_on_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A typist changes the file each time a worker is handed a version, more times than ``MAX_WORKER_ROUNDS``:
+    every worker answer is for a version typed over. The message is answered from them without the loop reading
+    the document, lists the prompt typed before it, and the pause after the typing lists the rest."""
     server, session, gate, _ = await started(A)
-    texts = iter([B + A, C + B + A, A + C])
+    gate.threaded = True
+    threads = detections_by_thread(monkeypatch)
+    typed = C.rstrip("\n")
+    arrival = iter(range(1, 100))  # each message's arrival number, in the order they came
+    version = iter(range(2, 100))
+    keystrokes = iter(range(1, len(typed) + 1))
+
+    def typing() -> None:
+        ARRIVAL.set(next(arrival))
+        change(server, session, next(version), A + B + typed[: next(keystrokes)], pause=False)
 
     def typed_meanwhile() -> None:
-        if gate.jobs <= MAX_WORKER_ROUNDS:
-            change(server, session, gate.jobs + 2, next(texts), pause=False)
+        if gate.jobs <= 2 * MAX_WORKER_ROUNDS + 2:
+            typing()
 
-    change(server, session, 2, A + B, pause=False)
+    ARRIVAL.set(next(arrival))
+    change(server, session, next(version), A)  # a pause: a worker reads this version (no prompt was added)
+    await gate.queued.wait()
+    ARRIVAL.set(next(arrival))
+    change(server, session, next(version), A + B, pause=False)  # B typed while the worker reads
     gate.before_each = typed_meanwhile
+    ARRIVAL.set(next(arrival))
+    message = asyncio.ensure_future(session.caught_up())  # getState, say, while the typing goes on
+    ARRIVAL.set(next(arrival))
+    typing()
     gate.open.set()
-    await session.caught_up()
-    assert gate.jobs == MAX_WORKER_ROUNDS  # every worker answer was stale; the last round ran on the loop
-    version, found = prompts(session)
-    assert version == MAX_WORKER_ROUNDS + 2
-    assert [anchor for anchor, _ in found] == ["A_PROMPT", "C_PROMPT"]
-    assert all(text == LITERALS[anchor] for anchor, text in found)
+    await message
+    assert threads and "loop" not in threads  # every detection ran in a worker thread
+    held, found = prompts(session)
+    assert held < current(server)  # a version typed over since: the state as of the worker's answer
+    assert [anchor for anchor, _ in found] == ["A_PROMPT", "B_PROMPT"]  # B was typed before the message
+    assert all(text == LITERALS[anchor] for anchor, text in found)  # spans in the text of the version held
+    assert URI in session.pending  # what was typed after the message waits for the next pause
+    while gate.jobs <= 2 * MAX_WORKER_ROUNDS + 2:  # the typist goes on, each pause's answer typed over
+        ARRIVAL.set(next(arrival))
+        await session.caught_up()
+        typing()
+        session.catch_up_in_background()
+    gate.before_each = None
+    ARRIVAL.set(next(arrival))
+    change(server, session, next(version), A + B + C)  # the rest of C, then a pause: a worker reads it
     await finished(server)
+    assert "loop" not in threads
+    held, found = prompts(session)
+    assert held == current(server) and URI not in session.pending
+    assert [anchor for anchor, _ in found] == ["A_PROMPT", "B_PROMPT", "C_PROMPT"]
+    assert all(text == LITERALS[anchor] for anchor, text in found)
 
 
 async def test_the_worker_s_answer_applies_when_nothing_came_in_between() -> None:
@@ -212,8 +276,8 @@ async def test_messages_apply_their_effects_in_the_order_they_arrived() -> None:
 
     apply = session.apply_detected
 
-    def applied_then_second_arrives(results: Any) -> None:
-        apply(results)
+    def applied_then_second_arrives(results: Any, texts: Any = None) -> None:
+        apply(results, texts)
         later.append(asyncio.ensure_future(message("second")))  # starts before the first wakes up
 
     session.apply_detected = applied_then_second_arrives  # type: ignore[method-assign]
