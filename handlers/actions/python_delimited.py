@@ -42,6 +42,7 @@ TUPLE_LIKE = frozenset({"tuple", "expression_list", "pattern_list", "tuple_patte
 #: containers that cannot be left empty, with the reason.
 NOT_EMPTY = {
     "expression_list": "a bare tuple cannot be left empty",
+    "set": "a set cannot be left empty: {} is a dict",
     "pattern_list": "an assignment target cannot be left empty",
     "subscript": "a subscript needs an index",
     "import_from_statement": "the only imported name: remove the import statement instead",
@@ -259,6 +260,10 @@ class DelimitedMember:
             at = next_line(source, box.after(self.index))
             return Replace(at, at, indent + text + b"," + newline), len(indent)
         separator = box.separator()
+        following = self.index + 1 < len(box.elements) and box.elements[self.index + 1]
+        if after and following and line_start(source, following.start_byte) <= end:
+            at = following.start_byte  # before the next one: the spacing after this comma stays where it is
+            return Replace(at, at, text + separator), 0
         if after:
             return Replace(end, end, separator + text), len(separator)
         return Replace(start, start, text + separator), 0

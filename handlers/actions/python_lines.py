@@ -138,9 +138,9 @@ class Lines:
         start, end = self.spans[first][0], self.spans[last][1]
         count = len(self.members)
         if self.inline(first, last):
-            if last + 1 < count:
+            if last + 1 < count and line_start(source, self.spans[last + 1][0]) <= end:
                 return [Replace(start, self.spans[last + 1][0], b"")]
-            if first > 0:
+            if first > 0 and line_start(source, start) <= self.members[first - 1].end_byte:
                 return [Replace(self.members[first - 1].end_byte, end, b"")]
             return [Replace(start, end, b"pass")]
         top, bottom = line_start(source, start), next_line(source, end)

@@ -98,6 +98,7 @@ REFUSED_REMOVALS = [
     ("x[1]\n", "1", "index"),
     ("with a: pass\n", "a", "with statement"),
     ("for a, in t: pass\n", "a", "target"),
+    ("s = {1}\n", "1", "{} is a dict"),
 ]
 
 
@@ -121,6 +122,9 @@ CLONE = [
     ("f(\n    k=[1, 2],\n)\n", ["k="], True, "f(\n    k=[1, 2],\n    k=[1, 2],\n)\n", ["k=[1, 2]"]),
     ("f(a, b)\n", ["a", "b"], True, "f(a, a, b, b)\n", ["a", "b"]),
     ("f('日本', b)\n", ["'日本'"], True, "f('日本', '日本', b)\n", ["'日本'"]),
+    # the spacing after the original's comma stays after it, so removing the copy gives the original back
+    ("f(a,   b)\n", ["a"], True, "f(a,   a, b)\n", ["a"]),
+    ("f(x,\n  b)\n", ["x"], True, "f(x, x,\n  b)\n", ["x"]),
 ]
 
 

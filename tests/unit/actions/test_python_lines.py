@@ -47,6 +47,8 @@ REMOVE = [
     ("x = 1; y = 2\n", ["x = 1"], "y = 2\n"),
     ("x = 1; y = 2\n", ["y = 2"], "x = 1\n"),
     ("if a: x = 1; y = 2\n", ["y = 2"], "if a: x = 1\n"),
+    ("if a:\n    x = 1; y = 2\n    z = 3\n", ["y = 2"], "if a:\n    x = 1\n    z = 3\n"),
+    ("if a:\n    x = 1\n    y = 2; z = 3\n", ["y = 2"], "if a:\n    x = 1\n    z = 3\n"),
     # comment lines above and at the end go with the statement; a blank line parts them
     ("x = 1\n# about y\ny = 2  # end\nz = 3\n", ["y = 2"], "x = 1\nz = 3\n"),
     ("x = 1\n# not about y\n\ny = 2\nz = 3\n", ["y = 2"], "x = 1\n# not about y\n\nz = 3\n"),
