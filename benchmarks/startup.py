@@ -154,7 +154,10 @@ def report(times: dict[str, dict[str, list[float]]], source: bool = False) -> di
     how = "compiling its modules from source at each start (--source)" if source else "with its compiled bytecode"
     print(f"  Tether runs {how}; the peers with theirs (compiled at install)")
     for name, figures in times.items():
-        first = f"   first answer median {median(figures['first']):7.0f} ms" if "first" in figures else ""
+        first = ""
+        if "first" in figures:
+            answers = figures["first"]
+            first = f"   first answer median {median(answers):7.0f} ms ({min(answers):.0f}-{max(answers):.0f})"
         spread = f"{min(figures['initialize']):.0f}-{max(figures['initialize']):.0f}"
         print(f"  {name:<22} initialize median {median(figures['initialize']):6.0f} ms ({spread}){first}")
     tether = {k: median(v) for k, v in times["Tether"].items()}

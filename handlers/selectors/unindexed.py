@@ -126,8 +126,7 @@ def kind_in_document(table: KindTable, tree: Tree, text: bytes, kind: str) -> li
     query = _query(table.language, names)
     if query is None or "" in names:
         return None
-    nodes = QueryCursor(query).captures(tree.root_node).get("node", [])
-    nodes.sort(key=lambda node: (node.start_byte, -node.end_byte))  # ancestors first: the chain only moves on
+    nodes = QueryCursor(query).captures(tree.root_node).get("node", [])  # in document order: the chain moves on
     rows, test = Neighbourhood(tree), table.predicates[kind]
     found: dict[int, Node] = {}
     try:
