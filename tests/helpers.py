@@ -149,6 +149,7 @@ TOOL_NAMES = [
     "select",
     "read",
     "edit",
+    "act",
     "notes",
     "note_add",
     "note_update",

@@ -1,8 +1,8 @@
 """Tool arguments: how a tool declares them (:class:`Arg`, one per argument, each with its shape: :class:`Text`,
-:class:`Array`, :class:`Strings`, :class:`NodeOrRange`) and how they are checked. From one declaration come both
-the JSON Schema ``tools/list`` shows and the checks the tool table runs before an adapter (:func:`checked`), so
-an adapter is called with values of the declared types. What names something in a file or an engine (an
-array's items: node ids, selectors, ranges, edits) is read by the adapter with the helpers below.
+:class:`Flag`, :class:`Array`, :class:`Strings`, :class:`NodeOrRange`) and how they are checked. From one
+declaration come both the JSON Schema ``tools/list`` shows and the checks the tool table runs before an adapter
+(:func:`checked`), so an adapter is called with values of the declared types. What names something in a file or
+an engine (an array's items: node ids, selectors, ranges, edits) is read by the adapter with the helpers below.
 
 Every refusal is an ``InvalidParams`` whose message starts with the argument's name
 (``edits[2].node_id: expected an integer``), which the glue answers with ``isError: true``. Coordinates are
@@ -197,6 +197,30 @@ class Text(NamedTuple):
         if self.blank is not None and not value.strip():
             raise InvalidParams(field, f"empty ({self.blank})")
         return value
+
+
+class Flag(NamedTuple):
+    """A boolean (also as the JSON text ``"true"``/``"false"``: clients that type arguments by their schema send
+    that)."""
+
+    description: str | None = None
+
+    @property
+    def missing(self) -> str:
+        return "expected a boolean, got null"
+
+    def schema(self) -> Json:
+        out: Json = {"type": "boolean"}
+        if self.description is not None:
+            out["description"] = self.description
+        return out
+
+    def check(self, value: Any, field: str, limits: LimitSettings) -> bool:
+        if isinstance(value, bool):
+            return value
+        if value in ("true", "false"):
+            return bool(value == "true")
+        raise InvalidParams(field, f"expected a boolean, got {kind_of(value)}")
 
 
 class Array(NamedTuple):

@@ -5,9 +5,10 @@ its targets and its results into the answer."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from tether_lsp.handlers.edits.service import Batch, Change, Options, Resolution, Target, write_all
+from tether_lsp.handlers.edits.service import Batch, Change, Options, Resolution, Target, Written, write_all
 from tether_lsp.server.errors import InvalidParams
 from tether_lsp.server.positions import LineIndex
 
@@ -25,12 +26,33 @@ RETRIES = 3
 TARGETS = ("node_id", "old_text", "range")
 
 
+#: What a call places: ``(field, target)`` pairs made from the base version of the file (``edit``: its edits;
+#: ``act``: an action's replacements), each target a span or an ``old_text`` of that base.
+Targets = Callable[[FileText], Iterable[tuple[str, Target]]]
+
+
+def base_of(context: Context, file: FileText, base_version: str, field: str = "base_version") -> FileText:
+    """The version ``base_version`` of ``file`` (the file itself, or a text this server handed out and keeps)."""
+    if base_version == file.version:
+        return file
+    kept = context.history.text(file.path, base_version)
+    if kept is None:
+        raise InvalidParams(
+            field,
+            f"{base_version} is not a version of {file.shown} handed out by this server, or no longer kept "
+            f"(the current version is {file.version}): read the file again and edit what you read",
+            kind="unknownVersion",
+        )
+    return FileText(file.path, file.shown, kept, base_version)
+
+
 class _Edits:
     """The edits of one call, placed on ``path`` as it is now and written through the context's source (the
-    service's :class:`~tether_lsp.handlers.edits.service.Rewritable`)."""
+    service's :class:`~tether_lsp.handlers.edits.service.Rewritable`): every tool that changes a file's text goes
+    through it."""
 
-    def __init__(self, context: Context, path: str, base_version: str, edits: list[Any]) -> None:
-        self.context, self.path, self.base_version, self.edits = context, path, base_version, edits
+    def __init__(self, context: Context, path: str, base_version: str, targets: Targets) -> None:
+        self.context, self.path, self.base_version, self.targets = context, path, base_version, targets
 
     def read(self) -> FileText:
         return self.context.load(self.path)
@@ -40,57 +62,19 @@ class _Edits:
 
     def place(self, file: FileText) -> Batch:
         """Each edit placed on the file's current text (or refused with the argument that is wrong)."""
-        context, base_version, edits = self.context, self.base_version, self.edits
-        if base_version == file.version:
-            base_text = file.text
-        else:
-            kept = context.history.text(file.path, base_version)
-            if kept is None:
+        context, base_version = self.context, self.base_version
+        base_file = base_of(context, file, base_version)
+        moved = context.history.edits(file.path, base_version, base_file.text, file.version, file.text)
+        batch = Batch(base_file.text, file.text, moved, OPTIONS)
+        for field, target in self.targets(base_file):
+            found = batch.place(target)
+            if found.status == "notFound":
                 raise InvalidParams(
-                    "base_version",
-                    f"{base_version} is not a version of {file.shown} handed out by this server, or no longer kept "
-                    f"(the current version is {file.version}): read the file again and edit what you read",
-                    kind="unknownVersion",
+                    f"{field}.old_text",
+                    f"not found in version {base_version} of {file.shown} (not even ignoring indentation or "
+                    "trailing spaces): quote the text as read",
+                    kind="notFound",
                 )
-            base_text = kept
-        moved = context.history.edits(file.path, base_version, base_text, file.version, file.text)
-        batch = Batch(base_text, file.text, moved, OPTIONS)
-        base_file = FileText(file.path, file.shown, base_text, base_version)
-        base_lines = context.lines(base_file)
-        limit = context.limits.maxFileBytes
-        for k, item in enumerate(edits):
-            field = f"edits[{k}]"
-            e = obj(item, field)
-            only(e, ("new_text", *TARGETS, "line"), f"{field}.")
-            new_text = bounded(
-                string(e, "new_text", where=f"{field}.") or "", f"{field}.new_text", limit, "maxFileBytes"
-            )
-            named = [key for key in TARGETS if e.get(key) is not None]
-            if len(named) != 1:
-                raise InvalidParams(field, "name the target with exactly one of node_id, old_text, range")
-            if e.get("line") is not None and named != ["old_text"]:
-                raise InvalidParams(f"{field}.line", "only with old_text (where in base_version it was seen)")
-            if named == ["node_id"]:
-                target = node_span(context, base_file, e["node_id"], f"{field}.node_id")
-                batch.place(Target(str(k), new_text, span=target))
-            elif named == ["range"]:
-                target = span(base_lines, e["range"], f"{field}.range")
-                batch.place(Target(str(k), new_text, span=target))
-            else:
-                old = bounded(
-                    string(e, "old_text", where=f"{field}.") or "", f"{field}.old_text", limit, "maxFileBytes"
-                )
-                if not old:
-                    raise InvalidParams(f"{field}.old_text", "empty: to insert, give a range whose start is its end")
-                line = integer(e["line"], f"{field}.line", 1) - 1 if e.get("line") is not None else None
-                found = batch.place(Target(str(k), new_text, old, line))
-                if found.status == "notFound":
-                    raise InvalidParams(
-                        f"{field}.old_text",
-                        f"not found in version {base_version} of {file.shown} (not even ignoring indentation or "
-                        "trailing spaces): quote the text as read",
-                        kind="notFound",
-                    )
         if context.history.last_note is not None:  # the exact history did not reach the base
             for r in batch.results:
                 r.notes.append(context.history.last_note)
@@ -120,16 +104,54 @@ def _status(resolution: Resolution, same: bool) -> str:
     return "ambiguous" if resolution.status == "ambiguous" else "conflict"
 
 
+def _edit_targets(context: Context, edits: list[Any], base_file: FileText) -> Iterator[tuple[str, Target]]:
+    """The ``edits`` argument read against the base version: each edit's target and new text."""
+    base_lines = context.lines(base_file)
+    limit = context.limits.maxFileBytes
+    for k, item in enumerate(edits):
+        field = f"edits[{k}]"
+        e = obj(item, field)
+        only(e, ("new_text", *TARGETS, "line"), f"{field}.")
+        new_text = bounded(string(e, "new_text", where=f"{field}.") or "", f"{field}.new_text", limit, "maxFileBytes")
+        named = [key for key in TARGETS if e.get(key) is not None]
+        if len(named) != 1:
+            raise InvalidParams(field, "name the target with exactly one of node_id, old_text, range")
+        if e.get("line") is not None and named != ["old_text"]:
+            raise InvalidParams(f"{field}.line", "only with old_text (where in base_version it was seen)")
+        if named == ["node_id"]:
+            yield field, Target(str(k), new_text, span=node_span(context, base_file, e["node_id"], f"{field}.node_id"))
+        elif named == ["range"]:
+            yield field, Target(str(k), new_text, span=span(base_lines, e["range"], f"{field}.range"))
+        else:
+            old = bounded(string(e, "old_text", where=f"{field}.") or "", f"{field}.old_text", limit, "maxFileBytes")
+            if not old:
+                raise InvalidParams(f"{field}.old_text", "empty: to insert, give a range whose start is its end")
+            line = integer(e["line"], f"{field}.line", 1) - 1 if e.get("line") is not None else None
+            yield field, Target(str(k), new_text, old, line)
+
+
+def place_and_write(context: Context, path: str, base_version: str, targets: Targets) -> Written[FileText]:
+    """The targets placed on ``path`` as it is now and written all or none (placed again when it moves on)."""
+    done = write_all(_Edits(context, path, base_version, targets), RETRIES)
+    if done is None:
+        raise InvalidParams("path", f"{path} kept changing while the edits were placed; try again")
+    return done
+
+
 def edit(context: Context, *, path: str, base_version: str, edits: list[Any]) -> Answer:
     if not edits or len(edits) > MAX_EDITS:
         raise InvalidParams("edits", f"expected 1 to {MAX_EDITS} edits, got {len(edits)}")
-    done = write_all(_Edits(context, path, base_version, edits), RETRIES)
-    if done is None:
-        raise InvalidParams("path", f"{path} kept changing while the edits were placed; try again")
+    done = place_and_write(context, path, base_version, lambda base: _edit_targets(context, edits, base))
+    return written_answer(context, done, base_version)
+
+
+def written_answer(context: Context, done: Written[FileText], base_version: str, label: str = "edits") -> Answer:
+    """``{path, version, written, unsaved?, results, syntax_errors?}`` and its text (``label``: how the text names
+    each placed edit, ``edits[0]``)."""
     same = base_version == done.read.version
     if done.change is None or done.wrote is None:
-        return _answer(context, done.read, done.results, same, None)
-    return _answer(context, done.wrote, done.results, same, (done.read, done.change.spans))
+        return _answer(context, done.read, done.results, same, None, label)
+    return _answer(context, done.wrote, done.results, same, (done.read, done.change.spans), label)
 
 
 def _answer(
@@ -138,6 +160,7 @@ def _answer(
     results: list[Resolution],
     same: bool,
     wrote: tuple[FileText, dict[int, tuple[int, int]]] | None,
+    label: str,
 ) -> Answer:
     lines = context.lines(file)
     out: list[Json] = []
@@ -155,7 +178,7 @@ def _answer(
             item["candidates"] = [range_of(lines, s, e) for s, e in r.candidates]
         out.append(item)
         notes = "; ".join(r.notes)
-        text.append(f"edits[{k}]: {status}" + (f" ({notes})" if notes else ""))
+        text.append(f"{label}[{k}]: {status}" + (f" ({notes})" if notes else ""))
     answer: Json = {"path": file.shown, "version": file.version, "written": wrote is not None, "results": out}
     head = f"{file.shown}: "
     if wrote is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tether_lsp.handlers.actions.settings import ActionSettings
 from tether_lsp.handlers.edits.settings import TaskSettings
 from tether_lsp.handlers.playground.settings import PlaygroundSettings
 from tether_lsp.handlers.selectors.settings import SelectorSettings
@@ -67,10 +68,12 @@ class McpHttpSettings:
 
 
 def schema() -> SettingsSchema:
-    """The sections the agents' front reads: the core's (``database``, ``limits``), ``selectors``, ``playground``
-    and ``tasks`` (what prompts are, where their ids are kept, where runs go, as on the LSP side) and ``mcp``."""
+    """The sections the agents' front reads: the core's (``database``, ``limits``), ``selectors``, ``actions``,
+    ``playground`` and ``tasks`` (what prompts are, where their ids are kept, where runs go, as on the LSP side)
+    and ``mcp``."""
     sections = SettingsSchema()
     sections.register("selectors", SelectorSettings)
+    sections.register("actions", ActionSettings)
     sections.register("playground", PlaygroundSettings)
     sections.register("tasks", TaskSettings)
     sections.register("mcp", McpSettings)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from tether_lsp.handlers.markers.kinds import DEFAULT_KIND, KINDS
 
-from .args import RANGE, Arg, Array, Json, NodeOrRange, Strings, Text, checked, schema
+from .args import RANGE, Arg, Array, Flag, Json, NodeOrRange, Strings, Text, checked, schema
 
 if TYPE_CHECKING:
     from tether_lsp.server.settings import LimitSettings
@@ -49,6 +49,11 @@ EDIT: Json = {
     "required": ["new_text"],
     "additionalProperties": False,
 }
+
+#: The structural actions and wrappers (``handlers/actions/service.py``'s ``ACTIONS``, ``wrap.py``'s ``WRAPPERS``:
+#: written again here so that listing the tools loads no engine; a test keeps them equal).
+ACTIONS = ("remove", "clone", "swap", "move", "bring", "moveUp", "moveDown", "insert", "wrap", "unwrap")
+WRAPPERS = ("try", "with", "if", "call")
 
 
 class Tool(NamedTuple):
@@ -180,6 +185,33 @@ TOOLS: tuple[Tool, ...] = (
         ),
         "{path, version, written, unsaved?, results: {status, range?, current_text?, candidates?}[], syntax_errors?}",
         Lazy("edit", "edit"),
+        writes=True,
+        read_only=False,
+    ),
+    Tool(
+        "act",
+        "A structural action on node ids (outline, select) or ranges of base_version: remove, clone, swap, move, "
+        "bring, moveUp, moveDown, insert, wrap, unwrap, with commas, blank lines and indentation fixed. Written "
+        "like edit (rebased, all or none); answers the produced ranges.",
+        (
+            Arg("path", PATH, required=True),
+            Arg("base_version", VERSION, required=True),
+            Arg("action", Text(enum=ACTIONS), required=True),
+            Arg(
+                "targets",
+                Array({"anyOf": [{"type": "integer"}, RANGE]}, "node ids or ranges, in base_version", min_items=1),
+                required=True,
+            ),
+            Arg("destination", NodeOrRange()),
+            Arg("destination_path", Text("bring into another file (a move there is refused)")),
+            Arg("destination_version", Text("destination_path's version the destination is in (default: now)")),
+            Arg("after", Flag("clone, move, bring, insert: after (default) or before")),
+            Arg("wrapper", Text(enum=WRAPPERS)),
+            Arg("placeholder", Text("wrap: the text to type over (default: the wrapper's)")),
+        ),
+        "{path, version, written, unsaved?, results: {status, range?, current_text?}[], produced: Range[], "
+        "syntax_errors?}",
+        Lazy("act", "act"),
         writes=True,
         read_only=False,
     ),

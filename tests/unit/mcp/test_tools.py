@@ -50,10 +50,10 @@ def test_tools_list_names_every_tool_with_a_short_description_and_hints(client: 
         assert tool.description and len(tool.description) <= MAX_DESCRIPTION
         assert tool.input_schema["type"] == "object" and tool.input_schema["additionalProperties"] is False
         hints = tool.annotations
-        changes = ("edit", "note_add", "note_update", "note_delete", "run_prompt")
+        changes = ("edit", "act", "note_add", "note_update", "note_delete", "run_prompt")
         assert hints is not None and hints.read_only_hint is (tool.name not in changes)
         # run_prompt adds a run to the history only, note_add a note
-        assert hints.destructive_hint is (tool.name in ("edit", "note_update", "note_delete"))
+        assert hints.destructive_hint is (tool.name in ("edit", "act", "note_update", "note_delete"))
         assert hints.open_world_hint is (tool.name == "run_prompt")  # it calls a model
 
 
