@@ -133,7 +133,7 @@ async def bench_tether(root: Path, texts: dict[str, str], runs: int) -> dict[str
             open_doc(client, uri, language, text)
             print(f"Tether, {language} ({text.count(chr(10)):,} lines), over stdio")
             first_total, _, count = await chain(client, uri, SCENARIOS[language][next(iter(SCENARIOS[language]))])
-            print(f"  first request on a fresh parse (builds the index): {first_total:.1f} ms ({count} results)")
+            print(f"  first request on a fresh parse (no index yet): {first_total:.1f} ms ({count} results)")
             step_times: list[float] = []
             for name, steps in SCENARIOS[language].items():
                 totals = []
