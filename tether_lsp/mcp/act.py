@@ -142,7 +142,7 @@ def act(
             raise InvalidParams(
                 "destination_version", "a destination in the same file is read in base_version: leave this out"
             )
-        done = place_and_write(context, path, base_version, doing.here)
+        done = place_and_write(context, path, base_version, doing.here, "targets")
         return _answer(context, doing, done, base_version)
     if destination is None:
         raise InvalidParams("destination", "missing: the node id or range in destination_path to bring the targets to")
@@ -156,7 +156,7 @@ def act(
     origin_base = base_of(context, origin, base_version)
     into = destination_version if destination_version is not None else goal.version
     done = place_and_write(
-        context, destination_path or path, into, lambda goal_base: doing.into(origin_base, goal_base)
+        context, destination_path or path, into, lambda goal_base: doing.into(origin_base, goal_base), "destination"
     )
     return _answer(context, doing, done, into)
 

@@ -51,8 +51,10 @@ class _Edits:
     service's :class:`~tether_lsp.handlers.edits.service.Rewritable`): every tool that changes a file's text goes
     through it."""
 
-    def __init__(self, context: Context, path: str, base_version: str, targets: Targets) -> None:
+    def __init__(self, context: Context, path: str, base_version: str, targets: Targets, field: str) -> None:
+        """``field``: the argument a file grown past ``maxFileBytes`` is refused as."""
         self.context, self.path, self.base_version, self.targets = context, path, base_version, targets
+        self.field = field
 
     def read(self) -> FileText:
         return self.context.load(self.path)
@@ -85,7 +87,7 @@ class _Edits:
         context = self.context
         if len(change.text) > context.limits.maxFileBytes:
             raise InvalidParams(
-                "edits",
+                self.field,
                 f"the file would have {len(change.text)} bytes, over maxFileBytes ({context.limits.maxFileBytes})",
             )
         if context.load(self.path).version != file.version:
@@ -130,9 +132,11 @@ def _edit_targets(context: Context, edits: list[Any], base_file: FileText) -> It
             yield field, Target(str(k), new_text, old, line)
 
 
-def place_and_write(context: Context, path: str, base_version: str, targets: Targets) -> Written[FileText]:
+def place_and_write(
+    context: Context, path: str, base_version: str, targets: Targets, field: str = "edits"
+) -> Written[FileText]:
     """The targets placed on ``path`` as it is now and written all or none (placed again when it moves on)."""
-    done = write_all(_Edits(context, path, base_version, targets), RETRIES)
+    done = write_all(_Edits(context, path, base_version, targets, field), RETRIES)
     if done is None:
         raise InvalidParams("path", f"{path} kept changing while the edits were placed; try again")
     return done

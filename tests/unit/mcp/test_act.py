@@ -236,3 +236,14 @@ def test_produced_spans_land_where_their_replacement_was_written() -> None:
 def test_a_produced_span_past_what_was_written_there_is_cut_to_it() -> None:
     outcome = Outcome((Replace(0, 1, b"abc"),), ((1, 3),))
     assert spans(outcome, {0: (0, 2)}) == [(1, 2)]  # merged with a user's edit into 2 bytes
+
+
+def test_an_action_that_would_grow_the_file_past_the_limit_is_refused_as_its_targets(root: Path) -> None:
+    path = make(root)
+    with McpClient(build(context_with(root, limits={"maxFileBytes": len(SOURCE.encode()) + 10}))) as client:
+        version, ids = functions(client, path)
+        message = client.refused(
+            "act", {"path": path, "base_version": version, "action": "clone", "targets": [ids["report"]]}
+        )
+    assert message.startswith("targets: the file would have "), message
+    assert (root / path).read_text() == SOURCE
