@@ -201,7 +201,7 @@ def test_help(tmp_path: Path, nvim: str) -> None:
     seen = session(tmp_path, nvim, "nvim_help.lua", {"calc.py": SOURCE}, TETHER_NVIM=str(client))
     assert (client / "doc" / "tags").exists()
     assert seen["tether"] == "tether.txt" and seen["keymapsTag"] == "tether.txt"
-    assert seen["untagged"] == [] and seen["checked"] == 10  # every :Tether command
+    assert seen["untagged"] == [] and seen["checked"] == 21  # every :Tether command
     assert seen["keymapsRun"] is True and seen["mapped"] == ":TetherSelect "
 
 

@@ -6,7 +6,8 @@
 -- On 0.11+ the client is Neovim's `tether` configuration (lsp/tether.lua fills in what vim.lsp.config('tether', …)
 -- leaves out). Commands (`:help tether` has them all, with the settings and suggested keymaps):
 -- :[range]TetherSelect {selector[:arg,...]...} (from the visual selection; chains continue across commands; ]s / [s step),
--- :TetherSelectReset, :[range]TetherMarkerAdd [kind:] {note},
+-- :TetherSelectReset, structural actions (:TetherRemove, :TetherClone, :TetherMoveUp, :TetherMark, :TetherMove, …,
+-- `:help tether-actions`), :[range]TetherMarkerAdd [kind:] {note},
 -- :TetherMarkers (location list), :TetherMarkersAll (quickfix), :TetherPlayground, :TetherRun / :TetherCancel
 -- (asynchronous), :TetherComplete / :TetherPreview, :checkhealth tether.
 local select = require('tether.select')
@@ -17,6 +18,7 @@ local playground = require('tether.playground')
 local offsets = require('tether.offsets')
 local client_config = require('tether.client_config')
 local commands = require('tether.commands')
+local actions = require('tether.actions')
 
 local M = { state = nil, client_id = nil, options = nil }
 local uses_lsp_enable = vim.lsp.config ~= nil and vim.lsp.enable ~= nil -- 0.11+
@@ -350,6 +352,7 @@ function M.setup(opts)
     end,
   })
   commands.setup(M)
+  actions.setup(M)
 end
 
 return M

@@ -3,12 +3,18 @@
 -- is the visual selection (the current one), every range is highlighted, `]s` / `[s` make the next / previous
 -- one current, and the next selector keeps the user there: its current range is the first one inside or around
 -- the range the user was on (else the first after it). A move of the cursor that is not ours, or an edit, clears
--- the state; an empty result clears it quietly; errors are a message, the state stays.
+-- the state; a selector that finds nothing and an error are a message, the cursors stay (the next selector goes on
+-- from them). The cursors are node ids of one version of the buffer (`version`): an action sends them with it.
 local offsets = require('tether.offsets')
 local M = {}
 
 local ns = vim.api.nvim_create_namespace('tether_selection')
-local state = {} -- bufnr -> { ids = {...}, ranges = {...}, current = index, expect = {row, col} }
+local state = {} -- bufnr -> { ids = {...}, ranges = {...}, current = index, expect = {row, col}, version = n }
+
+--- The version of the buffer the server knows (the one its ids belong to).
+function M.version(bufnr)
+  return vim.lsp.util.buf_versions[bufnr] or 0
+end
 
 --- The LSP range as (row 1-based, col 0-based) start and the start of its last character (inclusive end).
 local function span(bufnr, r)
@@ -30,6 +36,14 @@ function M.clear(bufnr)
   state[bufnr] = nil
   if vim.api.nvim_buf_is_valid(bufnr) then
     vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+  end
+end
+
+--- The buffer's structural cursors: their ids, the version they were found in and their ranges, or nil.
+function M.cursors(bufnr)
+  local s = state[bufnr]
+  if s then
+    return s.ids, s.version, s.ranges
   end
 end
 
@@ -60,7 +74,8 @@ local function highlight(bufnr, ranges)
   end
 end
 
-local function select_range(bufnr, r)
+--- Make LSP range `r` of `bufnr` (in the current window) the visual selection; returns where the cursor ends.
+function M.select_range(bufnr, r)
   local srow, scol, erow, ecol = span(bufnr, r)
   if vim.fn.mode():match('^[vV\22]') then
     vim.cmd('normal! \27') -- leave a visual selection first
@@ -274,15 +289,19 @@ function M.apply(tether, selector, args, start)
     vim.notify('Tether: ' .. selector .. ': ' .. (err.message or tostring(err)), vim.log.levels.WARN)
     return nil, err
   end
-  if not result or #result.cursorNodeIds == 0 then
-    M.clear(bufnr)
-    vim.notify('Tether: ' .. selector .. ': nothing matched', vim.log.levels.INFO)
+  if not result or #result.cursorNodeIds == 0 then -- the cursors, their highlights and the selection stay
+    if s then
+      s.expect = M.select_range(bufnr, s.ranges[s.current]) -- again, if `:` from visual mode ended it
+    end
+    vim.notify('Tether: ' .. selector .. ': nothing matched' .. (s and ' (the cursors stay)' or ''), vim.log.levels.INFO)
     return result
   end
   highlight(bufnr, result.ranges)
   local current = related(result.ranges, s and s.ranges[s.current])
-  local expect = select_range(bufnr, result.ranges[current])
-  state[bufnr] = { ids = result.cursorNodeIds, ranges = result.ranges, current = current, expect = expect }
+  local expect = M.select_range(bufnr, result.ranges[current])
+  state[bufnr] = {
+    ids = result.cursorNodeIds, ranges = result.ranges, current = current, expect = expect, version = M.version(bufnr),
+  }
   return result
 end
 
@@ -312,7 +331,7 @@ function M.jump(direction)
   end
   local n = #s.ranges
   s.current = (s.current - 1 + direction * vim.v.count1) % n + 1
-  s.expect = select_range(bufnr, s.ranges[s.current])
+  s.expect = M.select_range(bufnr, s.ranges[s.current])
   vim.api.nvim_echo({ { string.format('Tether: %d of %d', s.current, n) } }, false, {})
 end
 
