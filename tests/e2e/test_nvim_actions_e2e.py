@@ -45,6 +45,8 @@ def test_each_action_is_one_undo_step_and_selects_what_it_produced(tmp_path: Pat
         # the cursor on `retries`: the parameter goes with its comma; the cursor where it was (normal mode)
         "remove": (PY.replace("url, retries=3", "url"), None),
         # the first function (structural cursor): the copy after it, two blank lines between, the copy selected
+        # the two parameters of 取得 as structural cursors, removed at once
+        "removeBoth": (PY.replace("url, retries=3", ""), None),
         "clone": (PY.replace(PRIX, PRIX + "\n\n\n" + PRIX, 1), PRIX),
         "cloneBefore": (PY.replace('devise="€"', 'devise="€", devise="€"'), 'devise="€"'),
         # the mark on `prix(1, "café")`, the cursor in "🎉": exchanged
@@ -89,7 +91,8 @@ def test_each_action_is_one_undo_step_and_selects_what_it_produced(tmp_path: Pat
     dot = seen["dot"]
     assert dot["once"] == {"after": down_once, "selected": 'prix(1, "café")', "mode": "v"}  # type: ignore[index]
     assert (dot["twice"], dot["selected"]) == (down_twice, 'prix(1, "café")')  # type: ignore[index]
-    assert (dot["undoneOnce"], dot["undoneTwice"]) == (down_once, PY)  # type: ignore[index]
+    assert dot["visualUp"] == {"text": down_once, "selected": 'prix(1, "café")'}  # type: ignore[index]
+    assert (dot["undoneVisual"], dot["undoneOnce"], dot["undoneTwice"]) == (down_twice, down_once, PY)  # type: ignore[index]
     # insert: an empty indented line after the statement, insert mode there; what is typed is a step of its own
     empty_line = PY.replace("    total = base * (1 + taux)\n", "    total = base * (1 + taux)\n    \n")
     assert (seen["insertCursor"], seen["insertLine"]) == ([4, 4], "    ")

@@ -68,6 +68,8 @@ start.run(function()
   out.twoCursors = require('tether.select').count(main)
   keys(':TetherSwap<CR>')
   out.refused = { text = text(), message = out.messages[#out.messages], cursors = require('tether.select').count(main) }
+  keys(':TetherRemove<CR>') -- both cursors at once
+  record('removeBoth')
 
   at('prix(1')
   keys(':TetherMark<CR>')
@@ -99,7 +101,12 @@ start.run(function()
   local once = { after = text(), selected = selected(), mode = vim.fn.mode() }
   keys('<Esc>.')
   out.dot = { once = once, twice = text(), selected = selected() }
+  vim.keymap.set('x', '<Leader>k', '<Plug>(TetherMoveUp)') -- in visual mode: on the selection, what `.` produced
+  keys('<Leader>k')
+  out.dot.visualUp = { text = text(), selected = selected() }
   keys('<Esc>u')
+  out.dot.undoneVisual = text()
+  keys('u')
   out.dot.undoneOnce = text()
   keys('u')
   out.dot.undoneTwice = text()

@@ -216,6 +216,9 @@ function M.run(tether, action, opts)
   end
   local result, err = tether.request('tether/applyAction', params)
   if err or not result then
+    if type(err) == 'table' and err.code == -32801 then
+      select.clear(bufnr)
+    end
     return refused(action, err or 'no answer from the server')
   end
   if opts.destination then
