@@ -113,7 +113,7 @@ class Delimited:
         for child in self.node.children:
             if child.type == "comment" and child.start_byte >= end:
                 if self.source[end : child.start_byte].strip(b" \t") == b"":
-                    return child.end_byte
+                    return child.start_byte + len(self.source[child.start_byte : child.end_byte].rstrip())
                 break
         return end
 
@@ -143,6 +143,10 @@ class Delimited:
             if reason is not None:
                 raise ActionRefused("targets", reason)
             return [self._emptied()]
+        if self.node.type in {"parameters", "lambda_parameters"}:
+            reason = parameters_refusal([e.type for k, e in enumerate(self.elements) if k not in chosen])
+            if reason is not None:
+                raise ActionRefused("targets", f"what is left would break: {reason}")
         keep_comma = self.node.type in TUPLE_LIKE and count - len(chosen) == 1
         replaces: list[Replace] = []
         for first, last in _runs(sorted(chosen)):

@@ -8,6 +8,7 @@ an emptied block gets ``pass``; a copy is re-indented to its new place, but neve
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -90,14 +91,14 @@ class Lines:
         tail = source[end : line_end(source, end)]
         if tail.strip() == b"" or tail.lstrip().startswith(b"#"):
             end += len(tail.rstrip())
-        leading = index > 0 or self.node.type == "block"
+        end = start + len(source[start:end].rstrip())  # a block ending in a comment holds a CRLF's \r
         bound = self._bound(index)
-        while leading and starts_line(source, start):
+        while starts_line(source, start):
             above = previous_line(source, start)
             if above < 0 or above <= bound:
                 break
             text = source[above : line_end(source, above)].strip()
-            if not text.startswith(b"#"):
+            if not text.startswith(b"#") or _file_header(text, above, source):
                 break
             start = above + len(source[above:start]) - len(source[above:start].lstrip(b" \t\f"))
         return start, end
@@ -154,7 +155,7 @@ class Lines:
             below = next_line(source, below)
         blank_above = source.count(b"\n", above, top)
         blank_below = source.count(b"\n", bottom, below)
-        if first > 0 and (last + 1 == count or blank_above < blank_below):
+        if first > 0 and (last + 1 == count or blank_above <= blank_below):
             return [Replace(above, bottom, b"")]
         return [Replace(top, below, b"")]
 
@@ -298,6 +299,13 @@ def _definition(node: Node) -> Node:
         if inner is not None:
             return inner
     return node
+
+
+def _file_header(comment: bytes, at: int, source: bytes) -> bool:
+    """A ``#!`` line or an encoding declaration: the file's, not the statement's below it."""
+    if at == 0 and comment.startswith(b"#!"):
+        return True
+    return source.count(b"\n", 0, at) < 2 and re.search(rb"coding[:=]", comment) is not None
 
 
 def _words(node_type: str) -> str:

@@ -99,6 +99,7 @@ REFUSED_REMOVALS = [
     ("with a: pass\n", "a", "with statement"),
     ("for a, in t: pass\n", "a", "target"),
     ("s = {1}\n", "1", "{} is a dict"),
+    ("def f(q=1, *r, p): pass\n", "*r", "without a default"),
 ]
 
 

@@ -53,6 +53,12 @@ REMOVE = [
     ("x = 1\n# about y\ny = 2  # end\nz = 3\n", ["y = 2"], "x = 1\nz = 3\n"),
     ("x = 1\n# not about y\n\ny = 2\nz = 3\n", ["y = 2"], "x = 1\n# not about y\n\nz = 3\n"),
     ("def f():\n    # about x\n    x = 1\n    y = 2\n", ["x = 1"], "def f():\n    y = 2\n"),
+    ("# about x\nx = 1\ny = 2\n", ["x = 1"], "y = 2\n"),
+    (
+        "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\nx = 1\ny = 2\n",
+        ["x = 1"],
+        "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\ny = 2\n",
+    ),
     # functions and classes: the larger gap stays
     (MODULE, ["def second"], MODULE.replace("def second():\n    pass\n\n\n", "")),
     (MODULE, ["def first"], MODULE.replace("def first():\n    x = 1\n    return x\n\n\n", "")),
@@ -122,6 +128,13 @@ CLONE = [
         ["elif b:\n    y"],
     ),
     ("x = 1\r\ny = 2\r\n", ["x = 1"], True, "x = 1\r\nx = 1\r\ny = 2\r\n", ["x = 1"]),
+    (
+        "def f():\r\n    x = 1  # c\r\n",
+        ["def f"],
+        True,
+        "def f():\r\n    x = 1  # c\r\n\r\n\r\ndef f():\r\n    x = 1  # c\r\n",
+        ["def f():\r\n    x = 1  # c"],
+    ),
 ]
 
 
