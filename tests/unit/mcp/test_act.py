@@ -4,6 +4,8 @@ in the version written, refusals naming the argument; and the adapter's own conv
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.mcpclient import McpClient
@@ -247,3 +249,28 @@ def test_an_action_that_would_grow_the_file_past_the_limit_is_refused_as_its_tar
         )
     assert message.startswith("targets: the file would have "), message
     assert (root / path).read_text() == SOURCE
+
+
+PROBE = """
+import sys, pathlib
+from tests.mcpclient import McpClient
+from tether_lsp.mcp.context import Context
+from tether_lsp.mcp.server import build
+root = pathlib.Path(sys.argv[1])
+engine = lambda: sorted(m for m in sys.modules if m.startswith("tether_lsp.handlers.actions.") and m != "tether_lsp.handlers.actions.settings")
+with McpClient(build(Context([root]))) as client:
+    client.tools()
+    outline = client.ok("outline", {"path": "m.py"})
+    print(engine())
+    client.ok("act", {"path": "m.py", "base_version": outline["version"], "action": "clone", "targets": [outline["items"][0]["node_id"]]})
+    print("tether_lsp.handlers.actions.service" in engine())
+"""
+
+
+def test_the_actions_engine_loads_at_the_first_act_not_before(root: Path) -> None:
+    make(root)
+    repo = Path(__file__).resolve().parents[3]
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(root)], capture_output=True, text=True, check=True, timeout=120, cwd=repo
+    )
+    assert out.stdout.split("\n")[:2] == ["[]", "True"], out.stderr
