@@ -10,7 +10,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from .model import ActionRefused, Member
-from .python_delimited import Delimited, DelimitedMember, elements_of, is_element
+from .python_delimited import CONTAINERS, Delimited, DelimitedMember, elements_of, is_element
 from .python_lines import LineMember, Lines, is_line_member, members_of
 
 
@@ -22,6 +22,9 @@ def python_member(source: bytes, node: Node, field: str = "targets[0]") -> Membe
         if parent is None:
             break
         if current.type == "comment":
+            owner = _comment_owner(source, current, parent)
+            if owner is not None:
+                return owner
             current = parent
             continue
         if parent.type == "decorated_definition" and current.type != "decorator":
@@ -37,3 +40,21 @@ def python_member(source: bytes, node: Node, field: str = "targets[0]") -> Membe
             return LineMember(lines, index)
         current = parent
     raise ActionRefused(field, f"no argument, element, statement or other member holds this {node.type}")
+
+
+def _comment_owner(source: bytes, comment: Node, parent: Node) -> Member | None:
+    """The member a comment belongs to: a statement it sits above or at the end of, or the element it follows
+    on the element's line."""
+    start = comment.start_byte
+    end = start + len(source[start : comment.end_byte].rstrip())  # a CRLF's \r may end a comment token
+    if members_of(parent):
+        lines = Lines(source, parent)
+        for index, (first, last) in enumerate(lines.spans):
+            if first <= start and end <= last:
+                return LineMember(lines, index)
+    if parent.type in CONTAINERS and elements_of(parent):
+        box = Delimited(source, parent)
+        for index, element in enumerate(box.elements):
+            if element.start_byte <= start and end <= box.after(index):
+                return DelimitedMember(box, index)
+    return None
