@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ApplyWorkspaceEditRequest, LanguageClient, RevealOutputChannelOn } from 'vscode-languageclient/node';
 
+import { Actions } from './actions';
 import { discover, Launch, notFoundMessage, Probe } from './discovery';
 import { bundledWheel, installManaged, managedPython } from './install';
 import { Markers } from './markers';
@@ -228,6 +229,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.show();
   const current = () => client;
   const selectors = new Selectors(current);
+  const actions = new Actions(current, selectors);
   const replacementPreview = new ReplacementPreview(current);
   playground = new PlaygroundPanel(current);
   markers = new Markers(current, context.extensionUri, () => languages);
@@ -237,6 +239,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     selectors,
     ...selectors.commands(),
+    actions,
+    ...actions.commands(),
     ...replacementPreview.commands(),
     playground,
     ...playground.commands(),

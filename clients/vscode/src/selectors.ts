@@ -65,8 +65,8 @@ export class Selectors implements vscode.Disposable {
       vscode.commands.registerCommand('tether.select.pick', () => this.pick()),
       vscode.commands.registerCommand('tether.select.reset', () => {
         const editor = vscode.window.activeTextEditor;
-        if (editor) this.state.reset(editor.document.uri.toString());
-        this.show(editor);
+        if (editor) this.reset(editor.document.uri.toString());
+        else this.show(editor);
       }),
       vscode.commands.registerCommand('tether.select', (chain?: string) => this.chain(chain)),
     ];
@@ -165,6 +165,12 @@ export class Selectors implements vscode.Disposable {
     editor.revealRange(selections[0], vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     this.show(editor);
     return true;
+  }
+
+  /** Let a document's structural cursors go (an action used them, or marked them). */
+  reset(uri: string): void {
+    this.state.reset(uri);
+    this.show(vscode.window.activeTextEditor);
   }
 
   private show(editor: vscode.TextEditor | undefined): void {

@@ -37,6 +37,36 @@ export interface InlineCompletionList {
   items: InlineCompletionItem[];
 }
 
+export interface VersionedTextDocumentIdentifier {
+  uri: string;
+  version: integer;
+}
+
+export interface OptionalVersionedTextDocumentIdentifier {
+  uri: string;
+  version: integer | null;
+}
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+export interface TextDocumentEdit {
+  textDocument: OptionalVersionedTextDocumentIdentifier;
+  edits: TextEdit[];
+}
+
+export interface WorkspaceEdit {
+  documentChanges?: TextDocumentEdit[]; // what tether/applyAction answers (no file operations)
+  changes?: { [uri: string]: TextEdit[] };
+}
+
+export interface Location {
+  uri: string;
+  range: Range;
+}
+
 // --- documents and the editor ---------------------------------------------------------------------------------
 
 export interface VersionedDocument {
@@ -132,6 +162,34 @@ export interface SelectorInfo {
 export interface ListSelectorsResult {
   selectors: SelectorInfo[];
   kinds: string[];
+}
+
+// --- structural actions ------------------------------------------------------------------------------------------
+
+export interface ApplyActionParams {
+  textDocument: VersionedTextDocumentIdentifier;
+  action: string;
+  targets: ActionTargets;
+  destination?: ActionDestination | null;
+  after?: boolean;
+  wrapper?: string | null;
+  placeholder?: string | null;
+}
+
+export interface ApplyActionResult {
+  edit: WorkspaceEdit;
+  produced: Location[];
+}
+
+export interface ActionTargets {
+  cursorNodeIds?: integer[];
+  ranges?: Range[] | null;
+}
+
+export interface ActionDestination {
+  cursorNodeIds?: integer[];
+  ranges?: Range[] | null;
+  textDocument?: VersionedTextDocumentIdentifier | null;
 }
 
 // --- markers ------------------------------------------------------------------------------------------------------
@@ -334,6 +392,7 @@ export interface RunResult {
 /** Each request the client sends: its params and its result. */
 export interface Requests {
   'tether/analyzeReplacement': { params: AnalyzeParams; result: AnalyzeResult };
+  'tether/applyAction': { params: ApplyActionParams; result: ApplyActionResult };
   'tether/applySelector': { params: ApplySelectorParams; result: ApplySelectorResult };
   'tether/listSelectors': { params: ListSelectorsParams; result: ListSelectorsResult };
   'tether/markers/create': { params: CreateParams; result: Marker };

@@ -11,7 +11,10 @@ const WIRE = fs.readFileSync(path.join(CLIENT, 'src', 'wire.ts'), 'utf8');
 const DOC = fs.readFileSync(path.join(CLIENT, '..', '..', 'docs', 'protocol.md'), 'utf8');
 
 /** Standard LSP shapes and methods: not in the doc's list of Tether's own. */
-const STANDARD = new Set(['Position', 'Range', 'TextDocumentIdentifier', 'InlineCompletionParams', 'InlineCompletionItem', 'InlineCompletionList']);
+const STANDARD = new Set([
+  'Position', 'Range', 'TextDocumentIdentifier', 'InlineCompletionParams', 'InlineCompletionItem', 'InlineCompletionList',
+  'VersionedTextDocumentIdentifier', 'OptionalVersionedTextDocumentIdentifier', 'TextEdit', 'TextDocumentEdit', 'WorkspaceEdit', 'Location',
+]);
 const STANDARD_METHODS = new Set(['textDocument/inlineCompletion']);
 /** Fields the client types more precisely than the doc's generated type says (name and optionality still compared). */
 const NARROWER = new Set(['ApplySelectorResult.ranges']);
