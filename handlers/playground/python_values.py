@@ -87,17 +87,50 @@ def _expand(node: Node) -> _Step | str | None:
         return _Step(node.named_children, lambda parts: None if None in parts else "".join(p or "" for p in parts))
     if kind == "parenthesized_expression" and node.named_child_count == 1:
         return _Step(node.named_children, _first)
-    if kind == "binary_operator" and source(node.child_by_field_name("operator")) == "+":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is None or right is None:
-            return None
-        return _Step([left, right], lambda v: None if v[0] is None and v[1] is None else _slots([left, right], v))
+    if _plus(node):
+        return _sum(node)
     if kind == "call":
         return _call_value(node)
     if kind == "attribute" and source(node.child_by_field_name("attribute")) == "format":
         target = node.child_by_field_name("object")  # `"…{x}…".format` kept to be called later: the template
         return _Step([target], _template) if target is not None else None
     return None
+
+
+def _plus(node: Node | None) -> bool:
+    """A ``+`` whose two operands parsed."""
+    return (
+        node is not None
+        and node.type == "binary_operator"
+        and source(node.child_by_field_name("operator")) == "+"
+        and node.child_by_field_name("left") is not None
+        and node.child_by_field_name("right") is not None
+    )
+
+
+def _sum(node: Node) -> _Step:
+    """A ``+`` chain (``a + b + c`` nests to the left) as one step over its operands, joined once: adding each
+    operand to the text so far copied that text at every ``+`` (a 5,000-string chain: a second and more).
+    Read as the nested sums are: a sum of two parts that are not S is not S, and reads as ``{its source}``."""
+    sums = [node]  # the chain's sums, the outermost first
+    while (left := sums[-1].child_by_field_name("left")) is not None and _plus(left):
+        sums.append(left)
+    sums.reverse()
+    operands = [n for n in [sums[0].child_by_field_name("left"), *(s.child_by_field_name("right") for s in sums)] if n]
+
+    def joined(values: list[str | None]) -> str | None:
+        pieces: list[str] = []
+        unread = operands[0]  # the sum so far while none of it is S
+        for i, value in enumerate(values):
+            if not pieces and value is None:
+                unread = sums[i - 1] if i else unread
+                continue
+            if not pieces and i:
+                pieces.append("{" + source(unread) + "}")
+            pieces.append(value if value is not None else "{" + source(operands[i]) + "}")
+        return "".join(pieces) if pieces else None
+
+    return _Step(operands, joined)
 
 
 def _slots(nodes: list[Node], values: list[str | None], separator: str = "") -> str:
