@@ -226,5 +226,6 @@ async def test_bad_requests_name_the_field(client: LanguageClient, more: dict[st
     with pytest.raises(JsonRpcException) as caught:
         await raw_request(client, "tether/applyAction", params)
     assert caught.value.code == -32602
-    assert caught.value.data["kind"] == kind and caught.value.data["field"] == field
+    data = caught.value.data
+    assert data is not None and data["kind"] == kind and data["field"] == field
     assert str(caught.value.message).startswith(f"{field}: ")
