@@ -39,7 +39,7 @@ def test_a_sync_runs_with_quick_switches_and_gives_the_interval_back(
         seen.append(sys.getswitchinterval())
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sync.tracking, "at_head", at_head)  # the sync reads it through its lazy stand-in
+    monkeypatch.setattr(f"{sync.__name__}.tracking.at_head", at_head)  # the sync reads it through its lazy stand-in
     host, state = served(repo)
     try:
         seed(state, repo)
