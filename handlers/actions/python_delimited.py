@@ -34,6 +34,8 @@ CONTAINERS: dict[str, tuple[str, str]] = {
     "import_from_statement": ("import", "from-imports"),
     "import_statement": ("import", "imports"),
     "with_clause": ("with item", "with items"),
+    "global_statement": ("name", "global names"),
+    "nonlocal_statement": ("name", "nonlocal names"),
 }
 #: containers whose elements are named by a field (the others: every named child but comments).
 FIELDS = {"subscript": "subscript", "import_from_statement": "name", "import_statement": "name"}
@@ -48,6 +50,8 @@ NOT_EMPTY = {
     "import_from_statement": "the only imported name: remove the import statement instead",
     "import_statement": "the only imported module: remove the import statement instead",
     "with_clause": "a with statement needs an item: remove or unwrap the with statement instead",
+    "global_statement": "the only global name: remove the statement instead",
+    "nonlocal_statement": "the only nonlocal name: remove the statement instead",
 }
 #: argument kinds that only an argument list holds.
 CALL_ONLY = frozenset({"keyword_argument", "dictionary_splat"})
@@ -147,7 +151,7 @@ class Delimited:
             reason = parameters_refusal([e.type for k, e in enumerate(self.elements) if k not in chosen])
             if reason is not None:
                 raise ActionRefused("targets", f"what is left would break: {reason}")
-        keep_comma = self.node.type in TUPLE_LIKE and count - len(chosen) == 1
+        keep_comma = self.node.type in TUPLE_LIKE and count - len(chosen) == 1 and not self._names_targets()
         replaces: list[Replace] = []
         for first, last in _runs(sorted(chosen)):
             replaces += self._run_removal(first, last, keep_comma)
@@ -157,6 +161,11 @@ class Delimited:
                 end = self.elements[kept].end_byte
                 replaces.append(Replace(end, end, b","))
         return replaces
+
+    def _names_targets(self) -> bool:
+        """``del a, b`` deletes names, not a tuple: ``del a`` is what is left."""
+        parent = self.node.parent
+        return self.node.type == "expression_list" and parent is not None and parent.type == "delete_statement"
 
     def _with_orphans(self, chosen: set[int]) -> set[int]:
         """A bare ``*`` with no keyword parameter after it, or a ``/`` with none before, goes too."""

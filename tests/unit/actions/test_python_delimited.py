@@ -63,6 +63,9 @@ REMOVE = [
     ("x = 1, 2\n", ["2"], "x = 1,\n"),
     ("x = 1, 2, 3\n", ["2"], "x = 1, 3\n"),
     ("a, b = t\n", ["b"], "a, = t\n"),
+    ("del a, b\n", ["b"], "del a\n"),
+    ("def f():\n    global x, y\n", ["y"], "def f():\n    global x\n"),
+    ("def f():\n    nonlocal x, y\n", ["x"], "def f():\n    nonlocal y\n"),
     ("x = [\n    1,\n    2,\n]\n", ["2"], "x = [\n    1,\n]\n"),
     # dict entries
     ("d = {'a': 1, **rest, 'b': 2}\n", ["**rest"], "d = {'a': 1, 'b': 2}\n"),
@@ -99,6 +102,7 @@ REFUSED_REMOVALS = [
     ("with a: pass\n", "a", "with statement"),
     ("for a, in t: pass\n", "a", "target"),
     ("s = {1}\n", "1", "{} is a dict"),
+    ("global x\n", "x", "remove the statement"),
     ("def f(q=1, *r, p): pass\n", "*r", "without a default"),
 ]
 
