@@ -169,7 +169,8 @@ def main() -> None:
     report = check_parallel(files, args.workers, args.verify_every)
     seconds = time.perf_counter() - started
     rows = table(report)
-    print(f"Structural actions over {len(files)} files of {STDLIB} ({seconds:.0f} s, {args.workers} workers)")
+    where = "the given paths" if args.paths else f"{STDLIB} (Python {sys.version.split()[0]})"
+    print(f"Structural actions over {len(files)} files of {where} ({seconds:.0f} s, {args.workers} workers)")
     print_table(rows)
     skipped = ", ".join(f"{k}: {v}" for k, v in report.skipped.items()) or "none"
     print(f"  files not taken: {skipped}")
