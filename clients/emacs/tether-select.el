@@ -218,8 +218,9 @@ region, the others are highlighted; \\[tether-select-next] and
                                        (throw 'done (setq result nil)))))
           (setq ids (plist-get result :cursorNodeIds) start nil)
           (when (= (length ids) 0)
-            (message "Tether: %s: nothing matched" name)
-            (tether--cursors-forget)
+            ;; the cursors, their highlights and the region stay: the next selector starts from them again
+            (when tether--cursor-ranges (tether--cursors-show tether--cursor-current))
+            (message "Tether: %s: nothing matched%s" name (if tether--cursor-ids " (the cursors stay)" ""))
             (throw 'done nil)))))
     (when (and result (> (length (plist-get result :cursorNodeIds)) 0))
       (setq tether--cursor-ids (plist-get result :cursorNodeIds)

@@ -19,8 +19,8 @@
 ;; (tether-lsp-mode.el).  This file holds the minor mode, its keys and the
 ;; set-up, and loads the rest, one file per feature: tether-core.el (the
 ;; connection, positions, edits), tether-markers.el, tether-markers-list.el,
-;; tether-select.el, tether-preview.el, tether-playground.el and
-;; tether-tasks.el.
+;; tether-select.el, tether-actions.el, tether-preview.el,
+;; tether-playground.el and tether-tasks.el.
 ;;
 ;;   (setq tether-command '("/path/to/tether/.venv/bin/tether-lsp"))
 ;;   (tether-setup 'eglot)   ; or 'lsp-mode: started in every Python and YAML buffer
@@ -36,6 +36,10 @@
 ;;   r  forget the structural cursors       p  the prompt playground
 ;;   v  preview a replacement               t  run the @run task on this line
 ;;   k  cancel the running task             g  read the markers again
+;;   c  the structural actions, on the structural cursors, else the region,
+;;      else point: c k remove, c c clone (C-u: before), c p / c n move up /
+;;      down, c i insert, c w wrap, c u unwrap, c m mark, c v move and c b
+;;      bring to the mark (C-u: before it), c s swap
 
 ;;; Code:
 
@@ -46,6 +50,7 @@
 (require 'tether-preview)
 (require 'tether-playground)
 (require 'tether-tasks)
+(require 'tether-actions)
 
 ;;; Reporting the active buffer and the cursor (the playground follows them)
 
@@ -95,6 +100,7 @@
     (define-key map "v" #'tether-preview)
     (define-key map "t" #'tether-run-task)
     (define-key map "k" #'tether-cancel-task)
+    (define-key map "c" 'tether-action-map)
     map)
   "Tether's commands, under `tether-keymap-prefix' in `tether-mode'.")
 (fset 'tether-command-map tether-command-map)
