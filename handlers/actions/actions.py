@@ -31,9 +31,10 @@ def clone(source: bytes, members: Sequence[Member], after: bool) -> Outcome:
         raise ActionRefused("targets", "no target to clone")
     pieces = []
     for member in _outermost(members):
-        siblings = list(member.siblings())
-        index = [s.span for s in siblings].index(member.span)
-        _check_arrangement(member, siblings[: index + 1] + siblings[index:], "targets")
+        if hasattr(member, "arrangement_refusal"):
+            siblings = list(member.siblings())
+            index = _index(member, siblings)
+            _check_arrangement(member, siblings[: index + 1] + siblings[index:], "targets")
         text = member.text_for(member, source)
         replace, offset = member.insertion(text, after)
         pieces.append((replace, [(offset, len(text))]))
@@ -45,12 +46,17 @@ def swap(source: bytes, a: Member, b: Member) -> Outcome:
     _check_apart(a, b, "targets[1]")
     _check_fits(b, a, "targets[1]")
     _check_fits(a, b, "targets[1]")
-    if a.container == b.container:
-        order = [b if s.span == a.span else a if s.span == b.span else s for s in a.siblings()]
-        _check_arrangement(a, order, "targets[1]")
-    else:
-        _check_arrangement(a, [b if s.span == a.span else s for s in a.siblings()], "targets[1]")
-        _check_arrangement(b, [a if s.span == b.span else s for s in b.siblings()], "targets[1]")
+    if hasattr(a, "arrangement_refusal") or hasattr(b, "arrangement_refusal"):
+        order_a = list(a.siblings())
+        order_a[_index(a, order_a)] = b
+        if a.container == b.container:
+            order_a[_index(b, order_a[:])] = a
+            _check_arrangement(a, order_a, "targets[1]")
+        else:
+            order_b = list(b.siblings())
+            order_b[_index(b, order_b)] = a
+            _check_arrangement(a, order_a, "targets[1]")
+            _check_arrangement(b, order_b, "targets[1]")
     text_a, text_b = b.text_for(a, source), a.text_for(b, source)
     pieces: list[Piece] = [
         (Replace(a.span[0], a.span[1], text_b), [(0, len(text_b))]),
@@ -67,15 +73,15 @@ def move(source: bytes, targets: Sequence[Member], destination: Member, after: b
     for target in chosen:
         _check_apart(target, destination, "destination")
         _check_fits(destination, target, "destination")
-    siblings = list(destination.siblings())
-    spans = [s.span for s in siblings]
+    siblings = destination.siblings()
     if not keep and all(t.container == destination.container for t in chosen):
-        moved = [spans.index(t.span) for t in chosen]
+        moved = [_index(t, siblings) for t in chosen]
         rest = [k for k in range(len(siblings)) if k not in moved]
-        at = rest.index(spans.index(destination.span)) + (1 if after else 0)
+        at = rest.index(_index(destination, siblings)) + (1 if after else 0)
         return _permuted(source, siblings, rest[:at] + moved + rest[at:], moved)
-    at = spans.index(destination.span) + (1 if after else 0)
-    _check_arrangement(destination, siblings[:at] + chosen + siblings[at:], "destination")
+    at = _index(destination, siblings) + (1 if after else 0)
+    if hasattr(destination, "arrangement_refusal"):
+        _check_arrangement(destination, list(siblings[:at]) + chosen + list(siblings[at:]), "destination")
     pieces = []
     for target in chosen:
         text = destination.text_for(target, source)
@@ -88,9 +94,8 @@ def move(source: bytes, targets: Sequence[Member], destination: Member, after: b
 
 def move_by(source: bytes, member: Member, step: int) -> Outcome:
     """Move ``member`` ``step`` places among its siblings (-1 is moveUp, +1 moveDown)."""
-    siblings = list(member.siblings())
-    spans = [s.span for s in siblings]
-    index = spans.index(member.span)
+    siblings = member.siblings()
+    index = _index(member, siblings)
     goal = index + step
     if step == 0 or not 0 <= goal < len(siblings):
         where = "first" if step < 0 else "last"
@@ -108,9 +113,11 @@ def insert_empty(source: bytes, member: Member, after: bool) -> Outcome:
     return _outcome([(replace, [(offset, 0)])])
 
 
-def _permuted(source: bytes, siblings: list[Member], order: list[int], moved: list[int]) -> Outcome:
+def _permuted(source: bytes, siblings: Sequence[Member], order: list[int], moved: list[int]) -> Outcome:
     """Slot ``k`` gets the text of sibling ``order[k]``; the moved ones are the produced spans."""
-    _check_arrangement(siblings[0], [siblings[k] for k in order], "targets[0]" if len(moved) == 1 else "targets")
+    if hasattr(siblings[0], "arrangement_refusal"):
+        field = "targets[0]" if len(moved) == 1 else "targets"
+        _check_arrangement(siblings[0], [siblings[k] for k in order], field)
     pieces: list[Piece] = []
     for slot, comes in enumerate(order):
         if comes == slot:
@@ -119,6 +126,14 @@ def _permuted(source: bytes, siblings: list[Member], order: list[int], moved: li
         start, end = siblings[slot].span
         pieces.append((Replace(start, end, text), [(0, len(text))] if comes in moved else []))
     return _outcome(pieces)
+
+
+def _index(member: Member, siblings: Sequence[Member]) -> int:
+    """Where ``member`` sits among ``siblings``: its own ``index`` when it has one (no span computed)."""
+    index = getattr(member, "index", None)
+    if isinstance(index, int) and index < len(siblings) and siblings[index].span == member.span:
+        return index
+    return [s.span for s in siblings].index(member.span)
 
 
 def _removals(members: Sequence[Member]) -> list[Replace]:

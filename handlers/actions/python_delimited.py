@@ -16,6 +16,7 @@ from tree_sitter import Node
 
 from .lines import indentation, line_start, newline_of, next_line, rest_is_blank, starts_line
 from .model import ActionRefused, Member, Replace
+from .siblings import Siblings
 
 #: container type -> (member kind, family). Members of one family may take each other's places.
 CONTAINERS: dict[str, tuple[str, str]] = {
@@ -248,7 +249,7 @@ class DelimitedMember:
         return (node.start_byte, node.end_byte, node.type)
 
     def siblings(self) -> Sequence[Member]:
-        return [DelimitedMember(self.box, k) for k in range(len(self.box.elements))]
+        return Siblings(self.box, len(self.box.elements), DelimitedMember)
 
     def removal(self) -> list[Replace]:
         return self.box.removal([self.index])

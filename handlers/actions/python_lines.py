@@ -27,6 +27,7 @@ from .lines import (
     starts_line,
 )
 from .model import ActionRefused, Member, Replace
+from .siblings import Siblings
 
 BLOCKS = frozenset({"block", "module"})
 DEFINITIONS = frozenset({"function_definition", "class_definition", "decorated_definition"})
@@ -57,7 +58,13 @@ def family_of(container: Node) -> str:
 
 def is_line_member(node: Node) -> bool:
     parent = node.parent
-    return parent is not None and any(m.id == node.id for m in members_of(parent))
+    if parent is None or not node.is_named:
+        return False
+    if parent.type in BLOCKS:
+        return node.type != "comment"
+    if parent.type == "decorated_definition":
+        return node.type == "decorator"
+    return node.type in CLAUSES.get(parent.type, frozenset())
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,8 +79,15 @@ class Lines:
         return members_of(self.node)
 
     @cached_property
-    def spans(self) -> list[tuple[int, int]]:
-        return [self._span(k) for k in range(len(self.members))]
+    def _spans(self) -> dict[int, tuple[int, int]]:
+        return {}
+
+    def span_of(self, index: int) -> tuple[int, int]:
+        """Member ``index``'s span, computed when first asked (a module may have thousands of members)."""
+        found = self._spans.get(index)
+        if found is None:
+            found = self._spans[index] = self._span(index)
+        return found
 
     def _bound(self, index: int) -> int:
         """Where the region above member ``index`` starts: the previous member's end or the header's colon."""
@@ -105,10 +119,10 @@ class Lines:
 
     def inline(self, first: int, last: int) -> bool:
         """The run shares a line with its header or another member (``if x: a`` or ``a; b``)."""
-        start, end = self.spans[first][0], self.spans[last][1]
+        start, end = self.span_of(first)[0], self.span_of(last)[1]
         if not starts_line(self.source, start):
             return True
-        later = last + 1 < len(self.members) and line_start(self.source, self.spans[last + 1][0]) < next_line(
+        later = last + 1 < len(self.members) and line_start(self.source, self.span_of(last + 1)[0]) < next_line(
             self.source, end
         )
         return later
@@ -117,7 +131,7 @@ class Lines:
         chosen = sorted(set(indices))
         count = len(self.members)
         if len(chosen) == count and self.node.type == "block":
-            return [Replace(self.spans[0][0], self.spans[-1][1], b"pass")]
+            return [Replace(self.span_of(0)[0], self.span_of(count - 1)[1], b"pass")]
         if self.node.type in CLAUSES:
             self._check_clauses(chosen)
         replaces: list[Replace] = []
@@ -136,11 +150,11 @@ class Lines:
 
     def _run_removal(self, first: int, last: int) -> list[Replace]:
         source = self.source
-        start, end = self.spans[first][0], self.spans[last][1]
+        start, end = self.span_of(first)[0], self.span_of(last)[1]
         count = len(self.members)
         if self.inline(first, last):
-            if last + 1 < count and line_start(source, self.spans[last + 1][0]) <= end:
-                return [Replace(start, self.spans[last + 1][0], b"")]
+            if last + 1 < count and line_start(source, self.span_of(last + 1)[0]) <= end:
+                return [Replace(start, self.span_of(last + 1)[0], b"")]
             if first > 0 and line_start(source, start) <= self.members[first - 1].end_byte:
                 return [Replace(self.members[first - 1].end_byte, end, b"")]
             return [Replace(start, end, b"pass")]
@@ -210,7 +224,7 @@ class LineMember:
 
     @property
     def span(self) -> tuple[int, int]:
-        return self.box.spans[self.index]
+        return self.box.span_of(self.index)
 
     @property
     def container(self) -> tuple[int, int, str]:
@@ -218,7 +232,7 @@ class LineMember:
         return (node.start_byte, node.end_byte, node.type)
 
     def siblings(self) -> Sequence[Member]:
-        return [LineMember(self.box, k) for k in range(len(self.box.members))]
+        return Siblings(self.box, len(self.box.members), LineMember)
 
     def removal(self) -> list[Replace]:
         return self.box.removal([self.index])

@@ -36,7 +36,7 @@ def python_member(source: bytes, node: Node, field: str = "targets[0]") -> Membe
             return DelimitedMember(box, index)
         if is_line_member(current):
             lines = Lines(source, parent)
-            index = next(k for k, m in enumerate(members_of(parent)) if m.id == current.id)
+            index = next(k for k, m in enumerate(lines.members) if m.id == current.id)
             return LineMember(lines, index)
         current = parent
     raise ActionRefused(field, f"no argument, element, statement or other member holds this {node.type}")
@@ -49,7 +49,8 @@ def _comment_owner(source: bytes, comment: Node, parent: Node) -> Member | None:
     end = start + len(source[start : comment.end_byte].rstrip())  # a CRLF's \r may end a comment token
     if members_of(parent):
         lines = Lines(source, parent)
-        for index, (first, last) in enumerate(lines.spans):
+        for index in range(len(lines.members)):
+            first, last = lines.span_of(index)
             if first <= start and end <= last:
                 return LineMember(lines, index)
     if parent.type in CONTAINERS and elements_of(parent):
