@@ -52,7 +52,7 @@ def members_of(container: Node) -> list[Node]:
 
 def family_of(container: Node) -> str:
     if container.type in BLOCKS:
-        return "statements"
+        return "cases" if _is_match_body(container) else "statements"
     return "decorators" if container.type == "decorated_definition" else "clauses"
 
 
@@ -130,6 +130,8 @@ class Lines:
     def removal(self, indices: Sequence[int]) -> list[Replace]:
         chosen = sorted(set(indices))
         count = len(self.members)
+        if len(chosen) == count and _is_match_body(self.node):
+            raise ActionRefused("targets", "a match statement needs a case: remove the match statement instead")
         if len(chosen) == count and self.node.type == "block":
             return [Replace(self.span_of(0)[0], self.span_of(count - 1)[1], b"pass")]
         if self.node.type in CLAUSES:
@@ -216,7 +218,7 @@ class LineMember:
             return {"function_definition": "function", "class_definition": "class"}.get(
                 _definition(self.node).type, "statement"
             )
-        return "decorator" if family == "decorators" else "clause"
+        return {"decorators": "decorator", "cases": "case"}.get(family, "clause")
 
     @property
     def family(self) -> str:
@@ -313,6 +315,11 @@ def _definition(node: Node) -> Node:
         if inner is not None:
             return inner
     return node
+
+
+def _is_match_body(node: Node) -> bool:
+    parent = node.parent
+    return node.type == "block" and parent is not None and parent.type == "match_statement"
 
 
 def _file_header(comment: bytes, at: int, source: bytes) -> bool:

@@ -79,6 +79,7 @@ REMOVE = [
     ("try:\n    x\nexcept A:\n    y\nexcept B:\n    z\n", ["except A"], "try:\n    x\nexcept B:\n    z\n"),
     ("try:\n    x\nexcept A:\n    y\nfinally:\n    z\n", ["except A"], "try:\n    x\nfinally:\n    z\n"),
     ("for i in s:\n    x\nelse:\n    y\n", ["else:"], "for i in s:\n    x\n"),
+    ("match v:\n    case 1:\n        x\n    case _:\n        y\n", ["case 1"], "match v:\n    case _:\n        y\n"),
     # tabs, CRLF, non-ASCII
     ("if a:\n\tx = 1\n\ty = 2\n", ["x = 1"], "if a:\n\ty = 2\n"),
     ("if a:\n\tx = 1\n", ["x = 1"], "if a:\n\tpass\n"),
@@ -223,6 +224,8 @@ REFUSED = [
     ("def f():\n    x = 1\n", "swap", ["def f", "x = 1"], "targets[1]"),
     ("if a: x = 1\ndef g():\n    pass\n", "move", ["def g", "x = 1"], "destination"),
     ("x = 1\ny = 2\n", "move_by", ["y = 2"], "targets[0]"),
+    ("match v:\n    case 1:\n        x\n", "remove", ["case 1"], "targets"),
+    ("match v:\n    case 1:\n        x = 1\n", "swap", ["case 1", "x = 1"], "targets[1]"),
 ]
 
 
