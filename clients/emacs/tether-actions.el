@@ -74,9 +74,10 @@ The structural cursors (their node ids), else the active region, else point."
 (defun tether-mark (&optional forget)
   "Mark the target: the place of `tether-move', `tether-bring', `tether-swap'.
 The target is the structural cursors, else the region, else point; it is
-highlighted (`tether-mark-face') with `tether-mark-label' after its first
-line, and the structural cursors are let go so the next selector picks
-what to move.  With a prefix argument FORGET, forget the mark."
+highlighted (`tether-mark-face'; at point, the character there) with
+`tether-mark-label' after its first line, and the structural cursors are
+let go so the next selector picks what to move.  With a prefix argument
+FORGET, forget the mark."
   (interactive "P")
   (tether--unmark)
   (if forget
@@ -91,6 +92,12 @@ what to move.  With a prefix argument FORGET, forget the mark."
                     (overlay-put ov 'face 'tether-mark-face)
                     (overlay-put ov 'tether-mark t)
                     (push ov overlays)
+                    (when (and (= beg end) (< end (save-excursion (goto-char end) (line-end-position))))
+                      ;; a mark at point: the character there shows where it is
+                      (let ((spot (make-overlay beg (1+ beg))))
+                        (overlay-put spot 'face 'tether-mark-face)
+                        (overlay-put spot 'tether-mark-spot t)
+                        (push spot overlays)))
                     (when (= i 0)
                       (let ((label (save-excursion (goto-char beg) (line-end-position))))
                         (setq label (make-overlay label label nil t nil))

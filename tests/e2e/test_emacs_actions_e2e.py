@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_emacs_client_e2e import run_script
+from tests.e2e.test_editors_e2e import need
+from tests.e2e.test_emacs_client_e2e import Terminal, backgrounds, run_script, save_shots, tether_init
 from tests.e2e.test_nvim_actions_e2e import FETCH, OTHER, PRIX, PY
-from tests.helpers import commit_all, git
+from tests.helpers import commit_all, git, server_env
 
 CLIENT = Path(__file__).resolve().parents[2] / "clients" / "emacs"
 
@@ -123,3 +124,93 @@ def test_each_action_is_one_undo_step_and_selects_what_it_produced(tmp_path: Pat
         "selected": PRIX,
     }
     assert seen["final"] == PY
+
+
+def goto(term: Terminal, line: int, column: int = 0) -> None:
+    """M-g g LINE, then C-f COLUMN times: point where a user puts it."""
+    term.keys("M-g", "g")
+    term.wait("Goto line:")
+    term.keys(str(line), "Enter")
+    term.wait(f" L{line} ")
+    if column:
+        term.keys(*["C-f"] * column)
+
+
+def test_terminal_actions(tmp_path: Path) -> None:
+    """In `emacs -nw` through eglot, with the keys a user presses: an argument moved down under C-c ; c n and
+    shown as the region, C-/ giving the line back; the mark shown with its label, a swap with it; a refusal in the
+    echo area; a wrap chosen at the prompt with its placeholder the region; a function selected and removed."""
+    emacs, _ = need("emacs"), need("tmux")
+    root = workspace(tmp_path)
+    env = server_env({"HOME": str(tmp_path), "TERM": "xterm-256color"})
+    term = Terminal(tmp_path, [emacs, "-nw", "-Q", "-l", str(tether_init(tmp_path)), "café.py"], root, env)
+    call = 'print(prix(1, "café"), 取得("東京"), "🎉")'
+    try:
+        term.wait(" Tether")
+        goto(term, 11, len("print("))
+        term.keys("C-c", "\\;", "c", "n")
+        moved = term.wait('print(取得("東京"), prix(1, "café"), "🎉")')
+        colored = term.colored()
+        term.shots.append(colored)
+        row = moved.splitlines().index('print(取得("東京"), prix(1, "café"), "🎉")')
+        assert backgrounds(colored)[row], colored  # the moved argument is the region
+        term.keys("C-/")
+        term.wait(call)
+        # the mark on the first argument, then swapped with the emoji
+        term.keys("C-c", "\\;", "c", "m")
+        term.wait("Tether: marked 1 target: the place of C-c ; c v (move)")
+        marked = term.wait(call + " ◆ mark")  # a capture can come between the echo area's and the line's drawing
+        colored = term.colored()
+        term.shots.append(colored)
+        row = marked.splitlines().index(call + " ◆ mark")
+        # the p of prix (where the mark is) and the label have the mark's background, and nothing else
+        assert backgrounds(colored)[row] and "\x1b[49mrix(1, " in colored.split("\n")[row], colored
+        goto(term, 11, len('print(prix(1, "café"), 取得("東京"), '))
+        term.keys("C-c", "\\;", "c", "s")
+        swapped = term.wait('print("🎉", 取得("東京"), prix(1, "café"))')
+        assert "◆ mark" not in swapped
+        term.keys("C-/")
+        term.wait(call)
+        # the first argument cannot move up: one line in the echo area, the text as it was
+        goto(term, 11, len("print("))
+        term.keys("C-c", "\\;", "c", "p")
+        refused = term.wait("Tether: moveUp refused: the argument is already the first of its container")
+        assert call in refused and "Debugger" not in refused
+        # the server's code action at point, through eglot's own command: only Move down for the first argument
+        term.keys("M-x")
+        term.keys("eglot-code-actions", literal=True)
+        term.keys("Enter")
+        term.wait("Move down")
+        term.keys("Enter")
+        term.wait('print(取得("東京"), prix(1, "café"), "🎉")')
+        term.keys("C-/")
+        term.wait(call)
+        # wrap in try, chosen at the prompt: the placeholder is the region
+        goto(term, 3, 4)
+        term.keys("C-c", "\\;", "c", "w")
+        term.wait("Wrap in (try, with, if, call):")
+        term.keys("try", "Enter")
+        wrapped = term.wait("    except Exception:")
+        colored = term.colored()
+        term.shots.append(colored)
+        lines = wrapped.splitlines()
+        at = lines.index("    except Exception:")
+        assert lines[at - 2 : at + 2] == ["    try:", "        total = base * (1 + taux)", "    except Exception:",
+                                          "        raise"], wrapped  # fmt: skip
+        assert backgrounds(colored)[at], colored  # "Exception", to type over
+        term.keys("C-/")
+        term.wait("    total = base * (1 + taux)\n    return total")
+        # a selector, then the function it found removed with its blank lines
+        term.keys("C-c", "\\;", "s")
+        term.wait("Selectors (TAB completes):")
+        term.keys("selectFunctions selectFirst", literal=True)
+        term.keys("Enter")
+        term.wait("Tether: 1 selected")
+        term.keys("C-c", "\\;", "c", "k")
+        removed = term.wait("Help\ndef 取得(url, retries=3):\n    return url\n\n\nprint(")  # the first line
+        assert "def prix" not in removed
+        term.keys("C-/")
+        term.wait('Help\ndef prix(base, taux=0.2, devise="€"):')
+    finally:
+        save_shots(term, "actions")
+        term.close()
