@@ -99,6 +99,8 @@ def test_each_action_is_one_undo_step_and_selects_what_it_produced(tmp_path: Pat
         "undoneTwice": down_once,
         "undoneOnce": PY,
     }
+    if backend == "lsp-mode":  # eglot's command is driven in the terminal test
+        assert seen["codeActions"] == {"titles": ["Move down"], "after": down_once, "undone": PY}
     # insert: an empty indented line after the statement, point in it; what is typed is a step of its own
     empty_line = PY.replace("    total = base * (1 + taux)\n", "    total = base * (1 + taux)\n    \n")
     assert seen["insertPoint"] == [[4, 4], None, "    "]

@@ -161,6 +161,21 @@ shown as the command loop shows it, in the echo area."
                                             :undoneTwice undone-twice :undoneOnce (tether-test-text))
                            out))))))
 
+        ;; lsp-mode's code actions at point: the server's Move down (the first argument has no Move up), applied
+        ;; by lsp-mode itself as one undo step
+        (when (eq tether-test-backend 'lsp-mode)
+          (tether-test-at "prix(1")
+          (let ((actions (lsp-code-actions-at-point)))
+            (undo-boundary)
+            (lsp-execute-code-action (car actions))
+            (setq last-command 'lsp-execute-code-action)
+            (tether-test-after-command)
+            (let ((after (tether-test-text)))
+              (tether-test-undo)
+              (puthash "codeActions" (list :titles (mapcar (lambda (a) (lsp:code-action-title a)) actions)
+                                           :after after :undone (tether-test-text))
+                       out))))
+
         ;; insert: an empty line after the statement, point in it; what is typed is a step of its own
         (tether-test-at "total =")
         (tether-test-act #'tether-insert)
