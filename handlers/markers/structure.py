@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cache
+from typing import NamedTuple
 
 from tree_sitter import Node, Tree
 
-from tether_lsp.server.syntax import GrammarLimits, language_for
+from tether_lsp.server.syntax import GrammarLimits, language_by_name, language_for
 
 from .calculator import Calculated, Location, block_of_lines, calculate, split_lines
 from .line_map import LineMap
@@ -57,10 +59,10 @@ HOLDERS = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
+class Unit(NamedTuple):
     """A syntax unit a marker can cover. Rows are 0-based; ``first`` includes decorators, ``own_first``
-    does not (they are equal for undecorated units)."""
+    does not (they are equal for undecorated units). A named tuple: a file's units are built by the hundred at
+    every HEAD change, and a frozen dataclass's ``__init__`` cost five times as much."""
 
     kind: str
     name: str
@@ -72,6 +74,45 @@ class Unit:
     own_column: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Kinds:
+    """A grammar's node kinds by number (``Node.kind_id``: an int, where ``Node.type`` builds a str per call) and
+    the fields the walk reads (by number, as ``child_by_field_name`` finds them)."""
+
+    holders: frozenset[int]
+    functions: frozenset[int]  # and classes: definitions that have a name
+    classes: frozenset[int]
+    decorated: frozenset[int]
+    blocks: frozenset[int]  # Python statements with a body, YAML sequence items: named by their header
+    pairs: frozenset[int]
+    name: int  # Python: a definition's name; YAML: a pair's key
+    definition: int
+
+
+@cache
+def _kinds(language: str) -> _Kinds:
+    grammar = language_by_name(language).language
+    names: dict[str, set[int]] = {}
+    # every kind, the error kinds (numbered past the count) included; several numbers can share a name (aliases)
+    for kind_id in (*range(grammar.node_kind_count), 0xFFFE, 0xFFFF):
+        names.setdefault(grammar.node_kind_for_id(kind_id) or "", set()).add(kind_id)
+
+    def of(*types: str) -> frozenset[int]:
+        return frozenset(k for t in types for k in names.get(t, ()))
+
+    python = language == "python"
+    return _Kinds(
+        holders=of(*HOLDERS[language]),
+        functions=of("function_definition" if python else ""),
+        classes=of("class_definition" if python else ""),
+        decorated=of("decorated_definition" if python else ""),
+        blocks=of(*PY_BLOCKS) if python else of("block_sequence_item"),
+        pairs=of("" if python else "block_mapping_pair"),
+        name=grammar.field_id_for_name("name" if python else "key") or -1,
+        definition=(grammar.field_id_for_name("definition") or -1) if python else -1,
+    )
+
+
 def units(language: str, text: str, limits: GrammarLimits | None = None) -> list[Unit] | None:
     """Every unit of a text in document order; None when the text is not parsed (over ``limits``: the
     ``tether.limits`` grammar settings, their defaults when None)."""
@@ -81,75 +122,95 @@ def units(language: str, text: str, limits: GrammarLimits | None = None) -> list
 
 
 def units_of(language: str, tree: Tree, data: bytes) -> list[Unit]:
-    """Every unit of a parsed text (``data``, its bytes) in document order."""
+    """Every unit of a parsed text (``data``, its bytes) in document order. Only the nodes that can hold statements
+    are walked, told apart by kind number; names and headers are read from ``data`` (a node's ``text`` goes
+    through the parse's read callback)."""
     out: list[Unit] = []
-    holders = HOLDERS[language]
+    kinds = _kinds(language)
+    holders, decorated, definition = kinds.holders, kinds.decorated, kinds.definition
+    unit_of = _python_unit if language == "python" else _yaml_unit
     stack: list[tuple[Node, tuple[str, ...]]] = [(tree.root_node, ())]
     while stack:  # explicit: nesting can be deeper than Python's recursion limit
         node, path = stack.pop()
         children: list[tuple[Node, tuple[str, ...]]] = []
         for child in node.named_children:
-            if child.type not in holders:
+            kind = child.kind_id
+            if kind not in holders:
                 continue
-            unit = _python_unit(child, path, data) if language == "python" else _yaml_unit(child, path, data)
+            unit = unit_of(child, path, data)
             if unit is not None:
                 out.append(unit)
-                inner = child.child_by_field_name("definition") if child.type == "decorated_definition" else None
+                inner = child.child_by_field_id(definition) if kind in decorated else None
                 children.append((inner or child, (*path, unit.name)))  # a decorated def is one unit
             else:
                 children.append((child, path))
         stack.extend(reversed(children))
-    out.sort(key=lambda u: (u.first, -u.last))
+    out.sort(key=_order)
     return out
+
+
+def _order(unit: Unit) -> tuple[int, int]:
+    return unit.first, -unit.last
 
 
 def _last_row(node: Node, data: bytes) -> int:
     """The row of the node's last non-blank character (tree-sitter ends some nodes on the next line)."""
-    end = node.end_byte
-    while end > node.start_byte and data[end - 1 : end] in (b" ", b"\t", b"\r", b"\n"):
+    start, end = node.start_byte, node.end_byte
+    while end > start and data[end - 1] in _BLANKS:
         end -= 1
-    if end <= node.start_byte:
+    if end <= start:
         return node.start_point.row
     # the node's end row less the line breaks after its last character: counting from the text's start would make
     # a walk over every unit of a file quadratic
     return node.end_point.row - data.count(b"\n", end, node.end_byte)
 
 
+_BLANKS = frozenset(b" \t\r\n")
+
+
+def _text(node: Node, data: bytes) -> str:
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
 def _header(node: Node, data: bytes) -> str:
-    line_end = data.find(b"\n", node.start_byte)
-    return normalise(data[node.start_byte : line_end if line_end >= 0 else len(data)].decode("utf-8", "replace"))
+    start = node.start_byte
+    line_end = data.find(b"\n", start)
+    return normalise(data[start : line_end if line_end >= 0 else len(data)].decode("utf-8", "replace"))
 
 
 def _python_unit(node: Node, path: tuple[str, ...], data: bytes) -> Unit | None:
-    inner = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+    kinds = _kinds("python")
+    kind = node.kind_id
+    inner = node.child_by_field_id(kinds.definition) if kind in kinds.decorated else node
     if inner is None:
         return None
-    if inner.type in ("function_definition", "class_definition"):
-        name_node = inner.child_by_field_name("name")
-        name = name_node.text.decode("utf-8", "replace") if name_node is not None and name_node.text else ""
-        kind = "class" if inner.type == "class_definition" else "function"
-    elif node.type in PY_BLOCKS:
-        name, kind = _header(node, data), node.type
+    inner_kind = inner.kind_id
+    if inner_kind in kinds.functions or inner_kind in kinds.classes:
+        name_node = inner.child_by_field_id(kinds.name)
+        name = _text(name_node, data) if name_node is not None else ""
+        unit_kind = "class" if inner_kind in kinds.classes else "function"
+    elif kind in kinds.blocks:
+        name, unit_kind = _header(node, data), node.type
     else:
         return None
-    last = _last_row(node, data)
-    return Unit(
-        kind, name, path, node.start_point.row, inner.start_point.row, last, node.start_point.column,
-        inner.start_point.column,
-    )  # fmt: skip
+    row, column = node.start_point
+    own_row, own_column = inner.start_point if inner is not node else (row, column)
+    return Unit(unit_kind, name, path, row, own_row, _last_row(node, data), column, own_column)
 
 
 def _yaml_unit(node: Node, path: tuple[str, ...], data: bytes) -> Unit | None:
-    if node.type == "block_mapping_pair":
-        key = node.child_by_field_name("key")
-        name = normalise(key.text.decode("utf-8", "replace")) if key is not None and key.text else ""
-        kind = "yaml-pair"
-    elif node.type == "block_sequence_item":
-        name, kind = _header(node, data), "yaml-item"
+    kinds = _kinds("yaml")
+    kind = node.kind_id
+    if kind in kinds.pairs:
+        key = node.child_by_field_id(kinds.name)
+        name = normalise(_text(key, data)) if key is not None else ""
+        unit_kind = "yaml-pair"
+    elif kind in kinds.blocks:
+        name, unit_kind = _header(node, data), "yaml-item"
     else:
         return None
-    row, column = node.start_point.row, node.start_point.column
-    return Unit(kind, name, path, row, row, _last_row(node, data), column, column)
+    row, column = node.start_point
+    return Unit(unit_kind, name, path, row, row, _last_row(node, data), column, column)
 
 
 @dataclass(frozen=True, slots=True)

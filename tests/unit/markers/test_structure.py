@@ -6,8 +6,6 @@ Every case also runs the lines-only calculator, to show the line algorithm alone
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from tether_lsp.handlers.markers.calculator import Location, calculate, split_lines
@@ -164,7 +162,7 @@ def test_snap_prefers_the_qualified_name_anywhere_to_a_namesake_at_the_mapped_pl
     on_base = Location(2, 1, 3, 17)
     got = snap(was, found, split_lines(new), on_base)
     assert got is not None and got[1] == command_invoke and got[0] == Location(7, 1, 8, 17)
-    orphan = Covered(replace(command_invoke, path=("Gone",)), True, True, False)  # no such qualified name
+    orphan = Covered(command_invoke._replace(path=("Gone",)), True, True, False)  # no such qualified name
     got = snap(orphan, found, split_lines(new), on_base)
     assert got is not None and got[1].path == ("Base",)  # then the namesake holding the mapped line
     assert snap(orphan, found, split_lines(new), None) is None  # and nothing without a mapping
