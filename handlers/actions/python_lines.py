@@ -90,14 +90,11 @@ class Lines:
         return found
 
     def _bound(self, index: int) -> int:
-        """Where the region above member ``index`` starts: the previous member's end or the header's colon."""
+        """Where the region above member ``index`` starts: the previous member's end; for a first decorator, the
+        definition's start (the comments above it are the definition's)."""
         if index > 0:
             return self.members[index - 1].end_byte
-        if self.node.type == "block" and self.node.parent is not None:
-            colons = [c.end_byte for c in self.node.parent.children if c.type == ":"]
-            before = [c for c in colons if c <= self.node.start_byte]
-            return before[-1] if before else self.node.start_byte
-        return -1
+        return self.node.start_byte if self.node.type == "decorated_definition" else -1
 
     def _span(self, index: int) -> tuple[int, int]:
         source, node = self.source, self.members[index]

@@ -72,6 +72,8 @@ REMOVE = [
     ("@a\n@b\ndef f():\n    pass\n", ["@a"], "@b\ndef f():\n    pass\n"),
     ("@a\n@b\ndef f():\n    pass\n", ["@b"], "@a\ndef f():\n    pass\n"),
     ("@a\ndef f():\n    pass\n", ["@a"], "def f():\n    pass\n"),
+    ("# about f\n@a\n@b\ndef f():\n    pass\n", ["@a"], "# about f\n@b\ndef f():\n    pass\n"),
+    ("x = 1\n# about f\n@a\ndef f():\n    pass\n", ["def f"], "x = 1\n"),
     ("def f():\n    '''Doc.'''\n    return 1\n", ["'''Doc.'''"], "def f():\n    return 1\n"),
     # clauses
     ("if a:\n    x\nelif b:\n    y\nelse:\n    z\n", ["elif b"], "if a:\n    x\nelse:\n    z\n"),
