@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
+import { actions } from './actions.mjs';
+
 const require = createRequire(path.join(process.env.E2E_CACHE, 'package.json'));
 const { chromium } = require('playwright-core');
 
@@ -159,6 +161,11 @@ try {
     await page.keyboard.press('Enter');
     out.works = await until('the prompt under the cursor', async () => ((await statusText()).includes('Tether: SYSTEM_PROMPT') ? 'SYSTEM_PROMPT' : false), 30000);
     await page.screenshot({ path: process.env.SHOT.replace('.png', '-installed.png') });
+    break scenario;
+  }
+
+  if (process.env.SCENARIO === 'actions') {
+    await actions({ page, out, workspace, command, goTo, statusText, until });
     break scenario;
   }
 

@@ -39,6 +39,14 @@ const WRAPPER_HELP: Record<string, string> = {
   call: 'function(…) around an expression',
 };
 
+/** A marked span as drawn: a bare cursor's mark is its line's code (the server takes the code under it). */
+function shown(document: vscode.TextDocument, span: { start: number; end: number }): vscode.Range {
+  const start = document.positionAt(span.start);
+  if (span.end > span.start) return new vscode.Range(start, document.positionAt(span.end));
+  const line = document.lineAt(start.line);
+  return new vscode.Range(line.firstNonWhitespaceCharacterIndex < line.text.length ? line.range.start.translate(0, line.firstNonWhitespaceCharacterIndex) : line.range.start, line.range.end);
+}
+
 export class Actions implements vscode.Disposable {
   private mark: Mark | undefined;
   private readonly highlight = vscode.window.createTextEditorDecorationType({
@@ -208,7 +216,7 @@ export class Actions implements vscode.Disposable {
     for (const editor of vscode.window.visibleTextEditors) {
       const mark = this.mark && editor.document.uri.toString() === this.mark.uri ? this.mark : undefined;
       const document = editor.document;
-      const ranges = mark ? mark.spans.map((s) => new vscode.Range(document.positionAt(s.start), document.positionAt(s.end))) : [];
+      const ranges = mark ? mark.spans.map((s) => shown(document, s)) : [];
       editor.setDecorations(this.highlight, ranges);
       const first = ranges[0];
       const end = first && document.lineAt(first.start.line).range.end;

@@ -6,7 +6,9 @@
 // Why compare selections instead of a "pending" flag around the assignment: in VS Code the selection change
 // event for `editor.selections = …` reaches the extension host asynchronously (after a round trip through the
 // renderer), so a flag set and cleared around the assignment misses it. We remember the selections we set and
-// treat the first event that reports exactly those as ours.
+// treat the first event that reports exactly those as ours. A chain's steps can be answered faster than those
+// events come: every selection we set and have not yet heard of is remembered, in order, and an event that reports
+// one of them is ours (the ones set before it are then forgotten: their events, if any, came or never will).
 
 export interface Span {
   startLine: number;
@@ -21,7 +23,7 @@ export function key(spans: readonly Span[]): string {
 
 export class SelectionState {
   private readonly cursors = new Map<string, number[]>();
-  private readonly expected = new Map<string, string>();
+  private readonly expected = new Map<string, string[]>();
 
   /** The cursor node ids to send for a document: empty means "from the root" (or from the selection). */
   ids(uri: string): number[] {
@@ -41,16 +43,18 @@ export class SelectionState {
   applied(uri: string, ids: readonly number[], selected: readonly Span[]): boolean {
     if (ids.length === 0) return false;
     this.cursors.set(uri, [...ids]);
-    this.expected.set(uri, key(selected));
+    this.expected.set(uri, [...(this.expected.get(uri) ?? []), key(selected)]);
     return true;
   }
 
   /** A selection change event: ours (the selections we set) keeps the state; any other clears it.
    *  Returns whether the state was cleared. */
   selectionChanged(uri: string, spans: readonly Span[]): boolean {
-    const mine = this.expected.get(uri);
-    if (mine !== undefined && mine === key(spans)) {
-      this.expected.delete(uri);
+    const mine = this.expected.get(uri) ?? [];
+    const at = mine.indexOf(key(spans));
+    if (at >= 0) {
+      if (at === mine.length - 1) this.expected.delete(uri);
+      else this.expected.set(uri, mine.slice(at + 1));
       return false;
     }
     return this.reset(uri);

@@ -66,3 +66,21 @@ test('a chain continues from the ids of the previous step', () => {
   assert.deepEqual(state.ids('u'), [5]);
   assert.equal(state.selectionChanged('u', [A]), false);
 });
+
+test('a chain applied faster than VS Code reports its selections: the earlier step’s late event is ours too', () => {
+  const state = new SelectionState();
+  state.applied('u', [5, 6, 7], [A, B, A]); // selectFunctions
+  state.applied('u', [6], [B]); // selectNth 1, answered before the first selection event arrived
+  assert.equal(state.selectionChanged('u', [A, B, A]), false); // the first step's event, late
+  assert.equal(state.selectionChanged('u', [B]), false); // the second's
+  assert.deepEqual(state.ids('u'), [6]);
+  assert.equal(state.selectionChanged('u', [A, B, A]), true); // now it is the user's
+});
+
+test('a late event of an earlier step that was already passed by the next one is not taken as ours again', () => {
+  const state = new SelectionState();
+  state.applied('u', [1], [A]);
+  state.applied('u', [2], [B]);
+  assert.equal(state.selectionChanged('u', [B]), false); // the first one's event never came (coalesced)
+  assert.equal(state.selectionChanged('u', [A]), true); // A now is the user's click
+});
