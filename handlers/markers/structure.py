@@ -22,7 +22,8 @@ algorithm, as do languages Tether does not parse and texts it will not parse (ov
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import NamedTuple
@@ -121,10 +122,33 @@ def units(language: str, text: str, limits: GrammarLimits | None = None) -> list
     return None if tree is None else units_of(language, tree, data)
 
 
-def units_of(language: str, tree: Tree, data: bytes) -> list[Unit]:
-    """Every unit of a parsed text (``data``, its bytes) in document order. Only the nodes that can hold statements
-    are walked, told apart by kind number; names and headers are read from ``data`` (a node's ``text`` goes
-    through the parse's read callback)."""
+@dataclass(frozen=True, slots=True)
+class Wanted:
+    """The units a caller needs: those whose lines hold one of ``rows`` (0-based, sorted) and those of a qualified
+    name (path and name) in ``names``, wherever they are; ``prefixes``: every path leading to one of those names.
+    The walk skips every node that holds none of them, and names only the units on its way."""
+
+    rows: list[int]
+    names: frozenset[tuple[str, ...]] = frozenset()
+    prefixes: frozenset[tuple[str, ...]] = frozenset()
+
+    @staticmethod
+    def of(rows: Iterable[int], names: Iterable[tuple[str, ...]] = ()) -> Wanted:
+        named = frozenset(names)
+        prefixes = frozenset(name[:n] for name in named for n in range(len(name)))
+        return Wanted(sorted(set(rows)), named, prefixes)
+
+    def near(self, first: int, last: int) -> bool:
+        """Whether rows ``first`` to ``last`` hold a wanted row."""
+        at = bisect_left(self.rows, first)
+        return at < len(self.rows) and self.rows[at] <= last
+
+
+def units_of(language: str, tree: Tree, data: bytes, wanted: Wanted | None = None) -> list[Unit]:
+    """Every unit of a parsed text (``data``, its bytes) in document order; only those ``wanted`` when given (a
+    HEAD change asks for the units around a file's markers). Only the nodes that can hold statements are walked,
+    told apart by kind number; names and headers are read from ``data`` (a node's ``text`` goes through the
+    parse's read callback)."""
     out: list[Unit] = []
     kinds = _kinds(language)
     holders, decorated, definition = kinds.holders, kinds.decorated, kinds.definition
@@ -137,13 +161,21 @@ def units_of(language: str, tree: Tree, data: bytes) -> list[Unit]:
             kind = child.kind_id
             if kind not in holders:
                 continue
+            near = True
+            if wanted is not None:
+                near = wanted.near(child.start_point.row, child.end_point.row)
+                if not near and path not in wanted.prefixes:
+                    continue  # nothing in it is wanted: no wanted row, and its path leads to no wanted name
             unit = unit_of(child, path, data)
-            if unit is not None:
-                out.append(unit)
-                inner = child.child_by_field_id(definition) if kind in decorated else None
-                children.append((inner or child, (*path, unit.name)))  # a decorated def is one unit
-            else:
+            if unit is None:
                 children.append((child, path))
+                continue
+            qualified = (*path, unit.name)
+            if near or wanted is None or qualified in wanted.names:
+                out.append(unit)
+            if near or wanted is None or qualified in wanted.prefixes:
+                inner = child.child_by_field_id(definition) if kind in decorated else None
+                children.append((inner or child, qualified))  # a decorated def is one unit
         stack.extend(reversed(children))
     out.sort(key=_order)
     return out
@@ -225,8 +257,8 @@ class Covered:
 
 def covered(found: list[Unit], lines: list[str], loc: Location) -> Covered | None:
     """The unit whose lines ``loc`` covers exactly (the outermost when several share them)."""
-    to_next_line = loc.col_end == 1 and loc.line_end > loc.line_start
-    first, last = loc.line_start - 1, loc.line_end - 1 - (1 if to_next_line else 0)
+    to_next_line = _to_next_line(loc)
+    first, last = loc.line_start - 1, _last_row_covered(loc)
     if not to_next_line and last < len(lines) and loc.col_end <= len(lines[last].rstrip()):
         return None  # the marker stops before the end of the unit's last line
     for unit in found:
@@ -237,6 +269,15 @@ def covered(found: list[Unit], lines: list[str], loc: Location) -> Covered | Non
         if unit.own_first == first and loc.col_start <= unit.own_column + 1:
             return Covered(unit, False, loc.col_start == 1, to_next_line)
     return None
+
+
+def _to_next_line(loc: Location) -> bool:
+    return loc.col_end == 1 and loc.line_end > loc.line_start
+
+
+def _last_row_covered(loc: Location) -> int:
+    """The 0-based last row of the unit ``loc`` would cover (see :func:`covered`)."""
+    return loc.line_end - 1 - (1 if _to_next_line(loc) else 0)
 
 
 def snap(was: Covered, found: list[Unit], lines: list[str], mapped: Location | None) -> tuple[Location, Unit] | None:
@@ -295,7 +336,9 @@ def follow(
     assert language is not None
     old_data = old_text.encode("utf-8", "surrogatepass")
     old_tree = parse(language, old_data, limits)
-    old_units = units_of(language, old_tree, old_data) if old_tree is not None else None
+    # a marker covers a unit that ends on its last row: only the units around those rows are needed
+    ends = Wanted.of(_last_row_covered(loc) for loc in locations.values())
+    old_units = units_of(language, old_tree, old_data, ends) if old_tree is not None else None
     if not old_units or old_tree is None:
         return results
     old_lines = split_lines(old_text)
@@ -310,7 +353,12 @@ def follow(
     )
     if new_tree is None:
         return results
-    new_units = units_of(language, new_tree, new_data)
+    # the units :func:`snap` can choose: those holding a mapped first line, those of a covered unit's name anywhere
+    shaped = {key: was for key, was in shapes.items() if was is not None}
+    mapped_at = [loc.line_start - 1 for loc in (results[key].location for key in shaped) if loc is not None]
+    new_units = units_of(
+        language, new_tree, new_data, Wanted.of(mapped_at, ((*w.unit.path, w.unit.name) for w in shaped.values()))
+    )
     new_lines = split_lines(new_text)
     for key, was in shapes.items():
         if was is None:
