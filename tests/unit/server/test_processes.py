@@ -164,13 +164,12 @@ def test_building_the_server_imports_nothing_of_multiprocessing() -> None:
 async def test_the_default_runs_two_children_and_never_more_than_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     """A HEAD change relocates its files in the children: two on a machine with two cores or more (one child did
     the whole of it while the other core waited), never more children than cores (they would only take turns)."""
-    from tether_lsp.server import processes as processes_module
     from tether_lsp.server.settings import LimitSettings
 
     assert LimitSettings().processes == 2
-    monkeypatch.setattr(processes_module.os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert Processes(lambda: LimitSettings().processes, asyncio.to_thread).size() == 1
-    monkeypatch.setattr(processes_module.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
     pool = Processes(lambda: LimitSettings().processes, asyncio.to_thread)
     try:
         assert pool.size() == 2
