@@ -160,8 +160,6 @@ class Lines:
         top, bottom = line_start(source, start), next_line(source, end)
         above = top
         while above > 0 and (previous := previous_line(source, above)) >= 0 and is_blank_line(source, previous):
-            if first == 0 and previous <= self._bound(0):
-                break
             above = previous
         below = bottom
         while below < len(source) and is_blank_line(source, below):

@@ -46,6 +46,8 @@ REMOVE = [
     ("def f(): return 1\n", ["return 1"], "def f(): pass\n"),
     ("x = 1; y = 2\n", ["x = 1"], "y = 2\n"),
     ("x = 1; y = 2\n", ["y = 2"], "x = 1\n"),
+    ("x = 1; y = 2; z = 3\n", ["z = 3"], "x = 1; y = 2\n"),
+    ("x = 1; y = 2; z = 3\n", ["y = 2"], "x = 1; z = 3\n"),
     ("if a: x = 1; y = 2\n", ["y = 2"], "if a: x = 1\n"),
     ("if a:\n    x = 1; y = 2\n    z = 3\n", ["y = 2"], "if a:\n    x = 1\n    z = 3\n"),
     ("if a:\n    x = 1\n    y = 2; z = 3\n", ["y = 2"], "if a:\n    x = 1\n    z = 3\n"),
