@@ -1,71 +1,41 @@
 // The protocol as this client sends and reads it, declared once: every feature takes its shapes from here. The
 // Tether interfaces are written as docs/protocol.md "Every method and message shape" has them (test/wire.test.ts
 // compares them field by field, and each method's params and result with the doc's table); the few standard LSP
-// shapes the client builds itself come first. Positions are 0-based UTF-16, as the client negotiates them.
+// shapes the client builds itself are in src/lspShapes.ts, re-exported here. Positions are 0-based UTF-16, as the client negotiates them.
 // Types only: nothing here runs.
 
-export type integer = number;
+// --- standard LSP (src/lspShapes.ts) ---------------------------------------------------------------------------
 
-// --- standard LSP ---------------------------------------------------------------------------------------------
-
-export interface Position {
-  line: integer;
-  character: integer;
-}
-
-export interface Range {
-  start: Position;
-  end: Position;
-}
-
-export interface TextDocumentIdentifier {
-  uri: string;
-}
-
-export interface InlineCompletionParams {
-  textDocument: TextDocumentIdentifier;
-  position: Position;
-  context: { triggerKind: 1 | 2 }; // 1: asked for (Invoke), 2: automatic
-}
-
-export interface InlineCompletionItem {
-  insertText: string;
-  range?: Range;
-}
-
-export interface InlineCompletionList {
-  items: InlineCompletionItem[];
-}
-
-export interface VersionedTextDocumentIdentifier {
-  uri: string;
-  version: integer;
-}
-
-export interface OptionalVersionedTextDocumentIdentifier {
-  uri: string;
-  version: integer | null;
-}
-
-export interface TextEdit {
-  range: Range;
-  newText: string;
-}
-
-export interface TextDocumentEdit {
-  textDocument: OptionalVersionedTextDocumentIdentifier;
-  edits: TextEdit[];
-}
-
-export interface WorkspaceEdit {
-  documentChanges?: TextDocumentEdit[]; // what tether/applyAction answers (no file operations)
-  changes?: { [uri: string]: TextEdit[] };
-}
-
-export interface Location {
-  uri: string;
-  range: Range;
-}
+import type {
+  integer,
+  Position,
+  Range,
+  TextDocumentIdentifier,
+  InlineCompletionParams,
+  InlineCompletionItem,
+  InlineCompletionList,
+  VersionedTextDocumentIdentifier,
+  OptionalVersionedTextDocumentIdentifier,
+  TextEdit,
+  TextDocumentEdit,
+  WorkspaceEdit,
+  Location,
+} from './lspShapes';
+export type {
+  integer,
+  Position,
+  Range,
+  TextDocumentIdentifier,
+  InlineCompletionParams,
+  InlineCompletionItem,
+  InlineCompletionList,
+  VersionedTextDocumentIdentifier,
+  OptionalVersionedTextDocumentIdentifier,
+  TextEdit,
+  TextDocumentEdit,
+  WorkspaceEdit,
+  Location,
+} from './lspShapes';
 
 // --- documents and the editor ---------------------------------------------------------------------------------
 
