@@ -11,9 +11,11 @@ import dataclasses
 from contextlib import closing
 from typing import TYPE_CHECKING, Protocol
 
-from tether_lsp.server.files import file_exists, file_uri_spellings, same_file
+from tether_lsp.server.errors import InvalidParams
+from tether_lsp.server.files import FileRefused, file_exists, file_uri_spellings, read_text, same_file, uri_to_path
 from tether_lsp.server.host import Host
 from tether_lsp.server.lazy import lazy_module
+from tether_lsp.server.settings import LimitSettings
 
 from . import git
 from .clones import in_clone
@@ -43,6 +45,22 @@ class Stores(Protocol):
     def locations(self) -> LocationStore: ...
     def local(self) -> UncommittedStore: ...
     def changed_from_worker(self, uris: list[str]) -> None: ...
+
+
+def current_text(server: Host, uri: str, open_text: str | None) -> str | None:
+    """Worker: the open buffer's text, else the file on disk, else None; -32602 naming the uri for a file that must
+    not be read (not a regular file, too large)."""
+    if open_text is not None:
+        return open_text
+    path = uri_to_path(uri)
+    if path is None:
+        return None
+    try:
+        return read_text(path, server.settings.section(LimitSettings).maxFileBytes)
+    except FileRefused as exc:
+        raise InvalidParams("textDocument.uri", f"{uri}: {exc}", kind="fileRefused", uri=uri) from exc
+    except OSError:
+        return None
 
 
 def locate(

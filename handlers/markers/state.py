@@ -27,11 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_lsp.server.errors import ContentModified, InvalidParams, StorageError
-from tether_lsp.server.files import FileRefused, file_exists, read_text, uri_to_path
+from tether_lsp.server.files import file_exists, uri_to_path
 from tether_lsp.server.host import Host
 from tether_lsp.server.lazy import lazy_module
 from tether_lsp.server.positions import Encoding, Pos
-from tether_lsp.server.settings import LimitSettings
 
 from . import git, locating
 from .cache import Cached, OpenDocument, carried
@@ -39,21 +38,22 @@ from .checks import CachedChecks
 from .clones import Clones
 from .convert import to_location
 from .heads import HeadCheck
+from .marked_files import MarkedFiles
 from .places import FileKey
 from .settings import settings_in_force
 from .sync import HeadSync
 from .team import TeamChannel
+from .writes import markers_written
 
 if TYPE_CHECKING:
     from tether_lsp.server.storage import Database
 
-    from . import location_store, service, store, tracking, uncommitted_store
+    from . import location_store, service, store, uncommitted_store
     from .store import MarkerRecord, MarkerStore
     from .uncommitted_store import UncommittedStore
 else:  # loaded on first use: they bring SQLAlchemy, which start-up does not need
-    location_store, service, store, tracking, uncommitted_store = (
-        lazy_module(f"{__package__}.{name}")
-        for name in ("location_store", "service", "store", "tracking", "uncommitted_store")
+    location_store, service, store, uncommitted_store = (
+        lazy_module(f"{__package__}.{name}") for name in ("location_store", "service", "store", "uncommitted_store")
     )
 
 log = logging.getLogger(__name__)
@@ -98,6 +98,7 @@ class MarkersState:
         self.team = TeamChannel(server, self._from_other_servers)  # NOTIFY and LISTEN on PostgreSQL
         self.clones = Clones(server, self.git, self.team.announce)  # uris <-> (repository, path)
         self.sync = HeadSync(self, self.clones, self._resynced)  # each repository's markers at its HEAD
+        self.marked = MarkedFiles()  # each clone's files with markers, and those gone from its working tree
         self._local: tuple[Database, UncommittedStore] | None = None
         settings_in_force(server.settings)
 
@@ -162,7 +163,7 @@ class MarkersState:
         if cached is None or cached.root is None:
             return
         if await self.head_check.current(cached.root) != cached.head:
-            self.forget(uri)
+            self._drop(uri)
 
     def _moved_into(self, uri: str) -> None:
         """Loop: a check found markers renamed into ``uri``."""
@@ -180,19 +181,8 @@ class MarkersState:
     # --- requests (workers) ----------------------------------------------------------------------------
 
     def current_text(self, uri: str, open_text: str | None) -> str | None:
-        """The open buffer's text, else the file on disk, else None; -32602 naming the uri for a file that must
-        not be read (not a regular file, too large)."""
-        if open_text is not None:
-            return open_text
-        path = uri_to_path(uri)
-        if path is None:
-            return None
-        try:
-            return read_text(path, self.server.settings.section(LimitSettings).maxFileBytes)
-        except FileRefused as exc:
-            raise InvalidParams("textDocument.uri", f"{uri}: {exc}", kind="fileRefused", uri=uri) from exc
-        except OSError:
-            return None
+        """See :func:`.locating.current_text`."""
+        return locating.current_text(self.server, uri, open_text)
 
     def locate_now(self, uri: str, open_text: str | None, *, settled: bool = False) -> MarkersState.Found:
         """Every marker of ``uri`` located in its current text, after following renames into it (the one way
@@ -294,7 +284,7 @@ class MarkersState:
         path, repo = uri_to_path(uri), self.repo_of(uri)
         if repo is None or path is None:
             return False
-        return tracking.follow_working_tree_renames(self.markers(), self.git, repo.root, uri, path)
+        return self.marked.follow_into(self.markers(), self.git, repo.root, uri, path)
 
     def files_with_markers(self, prefix: str) -> list[str]:
         """Worker: the files under ``prefix`` that may hold markers now: the markers' own files and the files
@@ -374,6 +364,12 @@ class MarkersState:
         self.buffer[uri] = Cached(version, head, located, root)
 
     def forget(self, *uris: str) -> None:
+        """Loop: the markers of ``uris`` changed (a write, another process's): their cache goes, and the files with
+        markers are read again (:mod:`.marked_files`)."""
+        markers_written()
+        self._drop(*uris)
+
+    def _drop(self, *uris: str) -> None:
         self._forgets += 1
         for uri in uris:
             self.buffer.pop(uri, None)

@@ -36,6 +36,7 @@ from .places import FileKey, Places
 from .tables import ALGORITHM_VERSION as ALGORITHM_VERSION
 from .tables import MIGRATIONS as MIGRATIONS
 from .tables import locations_table, markers_table
+from .writes import markers_written
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class MarkerStore:
             if origin is not None:
                 conn.execute(locations_table.insert().values(**location_row(origin, origin_key)))
             self._announce(conn, (record.uri, key))
+        markers_written()
 
     def insert_many(self, records: list[tuple[MarkerRecord, StoredLocation | None]]) -> None:
         keys = self.keys.of_many([r.uri for r, _ in records] + [o.uri for _, o in records if o is not None])
@@ -144,6 +146,7 @@ class MarkerStore:
             origins = [location_row(o, keys[o.uri]) for _, o in records if o is not None]
             if origins:
                 conn.execute(locations_table.insert(), origins)
+        markers_written()
 
     def get(self, marker_id: str) -> MarkerRecord | None:
         with self.db.transaction() as conn:
@@ -222,6 +225,7 @@ class MarkerStore:
                 )
                 conn.execute(locations_table.insert().values(**location_row(origin, origin_key)))
             self._announce(conn, (record.uri, key), *([old] if old else []))
+        markers_written()
 
     def set_commit(self, marker_id: str, commit: str | None) -> None:
         """A marker on uncommitted code whose code got committed (flush), or placed on uncommitted code."""
@@ -231,6 +235,7 @@ class MarkerStore:
             )
             if commit is None:
                 conn.execute(delete(locations_table).where(locations_table.c.marker_id == marker_id))
+        markers_written()
 
     def delete(self, marker_id: str) -> bool:
         with self.db.transaction(write_lock=True) as conn:
@@ -239,6 +244,7 @@ class MarkerStore:
             conn.execute(delete(locations_table).where(locations_table.c.marker_id == marker_id))
             if old:
                 self._announce(conn, old)
+        markers_written()
         return bool(result.rowcount)
 
 

@@ -14,20 +14,15 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from urllib.parse import unquote
 
-from tether_lsp.server.files import file_exists
 from tether_lsp.server.syntax import GrammarLimits
 
 from . import computing
 from .calculator import block_of
 from .computing import HeadResult, Memo, Progress
-from .git import Git
 from .git_view import GitView
 from .location_store import LocationStore, StoredLocation
 from .relocate import Start, start_in_thread
-from .service import follow_renames
 from .store import MarkerRecord, MarkerStore
 from .structure import follow, language_of
 from .tables import ALGORITHM_VERSION
@@ -40,7 +35,6 @@ __all__ = [
     "at_head",
     "file_at_head",
     "flush_uncommitted",
-    "follow_working_tree_renames",
 ]
 
 log = logging.getLogger(__name__)
@@ -188,27 +182,3 @@ def flush_uncommitted(
             local.remove(record.id)
             flushed.append(record.id)
     return flushed
-
-
-def follow_working_tree_renames(markers: MarkerStore, git: Git, root: Path, uri: str, path: Path) -> bool:
-    """Markers of files renamed (``git mv``, committed or staged) into ``uri`` (at ``path`` in the clone at
-    ``root``) move with them; True when some did."""
-    root_uri = root.as_uri().rstrip("/") + "/"
-    gone_files = [u for u in markers.uris_under(root_uri) if u != uri and not file_exists(u)]
-    if not gone_files:
-        return False
-    gone = [r for u in gone_files for r in markers.for_uri(u)]
-    cache: dict[str, dict[str, str]] = {}
-
-    def renamed_to(record: MarkerRecord) -> str | None:
-        since = record.commit_hash_when_created or "HEAD"
-        if since not in cache:
-            cache[since] = git.renames(root, since)
-        new = cache[since].get(unquote(record.uri[len(root_uri) :]))
-        # compare paths, not uri spellings (clients percent-encode differently)
-        return uri if new and (root / new).resolve() == path.resolve() else None
-
-    moved = follow_renames(markers, uri, gone, renamed_to)
-    if moved:
-        log.info("markers followed a rename to %s", uri)
-    return bool(moved)
