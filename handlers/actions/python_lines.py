@@ -167,8 +167,16 @@ class Lines:
         blank_above = source.count(b"\n", above, top)
         blank_below = source.count(b"\n", bottom, below)
         if first > 0 and (last + 1 == count or blank_above <= blank_below):
-            return [Replace(above, bottom, b"")]
-        return [Replace(top, below, b"")]
+            return [_ending_as_before(source, above, bottom)]
+        return [_ending_as_before(source, top, below)]
+
+
+def _ending_as_before(source: bytes, start: int, end: int) -> Replace:
+    """Whole lines' removal; when they end a text with no final newline, the line break before them goes
+    instead, so the text still ends without one (``if a: x\nelse: y`` minus its else is ``if a: x``)."""
+    if end == len(source) and start > 0 and not source.endswith(b"\n"):
+        start = line_end(source, start - 1)
+    return Replace(start, end, b"")
 
 
 def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:
@@ -259,7 +267,10 @@ class LineMember:
     def _check_clause(self, text: bytes, after: bool) -> None:
         kind = self.node.type
         if text and not text.startswith((b"elif", b"except")):
-            raise ActionRefused("destination", "only elif and except clauses can be added: a statement has one else")
+            which = "finally" if text.startswith(b"finally") else "else"
+            raise ActionRefused(
+                "destination", f"only elif and except clauses can be added: a statement has one {which}"
+            )
         if text.startswith(b"elif") != (self.box.node.type == "if_statement") and text:
             raise ActionRefused("destination", "elif clauses go in an if statement, except clauses in a try")
         previous = self.box.members[self.index - 1].type if self.index > 0 else ""

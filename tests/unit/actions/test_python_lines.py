@@ -37,7 +37,15 @@ REMOVE = [
     ("x = 1\ny = 2\nz = 3\n", ["y = 2"], "x = 1\nz = 3\n"),
     ("x = 1\ny = 2\nz = 3\n", ["x = 1"], "y = 2\nz = 3\n"),
     ("x = 1\ny = 2\nz = 3\n", ["z = 3"], "x = 1\ny = 2\n"),
-    ("x = 1\ny = 2\nz = 3", ["z = 3"], "x = 1\ny = 2\n"),
+    # with no final newline, the removed last lines take the line break before them: the text ends as it did
+    ("x = 1\ny = 2\nz = 3", ["z = 3"], "x = 1\ny = 2"),
+    ("x = 1\ny = 2\nz = 3", ["y = 2", "z = 3"], "x = 1"),
+    ("x = 1\r\ny = 2", ["y = 2"], "x = 1"),
+    ("if a:\n    x = 1\n    y = 2", ["y = 2"], "if a:\n    x = 1"),
+    ("def f():\n    pass\n\n\ndef g():\n    pass", ["def g"], "def f():\n    pass"),
+    ("if True: pass\nelse: pass", ["else:"], "if True: pass"),
+    ("try: pass\nexcept: pass\nfinally: pass", ["finally:"], "try: pass\nexcept: pass"),
+    ("while é: pass\nelse: pass  # 🎉", ["else:"], "while é: pass"),
     ("x = 1\ny = 2\nz = 3\n", ["x = 1", "z = 3"], "y = 2\n"),
     ("x = 1\ny = 2\nz = 3\n", ["x = 1", "y = 2"], "z = 3\n"),
     ("def f():\n    x = 1\n", ["x = 1"], "def f():\n    pass\n"),
@@ -238,3 +246,17 @@ def test_refused(before: str, action: str, markers: list[str], field: str) -> No
     with pytest.raises(ActionRefused) as refused:
         act(before, action, *markers, step=1)
     assert refused.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("before", "marker", "which"),
+    [
+        ("try:\n    x\nexcept A:\n    y\nfinally:\n    z\n", "finally:", "one finally"),
+        ("if a:\n    x\nelse:\n    y\n", "else:", "one else"),
+        ("try:\n    x\nexcept A:\n    y\nelse:\n    z\n", "else:", "one else"),
+    ],
+)
+def test_cloning_an_else_or_finally_clause_is_refused_naming_it(before: str, marker: str, which: str) -> None:
+    with pytest.raises(ActionRefused) as refused:
+        act(before, "clone", marker)
+    assert (refused.value.field, refused.value.reason.endswith(which)) == ("destination", True)
