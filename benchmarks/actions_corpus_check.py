@@ -176,7 +176,7 @@ def container(index: FileIndex, target: Target, action: str, replaces: Sequence[
         return None
     lo, hi = node.start_byte, node.end_byte
     try:
-        with expected(target.family, target.owner, "", action, target.index):
+        with expected(target.family, target.owner, "", action, target.index, _bare_loop_target(target)):
             want = _owner_dump(target.owner)
     except NotPython as why:
         return Verdict("notPython", str(why))
@@ -269,13 +269,25 @@ def _expected_statements(index: FileIndex, target: Target, action: str, win: Win
         if not items and first == 0 and last == len(stmts) and not isinstance(owner, ast.Module):
             return [ast.dump(ast.Pass())]
         return [_statement_dump(index, s, index.source, index.line_starts) for s in items]  # type: ignore[arg-type]
-    with expected(target.family, target.owner, target.field, action, target.index):
+    with expected(target.family, target.owner, target.field, action, target.index, _bare_loop_target(target)):
         return dumps(stmts[first:last])
+
+
+def _bare_loop_target(target: Target) -> bool:
+    """``for k, v in``: the engine leaves ``for v in`` (see actions_corpus_expect)."""
+    container = target.node.parent
+    outer = container.parent if container is not None else None
+    return (
+        container is not None
+        and container.type == "pattern_list"
+        and outer is not None
+        and (outer.type in ("for_statement", "for_in_clause"))
+    )
 
 
 def expectation_is_python(index: FileIndex, target: Target, action: str) -> bool:
     try:
-        with expected(target.family, target.owner, target.field, action, target.index):
+        with expected(target.family, target.owner, target.field, action, target.index, _bare_loop_target(target)):
             return True
     except NotPython:
         return False

@@ -14,6 +14,8 @@ Each container is seen as a list of *items* in source order (``items_of``), the 
   an empty set and an empty ``del`` are not Python (an empty tuple is ``()``);
 - removing a parameter also removes a bare ``*`` left with no keyword-only parameter after it and a ``/`` left
   with no parameter before it, as a person would (``def f(a, *, b)`` minus ``b`` is ``def f(a)``);
+- a loop's bare target (``for k, v in``) left with one element is that element, not a tuple of one: a person
+  writes ``for v in``, as the engine does (in brackets, ``for (k, v) in``, it stays a tuple);
 - statements of a block: a block left empty holds ``pass`` (the module may be empty). A string that becomes the
   first statement is a docstring only by convention: ``ast`` has no docstring node, so nothing else changes.
 
@@ -169,17 +171,28 @@ def _separators_kept_only_when_needed(items: list[tuple[object, ...]]) -> list[o
 
 
 @contextmanager
-def expected(family: str, owner: ast.AST, field: str, action: str, i: int) -> Iterator[None]:
+def expected(
+    family: str, owner: ast.AST, field: str, action: str, i: int, bare_loop_target: bool = False
+) -> Iterator[None]:
     """The original's ``owner`` as the action should leave it, for the time of the ``with`` (no copy: its fields
-    get new lists, put back after); :class:`NotPython` when the result has no Python text."""
+    get new lists, put back after); :class:`NotPython` when the result has no Python text. A ``bare_loop_target``
+    left with one element becomes, for that time, that element (its class and fields)."""
     saved = {name: getattr(owner, name) for name in owner._fields}
+    saved_class, saved_dict = owner.__class__, dict(owner.__dict__)
     try:
         items = edited(items_of(family, owner, field), action, i)
         if family == "params" and action == "remove":
             items = _separators_kept_only_when_needed(items)  # type: ignore[arg-type]
         set_items(family, owner, field, items)
+        if bare_loop_target and action == "remove" and len(items) == 1 and isinstance(items[0], ast.AST):
+            owner.__class__ = items[0].__class__
+            owner.__dict__.clear()
+            owner.__dict__.update(items[0].__dict__)
         yield
     finally:
+        owner.__class__ = saved_class
+        owner.__dict__.clear()
+        owner.__dict__.update(saved_dict)
         for name, value in saved.items():
             setattr(owner, name, value)
 

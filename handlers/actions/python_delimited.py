@@ -152,7 +152,9 @@ class Delimited:
             reason = parameters_refusal([e.type for k, e in enumerate(self.elements) if k not in chosen])
             if reason is not None:
                 raise ActionRefused("targets", f"what is left would break: {reason}")
-        keep_comma = self.node.type in TUPLE_LIKE and count - len(chosen) == 1 and not self._names_targets()
+        keep_comma = (
+            self.node.type in TUPLE_LIKE and count - len(chosen) == 1 and not self._names_targets() and not self._loop()
+        )
         replaces: list[Replace] = []
         for first, last in _runs(sorted(chosen)):
             replaces += self._run_removal(first, last, keep_comma)
@@ -167,6 +169,16 @@ class Delimited:
         """``del a, b`` deletes names, not a tuple: ``del a`` is what is left."""
         parent = self.node.parent
         return self.node.type == "expression_list" and parent is not None and parent.type == "delete_statement"
+
+    def _loop(self) -> bool:
+        """``for k, v in`` minus ``v`` is ``for k in``: a person writes a loop's bare target without a comma."""
+        parent = self.node.parent
+        return (
+            self.node.type == "pattern_list"
+            and parent is not None
+            and parent.type in {"for_statement", "for_in_clause"}
+            and parent.child_by_field_name("left") == self.node
+        )
 
     def _with_orphans(self, chosen: set[int]) -> set[int]:
         """A bare ``*`` with no keyword parameter after it, or a ``/`` with none before, goes too."""

@@ -281,22 +281,32 @@ class LineMember:
 
     def _blank_lines(self, text: bytes, after: bool) -> int:
         """Blank lines between the new statement and this one: 2 around a definition at top level, 1 inside,
-        none between simple statements; never more than the gap on that side, so the file's rhythm holds and a
-        removal gives the original back."""
-        if self.family != "statements":
+        none between simple statements; never more than the gap on that side (at the container's end, the gap
+        on the other side, when it too parts a definition), so the file's rhythm holds and a removal gives the
+        original back. An empty line opened above a definition gets none: it may not become one."""
+        if self.family != "statements" or (not text and not after):
             return 0
-        definition = self.node.type in DEFINITIONS or text.startswith((b"def ", b"class ", b"async def ", b"@"))
+        is_definition = self.node.type in DEFINITIONS
+        definition = is_definition or text.startswith((b"def ", b"class ", b"async def ", b"@"))
         rhythm = (2 if self.box.node.type == "module" else 1) if definition else 0
+        members = self.box.members
         neighbour = self.index + (1 if after else -1)
-        if not 0 <= neighbour < len(self.box.members):
-            return rhythm
+        if 0 <= neighbour < len(members):
+            return min(rhythm, self._gap(after))
+        other = self.index + (-1 if after else 1)
+        if 0 <= other < len(members) and (is_definition or members[other].type in DEFINITIONS):
+            return min(rhythm, self._gap(not after))
+        return rhythm
+
+    def _gap(self, after: bool) -> int:
+        """The blank lines right after (or before) this member."""
         source, (start, end) = self.box.source, self.span
         blank = 0
         at = next_line(source, end) if after else previous_line(source, start)
         while 0 <= at < len(source) and is_blank_line(source, at):
             blank += 1
             at = next_line(source, at) if after else previous_line(source, at)
-        return min(rhythm, blank)
+        return blank
 
     def text_for(self, other: Member, source: bytes) -> bytes:
         start, end = other.span

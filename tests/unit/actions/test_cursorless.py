@@ -13,8 +13,8 @@ import yaml
 
 from scripts import cursorless_fixtures as fixtures
 
-#: Measured: 144 of the 180 cases where Tether has a member for the target give Cursorless's exact text.
-EXACT = 144
+#: Measured: 149 of the 180 cases where Tether has a member for the target give Cursorless's exact text.
+EXACT = 149
 MEASURED = 180
 
 

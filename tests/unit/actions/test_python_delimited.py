@@ -63,6 +63,18 @@ REMOVE = [
     ("x = 1, 2\n", ["2"], "x = 1,\n"),
     ("x = 1, 2, 3\n", ["2"], "x = 1, 3\n"),
     ("a, b = t\n", ["b"], "a, = t\n"),
+    # a loop's bare target left with one name is written without a comma; in brackets it stays a tuple
+    ("for key, value in m.items():\n    pass\n", ["key"], "for value in m.items():\n    pass\n"),
+    ("for key, value in m.items():\n    pass\n", ["value"], "for key in m.items():\n    pass\n"),
+    ("for é, 日本, c in d:\n    pass\n", ["é", "c"], "for 日本 in d:\n    pass\n"),
+    ("for a, b, c in d:\n    pass\n", ["b"], "for a, c in d:\n    pass\n"),
+    ("xs = [kk for kk, vv in m]\n", ["vv"], "xs = [kk for kk in m]\n"),
+    (
+        "async def f():\n    async for aa, bb in c:\n        pass\n",
+        ["aa"],
+        "async def f():\n    async for bb in c:\n        pass\n",
+    ),
+    ("for (a, b) in d:\n    pass\n", ["b"], "for (a,) in d:\n    pass\n"),
     ("del a, b\n", ["b"], "del a\n"),
     ("def f():\n    global x, y\n", ["y"], "def f():\n    global x\n"),
     ("def f():\n    nonlocal x, y\n", ["x"], "def f():\n    nonlocal y\n"),

@@ -131,6 +131,20 @@ CLONE = [
         "class A:\n    def f(self):\n        pass\n\n    def f(self):\n        pass\n",
         ["def f(self):\n        pass"],
     ),
+    (
+        "def f():\n    pass\n\ndef g():\n    pass\n",
+        ["def g"],
+        True,
+        "def f():\n    pass\n\ndef g():\n    pass\n\ndef g():\n    pass\n",
+        ["def g():\n    pass"],
+    ),
+    (
+        "class A:\n    x = 1\n    def f(self):\n        pass\n",
+        ["def f"],
+        True,
+        "class A:\n    x = 1\n    def f(self):\n        pass\n    def f(self):\n        pass\n",
+        ["def f(self):\n        pass"],
+    ),
     ("if a: x = 1\n", ["x = 1"], True, "if a: x = 1; x = 1\n", ["x = 1"]),
     ("@a\ndef f():\n    pass\n", ["@a"], True, "@a\n@a\ndef f():\n    pass\n", ["@a"]),
     (
@@ -212,7 +226,41 @@ SWAP_MOVE = [
         ["x = 1"],
     ),
     ("x = 1\ny = 2\n", "move", ["x = 1", "y = 2"], {"keep": True}, "x = 1\ny = 2\nx = 1\n", ["x = 1"]),
+    # at either end of a container, the gap the neighbours use (this file parts its functions with one line)
+    (
+        "def é():\n    pass\n\ndef g():\n    pass\n",
+        "move",
+        ["def é", "def g"],
+        {"keep": True},
+        "def é():\n    pass\n\ndef g():\n    pass\n\ndef é():\n    pass\n",
+        ["def é():\n    pass"],
+    ),
+    (
+        "def é():\n    pass\n\ndef g():\n    pass\n",
+        "move",
+        ["def g", "def é"],
+        {"keep": True, "after": False},
+        "def g():\n    pass\n\ndef é():\n    pass\n\ndef g():\n    pass\n",
+        ["def g():\n    pass"],
+    ),
     ("x = 1\ny = 2\n", "insert", ["x = 1"], {}, "x = 1\n\ny = 2\n", [""]),
+    # an empty line opened above a definition is one line, not a definition's blank-line gap as well
+    (
+        "class MyClass:\n    def my_funk():\n        pass\n",
+        "insert",
+        ["def my_funk"],
+        {"after": False},
+        "class MyClass:\n    \n    def my_funk():\n        pass\n",
+        [""],
+    ),
+    (
+        "x = 1\n\n\ndef f():\n    pass\n",
+        "insert",
+        ["def f"],
+        {"after": False},
+        "x = 1\n\n\n\ndef f():\n    pass\n",
+        [""],
+    ),
     ("def f():\n    x = 1\n", "insert", ["x = 1"], {"after": False}, "def f():\n    \n    x = 1\n", [""]),
 ]
 
