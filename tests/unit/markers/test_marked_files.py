@@ -1,6 +1,6 @@
 """A lookup of one file's markers costs that file, not the repository: the files with markers are read once per
 generation of writes and looked for on disk once per (HEAD, index), so a file without markers reads no other file's
-markers and looks for no file (issue 38: the typist's ``codeLens`` after a checkout). Renames stay followed: a
+markers and looks for no file (the typist's ``codeLens`` right after a checkout). Renames stay followed: a
 ``git mv`` (its index change), a rename committed and checked out, markers written meanwhile."""
 
 from __future__ import annotations
