@@ -129,3 +129,29 @@ def test_the_first_kind_selection_of_a_document_builds_no_index_and_the_next_sel
     assert front.apply(ApplySelectorParams(uri, "selectClasses", [])).cursor_node_ids
     assert front.apply(functions) == first
     assert built == ["index"]
+
+
+def test_nested_nodes_are_numbered_walking_each_level_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The query hands nested captures innermost first; numbered in that order, each one walked the chain of
+    ancestors down from near the root again (5,000 nested calls: 17 s, the hostile tier's timeout). In document
+    order each level is entered once."""
+    from tether_lsp.handlers.selectors import unindexed
+    from tether_lsp.handlers.selectors.kinds import table_for
+    from tether_lsp.server.syntax import parse_text
+
+    depth = 400
+    text = ("x = " + "f(" * depth + "1" + ")" * depth + "\n").encode()
+    tree = parse_text("python", text)
+    entered = 0
+    push = unindexed._Numbering._push
+
+    def counted(self: Any, node: Any) -> None:
+        nonlocal entered
+        entered += 1
+        push(self, node)
+
+    monkeypatch.setattr(unindexed._Numbering, "_push", counted)
+    found = kind_in_document(table_for("python", tree.language), tree, text, "call")
+    assert found is not None and len(found) == depth
+    assert [start for _, start, _ in found] == sorted(start for _, start, _ in found)
+    assert entered <= 3 * depth + 10, entered  # the old order entered ~depth²/2 levels
