@@ -62,6 +62,7 @@ dist: venv
 bench: venv
 	$(PY) -m benchmarks.syntax
 	$(PY) -m benchmarks.selectors
+	$(PY) -m benchmarks.actions
 	$(PY) -m benchmarks.markers
 	$(PY) -m benchmarks.replacement
 	$(PY) -m benchmarks.replacement_history
