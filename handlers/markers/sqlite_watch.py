@@ -82,12 +82,8 @@ class OwnWrites:
         self.count = 0
         self._lock = threading.Lock()
 
-    def watch(self, engine: Any) -> None:
-        from sqlalchemy import event  # here, not at import: start-up loads no SQLAlchemy before a database is used
-
-        if not event.contains(engine, "begin", self._on_begin):
-            event.listen(engine, "begin", self._on_begin)
-            event.listen(engine, "commit", self._on_commit)
+    def watch(self, db: Database) -> None:
+        db.observe_transactions(self._on_begin, self._on_commit)
 
     def _on_begin(self, conn: Any) -> None:
         record = conn.connection
@@ -237,7 +233,7 @@ class SqliteWatch:
         if db.dialect != "sqlite":
             return Checked([], reset, sqlite=False)
         if reset:
-            self._own.watch(db.engine)
+            self._own.watch(db)
         for gone in set(self._seen) - set(uris):
             del self._seen[gone]
         version = self._data_version(db)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -112,6 +113,10 @@ class Database:
         #: Whether a migration succeeded: until then a failure is the opener's to report (once), not each
         #: transaction's.
         self.opened = False
+        #: (on_begin, on_commit) pairs called at every transaction, replaced whole (never changed in place) so a
+        #: transaction running on another thread iterates a snapshot; see :meth:`observe_transactions`.
+        self._observers: tuple[tuple[Callable[[Connection], None], Callable[[Connection], None]], ...] = ()
+        self._observers_lock = threading.Lock()
         parsed = _parse(url, setting)
         self.url = parsed.render_as_string(hide_password=False)
         self.dialect = parsed.get_backend_name()
@@ -168,10 +173,35 @@ class Database:
             @event.listens_for(engine, "begin")
             def _on_begin(conn: Connection) -> None:
                 conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("tether_immediate") else "BEGIN")
+                for begun, _ in self._observers:
+                    begun(conn)
 
-            return engine
-        connect_args = {"connect_timeout": max(1, busy_timeout_ms // 1000)}
-        return create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=4, connect_args=connect_args)
+        else:
+            connect_args = {"connect_timeout": max(1, busy_timeout_ms // 1000)}
+            engine = create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=4, connect_args=connect_args)
+
+            @event.listens_for(engine, "begin")
+            def _on_begin_observed(conn: Connection) -> None:
+                for begun, _ in self._observers:
+                    begun(conn)
+
+        @event.listens_for(engine, "commit")
+        def _on_commit(conn: Connection) -> None:
+            for _, committed in self._observers:
+                committed(conn)
+
+        return engine
+
+    def observe_transactions(
+        self, on_begin: Callable[[Connection], None], on_commit: Callable[[Connection], None]
+    ) -> None:
+        """Call ``on_begin`` and ``on_commit`` at every transaction's begin and commit, on its thread (once per
+        pair, however often asked). Why not SQLAlchemy's ``event.listen`` on the engine: its listener list is
+        changed in place, and a listener added while another thread began a transaction broke that transaction
+        ("deque mutated during iteration"); the engine's own listeners are fixed when it is made."""
+        with self._observers_lock:
+            if (on_begin, on_commit) not in self._observers:
+                self._observers = (*self._observers, (on_begin, on_commit))
 
     @contextmanager
     def transaction(self, *, write_lock: bool = False) -> Iterator[Connection]:

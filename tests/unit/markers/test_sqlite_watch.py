@@ -44,8 +44,12 @@ def test_own_writes_are_the_commits_that_wrote_on_any_thread(tmp_path: Path) -> 
     try:
         MarkerStore(db).insert(record("file:///w/a.py", "before"))  # this connection wrote before the watch began
         own = OwnWrites()
-        own.watch(db.engine)
-        own.watch(db.engine)  # watching twice listens once
+        listeners = (list(db.engine.dispatch.begin), list(db.engine.dispatch.commit))
+        own.watch(db)
+        own.watch(db)  # watching twice listens once
+        # The engine's listener lists stay as they were made: SQLAlchemy changes them in place, and a listener added
+        # while another thread began a transaction broke it ("deque mutated during iteration", at start-up).
+        assert (list(db.engine.dispatch.begin), list(db.engine.dispatch.commit)) == listeners
         assert MarkerStore(db).get("before") is not None  # its first transaction since: a read
         assert own.count == 0
         MarkerStore(db).insert(record("file:///w/a.py", "one"))
