@@ -102,6 +102,31 @@ MODULES: dict[str, list[str]] = {
         "tests/unit/selectors/test_index_splice.py",
         "tests/unit/selectors/test_index_reuse.py",
     ],
+    "handlers/selectors/text_filter.py": ["tests/unit/selectors/test_text_filter.py"],
+    "handlers/selectors/unindexed.py": ["tests/unit/selectors/test_unindexed.py"],
+    "handlers/actions/python_delimited.py": [
+        "tests/unit/actions/test_python_delimited.py",  # golden cases first: most mutants die in them
+        "tests/unit/actions/test_python_actions.py",
+    ],
+    "handlers/actions/python_lines.py": [
+        "tests/unit/actions/test_python_lines.py",
+        "tests/unit/actions/test_lines.py",
+        "tests/unit/actions/test_python_actions.py",
+    ],
+    "handlers/actions/actions.py": [
+        "tests/unit/actions/test_python_actions.py",
+        "tests/unit/actions/test_yaml_actions.py",
+    ],
+    "handlers/actions/yaml_block.py": [
+        "tests/unit/actions/test_yaml_members.py",
+        "tests/unit/actions/test_yaml_actions.py",
+    ],
+    "handlers/actions/yaml_flow.py": [
+        "tests/unit/actions/test_yaml_members.py",
+        "tests/unit/actions/test_yaml_actions.py",
+    ],
+    "handlers/actions/wrap.py": ["tests/unit/actions/test_wrap.py"],
+    "handlers/actions/unwrap.py": ["tests/unit/actions/test_wrap.py"],
 }
 
 #: The operators kept (cosmic-ray names); all others are filtered out before the run.
